@@ -1,0 +1,67 @@
+//! EasyProfiler: walk every record of a ~64 MB synthetic capture (all fields, values decoded,
+//! nesting rebuilt), against memcpy of the same bytes in the same group.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use tracecap_easyprofiler::write::Model;
+use tracecap_easyprofiler::{Capture, Element, FixedKindTable, NestSlot, Record};
+
+/// Touches every field of every record, decodes every value element and rebuilds the nesting.
+fn full_walk(bytes: &[u8], slots: &mut Vec<NestSlot>) -> u64 {
+    let c = Capture::parse(bytes).unwrap();
+    let kinds = FixedKindTable::<256>::new(&c).unwrap();
+    let mut acc = 0u64;
+    for d in c.descriptors() {
+        let d = d.unwrap();
+        acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
+    }
+    let mut threads = c.threads();
+    for t in threads.by_ref() {
+        let t = t.unwrap();
+        for cs in t.context_switches() {
+            let cs = cs.unwrap();
+            acc = acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread);
+        }
+        if slots.len() < t.records_count() as usize {
+            slots.resize(t.records_count() as usize, NestSlot::default());
+        }
+        let tree = c.nest(&t, &kinds, slots).unwrap();
+        acc = acc.wrapping_add(u64::from(tree.levels()));
+        for r in t.records(&kinds) {
+            match r.unwrap() {
+                Record::Block(b) => {
+                    acc = acc.wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
+                }
+                Record::Value(v) => {
+                    acc = acc.wrapping_add(v.time ^ v.value_id);
+                    for e in v.elements() {
+                        acc = acc.wrapping_add(match e {
+                            Element::Int32(x) => x as u64,
+                            Element::Double(x) => x.to_bits(),
+                            Element::Uint8(x) => u64::from(x),
+                            _ => 1,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    for b in threads.tail().unwrap() {
+        acc = acc.wrapping_add(b.unwrap().position);
+    }
+    acc
+}
+
+fn bench(c: &mut Criterion) {
+    let bytes = Model::synthetic(64 << 20).to_bytes().unwrap();
+    let mut slots = Vec::new();
+    let mut group = c.benchmark_group("easyprofiler");
+    tracecap_benches::memcpy_baseline(&mut group, &bytes);
+    group.bench_function("full_walk", |b| {
+        b.iter(|| full_walk(black_box(&bytes), &mut slots))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,110 @@
+//! `tracecap`: inspect, validate and dump profiler capture files.
+//!
+//! Exit codes: 0 success, 1 the file is not a good capture (the error names an offset),
+//! 2 usage or I/O errors.
+
+mod detect;
+mod error;
+mod formats;
+mod input;
+mod json;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::detect::Format;
+use crate::error::CliError;
+use crate::formats::DumpOptions;
+
+/// Inspect, check and dump capture files of Orbit, syscall_capture, apitrace, WTF and EasyProfiler.
+#[derive(Parser)]
+#[command(name = "tracecap", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Summary of a capture: format, version, sizes, record counts, time span, threads.
+    Info {
+        /// The capture file.
+        file: std::path::PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse every record without printing them; exit 1 at the first fault.
+    Validate {
+        /// The capture file.
+        file: std::path::PathBuf,
+    },
+    /// Print every record, in file order.
+    Dump {
+        /// The capture file.
+        file: std::path::PathBuf,
+        /// JSON Lines: a header object, then one object per record.
+        #[arg(long)]
+        json: bool,
+        /// apitrace only: print exactly what `apitrace dump --color=never -v --thread-ids=yes` prints.
+        #[arg(long)]
+        apitrace: bool,
+    },
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    match cli.command {
+        Command::Info { file, json } => {
+            let input = input::Input::open(&file)?;
+            let format = detect::require(input.bytes())?;
+            formats::info(format, input.bytes(), json, &mut out)?;
+        }
+        Command::Validate { file } => {
+            let input = input::Input::open(&file)?;
+            let format = detect::require(input.bytes())?;
+            formats::validate(format, input.bytes(), &mut out)?;
+        }
+        Command::Dump {
+            file,
+            json,
+            apitrace,
+        } => {
+            let input = input::Input::open(&file)?;
+            let format = detect::require(input.bytes())?;
+            if apitrace && format != Format::Apitrace {
+                return Err(CliError::Usage(format!(
+                    "--apitrace needs an apitrace file, this is {}",
+                    format.name()
+                )));
+            }
+            let opts = DumpOptions { json, apitrace };
+            let result = formats::dump(format, input.bytes(), &opts, &mut out);
+            // Records printed before a fault are kept: flush them before reporting it.
+            out.flush().map_err(CliError::Io)?;
+            result?;
+        }
+    }
+    out.flush().map_err(CliError::Io)?;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // A closed pipe (`tracecap dump f | head`) is not an error worth a message.
+            if let CliError::Io(io) = &e {
+                if io.kind() == std::io::ErrorKind::BrokenPipe {
+                    return ExitCode::SUCCESS;
+                }
+            }
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

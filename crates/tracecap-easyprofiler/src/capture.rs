@@ -1,0 +1,225 @@
+//! A whole capture: header, descriptors, threads, then (2.1+) end signature and bookmarks.
+
+use tracecap_wire::Reader;
+
+use crate::bookmark::Bookmark;
+use crate::descriptor::Descriptors;
+use crate::error::{Context, Error, ErrorKind};
+use crate::header::{Header, SIGNATURE};
+use crate::lookup::KindLookup;
+use crate::nesting::{capacity_error, NestSlot, Nesting, Tree};
+use crate::thread::Thread;
+use crate::version::Version;
+
+/// A parsed `.prof` file: the header and the positions of its sections, borrowing the bytes.
+///
+/// Only the header and the descriptor framing are read by [`Capture::parse`]; everything else is
+/// read lazily by the iterators, which never allocate.
+#[derive(Clone, Copy, Debug)]
+pub struct Capture<'a> {
+    data: &'a [u8],
+    header: Header,
+    descriptors: Reader<'a>,
+    threads: Reader<'a>,
+    /// Set when the descriptor section is damaged: the descriptors before the damage are still
+    /// readable, and the threads iterator reports this error instead of reading garbage.
+    descriptors_fault: Option<Error>,
+}
+
+impl<'a> Capture<'a> {
+    /// Reads the header and finds the thread section. Only a bad header is an error here; a
+    /// damaged descriptor section is reported by the iterators, after every good descriptor.
+    pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
+        let mut r = Reader::new(data);
+        let header = Header::read(&mut r)?;
+        let descriptors = r;
+        let (threads, descriptors_fault) =
+            match Descriptors::new(r, header.descriptors_count).skip_all() {
+                Ok(after) => (after, None),
+                Err(e) => (Reader::at(&[], e.offset), Some(e)),
+            };
+        Ok(Capture {
+            data,
+            header,
+            descriptors,
+            threads,
+            descriptors_fault,
+        })
+    }
+
+    /// The file's bytes.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The descriptors, in file order (index = what records refer to).
+    pub fn descriptors(&self) -> Descriptors<'a> {
+        Descriptors::new(self.descriptors, self.header.descriptors_count)
+    }
+
+    /// Absolute offset of the first thread.
+    pub fn threads_offset(&self) -> u64 {
+        self.threads.offset()
+    }
+
+    /// The threads, in file order. After them, [`Threads::tail`] gives the bookmarks.
+    pub fn threads(&self) -> Threads<'a> {
+        Threads {
+            r: self.threads,
+            version: self.header.version,
+            left: self.header.threads_count,
+            bookmarks: self.header.bookmarks_count,
+            done: false,
+            fault: self.descriptors_fault,
+        }
+    }
+
+    /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
+    /// comparing times in nanoseconds as upstream does.
+    pub fn nest<'s, K: KindLookup + ?Sized>(
+        &self,
+        thread: &Thread<'a>,
+        kinds: &K,
+        slots: &'s mut [NestSlot],
+    ) -> Result<Tree<'s>, Error> {
+        let capacity = slots.len();
+        let mut nesting = Nesting::new(slots);
+        for rec in thread.records(kinds) {
+            let rec = rec?;
+            let (b, e) = (self.header.to_ns(rec.begin()), self.header.to_ns(rec.end()));
+            if nesting.push(b, e).is_none() {
+                return Err(capacity_error(
+                    thread.records_count(),
+                    capacity,
+                    rec.offset(),
+                ));
+            }
+        }
+        Ok(nesting.finish())
+    }
+}
+
+/// Iterator over the threads of a capture.
+#[derive(Clone, Debug)]
+pub struct Threads<'a> {
+    r: Reader<'a>,
+    version: Version,
+    left: Option<u32>,
+    bookmarks: u16,
+    done: bool,
+    fault: Option<Error>,
+}
+
+impl<'a> Iterator for Threads<'a> {
+    type Item = Result<Thread<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if let Some(e) = self.fault.take() {
+            self.done = true;
+            return Some(Err(e));
+        }
+        match self.left {
+            Some(0) => return None,
+            Some(ref mut n) => *n -= 1,
+            // Before 2.1 the threads simply run to the end of the file.
+            None if self.r.is_empty() => return None,
+            None => {}
+        }
+        let t = Thread::read(&mut self.r, self.version);
+        match &t {
+            Err(_) => self.done = true,
+            Ok(t) if t.fault().is_some() => self.done = true,
+            Ok(_) => {}
+        }
+        Some(t)
+    }
+}
+
+impl core::iter::FusedIterator for Threads<'_> {}
+
+impl<'a> Threads<'a> {
+    /// Skips the remaining threads and reads what follows them: for 2.1+ files the end signature
+    /// and the bookmarks. Fails on the first damaged thread.
+    pub fn tail(mut self) -> Result<Bookmarks<'a>, Error> {
+        for t in self.by_ref() {
+            if let Some(e) = t?.fault() {
+                return Err(e);
+            }
+        }
+        if self.version.has_end_signature() {
+            read_signature(&mut self.r)?;
+        } else {
+            self.bookmarks = 0;
+        }
+        Ok(Bookmarks {
+            r: self.r,
+            left: self.bookmarks,
+            done: false,
+            pending: None,
+        })
+    }
+}
+
+fn read_signature(r: &mut Reader<'_>) -> Result<(), Error> {
+    let at = r.offset();
+    let sig = r.u32_le().what("end signature")?;
+    if sig == SIGNATURE {
+        Ok(())
+    } else {
+        Err(Error::new(ErrorKind::BadEndSignature(sig), at))
+    }
+}
+
+/// Iterator over the bookmarks (2.1+); it checks the closing signature after the last one.
+#[derive(Clone, Debug)]
+pub struct Bookmarks<'a> {
+    r: Reader<'a>,
+    left: u16,
+    done: bool,
+    pending: Option<Error>,
+}
+
+impl<'a> Bookmarks<'a> {
+    /// Bytes after the last signature (0 in files written by EasyProfiler). Meaningful once the
+    /// iterator is exhausted.
+    pub fn trailing(&self) -> u64 {
+        self.r.remaining() as u64
+    }
+}
+
+impl<'a> Iterator for Bookmarks<'a> {
+    type Item = Result<Bookmark<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.pending.take() {
+            return Some(Err(e));
+        }
+        if self.done || self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let b = Bookmark::read(&mut self.r);
+        if b.is_err() {
+            self.done = true;
+            return Some(b);
+        }
+        if self.left == 0 {
+            if let Err(e) = read_signature(&mut self.r) {
+                // The bookmark is good, the signature after it is not: report the bookmark now,
+                // the error on the next call.
+                self.done = true;
+                self.left = 0;
+                self.pending = Some(e);
+            }
+        }
+        Some(b)
+    }
+}

@@ -1,0 +1,88 @@
+//! Zero-copy reader for EasyProfiler `.prof` captures, every version from 0.1 to 2.1.
+//!
+//! `#![no_std]`, no `unsafe`, and no allocation on the record path: every view borrows from the
+//! file's bytes (typically a memory map). Layouts, quirks and the tree rebuild are described in
+//! `docs/easyprofiler.md` of the repository.
+//!
+//! ```
+//! use tracecap_easyprofiler::{Capture, KindTable, NestSlot, Record};
+//!
+//! # fn main() -> Result<(), tracecap_easyprofiler::Error> {
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/easyprofiler/sample_small.prof");
+//! # let Ok(bytes) = std::fs::read(path) else { return Ok(()) };
+//! let capture = Capture::parse(&bytes)?;
+//! println!("version {} with {} descriptors", capture.header().version, capture.header().descriptors_count);
+//! let kinds = KindTable::new(&capture)?; // tells value records from blocks
+//! let mut slots = Vec::new();
+//! for thread in capture.threads() {
+//!     let thread = thread?;
+//!     // Depth of each record (records are stored children-first; see `Nesting`).
+//!     slots.resize(thread.records_count() as usize, NestSlot::default());
+//!     let tree = capture.nest(&thread, &kinds, &mut slots)?;
+//!     for (i, record) in thread.records(&kinds).enumerate() {
+//!         match record? {
+//!             Record::Block(b) => println!("{:indent$}block {} {}..{}", "", b.id, b.begin, b.end,
+//!                                          indent = 2 * tree.depth(i).unwrap_or(0) as usize),
+//!             Record::Value(v) => println!("value {:?} {:?}", v.data_type, v.elements().next()),
+//!         }
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod bookmark;
+mod capture;
+mod context_switch;
+mod descriptor;
+mod error;
+mod header;
+mod lookup;
+mod nesting;
+mod record;
+mod summary;
+mod thread;
+mod time;
+mod value;
+mod version;
+#[cfg(feature = "write")]
+pub mod write;
+
+pub use bookmark::Bookmark;
+pub use capture::{Bookmarks, Capture, Threads};
+pub use context_switch::ContextSwitch;
+pub use descriptor::{Descriptor, DescriptorKind, Descriptors};
+pub use error::{Error, ErrorKind};
+pub use header::{Header, MAGIC, SIGNATURE};
+#[cfg(feature = "alloc")]
+pub use lookup::KindTable;
+pub use lookup::{FixedKindTable, KindLookup};
+pub use nesting::{NestSlot, Nesting, SlotSource, Tree};
+pub use record::{Block, Record, Value};
+pub use summary::Summary;
+pub use thread::{ContextSwitches, Records, Thread};
+pub use time::ticks_to_ns;
+pub use value::{DataType, Element, Elements};
+pub use version::Version;
+
+/// True when `bytes` starts with the EasyProfiler magic.
+pub fn is_easyprofiler(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}

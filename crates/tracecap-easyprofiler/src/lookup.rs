@@ -1,0 +1,98 @@
+//! Descriptor kinds by index: what a record parser needs to tell values from blocks.
+//!
+//! A value record carries no marker of its own; only its descriptor's kind says how to read it.
+//! [`KindLookup`] is that question. Three answers are offered: a plain slice (fill it yourself), a
+//! fixed-capacity table that needs no allocator ([`FixedKindTable`]), and an owned one sized by the
+//! descriptor count ([`KindTable`], feature `alloc`).
+
+use crate::capture::Capture;
+use crate::descriptor::DescriptorKind;
+use crate::error::{Error, ErrorKind};
+
+/// Answers "what kind of records does descriptor `index` have?".
+pub trait KindLookup {
+    /// The kind of descriptor `index`, or `None` when there is no such descriptor (its records
+    /// then read as blocks).
+    fn kind(&self, index: u32) -> Option<DescriptorKind>;
+}
+
+impl KindLookup for [DescriptorKind] {
+    #[inline]
+    fn kind(&self, index: u32) -> Option<DescriptorKind> {
+        self.get(index as usize).copied()
+    }
+}
+
+/// Kinds of at most `N` descriptors, stored inline: no allocator needed.
+#[derive(Clone, Debug)]
+pub struct FixedKindTable<const N: usize> {
+    kinds: [DescriptorKind; N],
+    len: usize,
+}
+
+impl<const N: usize> FixedKindTable<N> {
+    /// Reads the descriptor section of `capture`; fails when it holds more than `N` descriptors.
+    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+        let mut t = FixedKindTable {
+            kinds: [DescriptorKind::Block; N],
+            len: 0,
+        };
+        for d in capture.descriptors() {
+            let d = d?;
+            let slot = t.kinds.get_mut(t.len).ok_or(Error::new(
+                ErrorKind::CapacityExceeded {
+                    needed: u64::from(capture.header().descriptors_count),
+                    capacity: N as u64,
+                },
+                d.offset,
+            ))?;
+            *slot = d.kind;
+            t.len = t.len.saturating_add(1);
+        }
+        Ok(t)
+    }
+
+    /// The kinds read.
+    pub fn as_slice(&self) -> &[DescriptorKind] {
+        self.kinds.get(..self.len).unwrap_or(&[])
+    }
+}
+
+impl<const N: usize> KindLookup for FixedKindTable<N> {
+    #[inline]
+    fn kind(&self, index: u32) -> Option<DescriptorKind> {
+        self.as_slice().kind(index)
+    }
+}
+
+/// Kinds of every descriptor, owned (one byte-sized entry per descriptor actually in the file).
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug, Default)]
+pub struct KindTable {
+    kinds: alloc::vec::Vec<DescriptorKind>,
+}
+
+#[cfg(feature = "alloc")]
+impl KindTable {
+    /// Reads the descriptor section of `capture`.
+    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+        let mut kinds = alloc::vec::Vec::new();
+        for d in capture.descriptors() {
+            kinds.push(d?.kind);
+        }
+        Ok(KindTable { kinds })
+    }
+
+    /// The kinds read.
+    pub fn as_slice(&self) -> &[DescriptorKind] {
+        &self.kinds
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl KindLookup for KindTable {
+    #[inline]
+    fn kind(&self, index: u32) -> Option<DescriptorKind> {
+        self.kinds.as_slice().kind(index)
+    }
+}

@@ -1,0 +1,257 @@
+//! Rebuilding the block tree from completion order.
+//!
+//! A thread's records are stored in the order they *ended*: children before their parent, with no
+//! parent links and no depth. The upstream reader rebuilds the tree with one rule, applied to each
+//! record R in file order against the list of current top-level nodes:
+//!
+//! > if the list is not empty and R begins before the last top-level node ends, R adopts that last
+//! > node and, walking backwards, every earlier consecutive top-level node that begins no earlier
+//! > than R; then R becomes the last top-level node.
+//!
+//! [`Nesting`] applies exactly that rule. Because a record's ancestors come *after* it in the file,
+//! its depth is known only once the whole thread has been seen; so the rebuild keeps one small
+//! [`NestSlot`] (24 bytes) per record in a buffer the caller provides, and never allocates. The
+//! top-level list needs no storage of its own: top-level nodes cover consecutive ranges of the
+//! records, so each slot remembers where its subtree starts and the walk backwards jumps from
+//! subtree to subtree. The whole rebuild is linear (each node is adopted at most once), and depth
+//! is limited only by the buffer: a thread of N records may nest N deep (upstream gives up at 254).
+
+use crate::error::{Error, ErrorKind};
+
+const NO_PARENT: u32 = u32::MAX;
+
+/// Per-record scratch for [`Nesting`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NestSlot {
+    begin: u64,
+    end: u64,
+    /// Index of the first record of this node's subtree.
+    first: u32,
+    /// While building: index of the parent (or `NO_PARENT`). After [`Nesting::finish`]: depth.
+    up: u32,
+}
+
+/// Where [`crate::Summary::check`] and other whole-file walks get nesting scratch for a thread of
+/// `n` records: a slice gives itself (and the walk fails if it is too small); a `Vec` grows to `n`.
+pub trait SlotSource {
+    /// Scratch for a thread of `n` records (may be shorter than `n` if it cannot grow).
+    fn slots(&mut self, n: usize) -> &mut [NestSlot];
+}
+
+impl SlotSource for [NestSlot] {
+    fn slots(&mut self, _n: usize) -> &mut [NestSlot] {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl SlotSource for alloc::vec::Vec<NestSlot> {
+    fn slots(&mut self, n: usize) -> &mut [NestSlot] {
+        if self.len() < n {
+            self.resize(n, NestSlot::default());
+        }
+        self
+    }
+}
+
+/// The tree rebuild over one thread's records, in file order.
+#[derive(Debug)]
+pub struct Nesting<'s> {
+    slots: &'s mut [NestSlot],
+    len: u32,
+    roots: u32,
+}
+
+impl<'s> Nesting<'s> {
+    /// A rebuild that can hold `slots.len()` records (capped at `u32::MAX - 1`).
+    pub fn new(slots: &'s mut [NestSlot]) -> Self {
+        Nesting {
+            slots,
+            len: 0,
+            roots: 0,
+        }
+    }
+
+    /// Records pushed so far.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// True before the first push.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds the next record (times in nanoseconds, as upstream compares them). Returns how many
+    /// top-level nodes it adopted as children, or `None` when the buffer is full.
+    #[inline]
+    pub fn push(&mut self, begin: u64, end: u64) -> Option<u32> {
+        let i = self.len;
+        if i == NO_PARENT || self.slots.len() <= i as usize {
+            return None;
+        }
+        let mut first = i;
+        let mut adopted = 0u32;
+        if i > 0 {
+            let last = i - 1; // the previous record is always a top-level node
+            if let Some(slot) = self.slots.get_mut(last as usize) {
+                if begin < slot.end {
+                    slot.up = i;
+                    first = slot.first;
+                    adopted = 1;
+                    while first > 0 {
+                        let Some(prev) = self.slots.get_mut((first - 1) as usize) else {
+                            break;
+                        };
+                        if begin > prev.begin {
+                            break;
+                        }
+                        prev.up = i;
+                        first = prev.first;
+                        adopted += 1;
+                    }
+                }
+            }
+        }
+        if let Some(slot) = self.slots.get_mut(i as usize) {
+            *slot = NestSlot {
+                begin,
+                end,
+                first,
+                up: NO_PARENT,
+            };
+        }
+        self.len = i + 1;
+        self.roots = self.roots + 1 - adopted;
+        Some(adopted)
+    }
+
+    /// Ends the thread: computes every record's depth (0 = top level).
+    pub fn finish(self) -> Tree<'s> {
+        let mut max_depth = 0;
+        let n = self.len as usize;
+        let slots = self.slots;
+        for i in (0..n).rev() {
+            let up = slots.get(i).map_or(NO_PARENT, |s| s.up);
+            let depth = if up == NO_PARENT {
+                0
+            } else {
+                // The parent comes later in the file, so its `up` already holds its depth.
+                slots.get(up as usize).map_or(0, |p| p.up.saturating_add(1))
+            };
+            if let Some(s) = slots.get_mut(i) {
+                s.up = depth;
+            }
+            max_depth = max_depth.max(depth);
+        }
+        let slots: &'s [NestSlot] = slots;
+        Tree {
+            slots: slots.get(..n).unwrap_or(&[]),
+            roots: self.roots,
+            levels: if n == 0 { 0 } else { max_depth + 1 },
+        }
+    }
+}
+
+/// The rebuilt tree of one thread: the depth of each record, by its index in file order.
+#[derive(Clone, Copy, Debug)]
+pub struct Tree<'s> {
+    slots: &'s [NestSlot],
+    roots: u32,
+    levels: u32,
+}
+
+impl Tree<'_> {
+    /// Depth of record `index` (0 for top-level records).
+    #[inline]
+    pub fn depth(&self, index: usize) -> Option<u32> {
+        self.slots.get(index).map(|s| s.up)
+    }
+
+    /// Number of top-level records.
+    pub fn roots(&self) -> u32 {
+        self.roots
+    }
+
+    /// Number of levels: the greatest depth plus one (0 for an empty thread).
+    pub fn levels(&self) -> u32 {
+        self.levels
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// True for a thread without records.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Depths of all records in file order.
+    pub fn depths(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().map(|s| s.up)
+    }
+}
+
+/// The error for a nesting buffer smaller than the thread.
+#[cold]
+pub(crate) fn capacity_error(needed: u32, capacity: usize, offset: u64) -> Error {
+    Error::new(
+        ErrorKind::CapacityExceeded {
+            needed: u64::from(needed),
+            capacity: capacity as u64,
+        },
+        offset,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn depths(records: &[(u64, u64)]) -> (Vec<u32>, u32, u32) {
+        let mut slots = vec![NestSlot::default(); records.len()];
+        let mut n = Nesting::new(&mut slots);
+        for &(b, e) in records {
+            n.push(b, e).unwrap();
+        }
+        let t = n.finish();
+        (t.depths().collect(), t.roots(), t.levels())
+    }
+
+    #[test]
+    fn post_order_tree() {
+        // a(0..10) { b(1..4) { c(2..3) }, d(5..9) }, e(11..12)
+        let recs = [(2, 3), (1, 4), (5, 9), (0, 10), (11, 12)];
+        assert_eq!(depths(&recs), (vec![2, 1, 1, 0, 0], 2, 3));
+    }
+
+    #[test]
+    fn last_top_level_adopted_even_if_it_begins_earlier() {
+        // Upstream adopts the last node whenever R begins before it ends.
+        let recs = [(0, 10), (5, 20)];
+        assert_eq!(depths(&recs), (vec![1, 0], 1, 2));
+        // ...but an earlier one only if it begins no earlier than R.
+        let recs = [(0, 3), (4, 10), (2, 20)];
+        assert_eq!(depths(&recs), (vec![0, 1, 0], 2, 2));
+    }
+
+    #[test]
+    fn very_deep() {
+        let n = 100_000u64;
+        let recs: Vec<(u64, u64)> = (0..n).map(|i| (n - i, n + i + 1)).collect();
+        let (d, roots, levels) = depths(&recs);
+        assert_eq!(roots, 1);
+        assert_eq!(levels, n as u32);
+        assert_eq!(d[0], n as u32 - 1);
+    }
+
+    #[test]
+    fn full_buffer() {
+        let mut slots = [NestSlot::default(); 1];
+        let mut n = Nesting::new(&mut slots);
+        assert_eq!(n.push(0, 1), Some(0));
+        assert_eq!(n.push(2, 3), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! A full check of a capture: every record, every value, the nesting, the trailer.
+
+use crate::capture::Capture;
+use crate::error::Error;
+use crate::lookup::KindLookup;
+use crate::nesting::{capacity_error, Nesting, SlotSource};
+use crate::record::Record;
+
+/// Counts of everything in a capture, gathered by [`Summary::check`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Descriptors.
+    pub descriptors: u32,
+    /// Threads.
+    pub threads: u32,
+    /// Context-switch records.
+    pub context_switches: u64,
+    /// Block records.
+    pub blocks: u64,
+    /// Event records.
+    pub events: u64,
+    /// Value records.
+    pub values: u64,
+    /// Bookmarks.
+    pub bookmarks: u32,
+    /// Greatest nesting depth plus one, over all threads.
+    pub levels: u32,
+    /// Earliest record begin (file time unit), if any record.
+    pub first: Option<u64>,
+    /// Latest record end (file time unit), if any record.
+    pub last: Option<u64>,
+    /// Bytes after the last end signature.
+    pub trailing: u64,
+}
+
+impl Summary {
+    /// Records of all kinds in the thread section (what the header's `blocks_count` counts).
+    pub fn records(&self) -> u64 {
+        self.context_switches + self.blocks + self.events + self.values
+    }
+
+    fn span(&mut self, begin: u64, end: u64) {
+        self.first = Some(self.first.map_or(begin, |f| f.min(begin)));
+        self.last = Some(self.last.map_or(end, |l| l.max(end)));
+    }
+
+    /// Reads everything: descriptors, every thread's context switches and records (values
+    /// decoded), the nesting of each thread (in `slots`: a slice that holds the largest thread's
+    /// records, or a `Vec` that grows to it), and the bookmarks. Allocates nothing itself.
+    ///
+    /// See [`Summary::check_partial`] for the counts read before a fault.
+    pub fn check<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+        capture: &Capture<'_>,
+        kinds: &K,
+        slots: &mut S,
+    ) -> Result<Summary, Error> {
+        let mut s = Summary::default();
+        s.check_into(capture, kinds, slots).map(|()| s)
+    }
+
+    /// Like [`Summary::check`], but on a fault also returns the counts of everything read before
+    /// it.
+    pub fn check_partial<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+        capture: &Capture<'_>,
+        kinds: &K,
+        slots: &mut S,
+    ) -> (Summary, Option<Error>) {
+        let mut s = Summary::default();
+        let e = s.check_into(capture, kinds, slots).err();
+        (s, e)
+    }
+
+    fn check_into<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+        &mut self,
+        capture: &Capture<'_>,
+        kinds: &K,
+        slots: &mut S,
+    ) -> Result<(), Error> {
+        for d in capture.descriptors() {
+            d?;
+            self.descriptors += 1;
+        }
+        let mut threads = capture.threads();
+        for t in threads.by_ref() {
+            let t = t?;
+            self.threads += 1;
+            for cs in t.context_switches() {
+                let cs = cs?;
+                self.context_switches += 1;
+                let _ = cs.name;
+            }
+            let slots = slots.slots(t.records_count() as usize);
+            let capacity = slots.len();
+            let mut nesting = Nesting::new(slots);
+            let header = capture.header();
+            for r in t.records(kinds) {
+                let r = r?;
+                if nesting
+                    .push(header.to_ns(r.begin()), header.to_ns(r.end()))
+                    .is_none()
+                {
+                    return Err(capacity_error(t.records_count(), capacity, r.offset()));
+                }
+                match r {
+                    Record::Block(b) => {
+                        self.span(b.begin, b.end);
+                        if b.is_event() {
+                            self.events += 1;
+                        } else {
+                            self.blocks += 1;
+                        }
+                    }
+                    Record::Value(v) => {
+                        self.span(v.time, v.time);
+                        self.values += 1;
+                        // Decoding is lazy; touch every element so a check means "decoded".
+                        for e in v.elements() {
+                            core::hint::black_box(e);
+                        }
+                    }
+                }
+            }
+            if let Some(e) = t.fault() {
+                return Err(e);
+            }
+            self.levels = self.levels.max(nesting.finish().levels());
+        }
+        let mut bookmarks = threads.tail()?;
+        for b in bookmarks.by_ref() {
+            b?;
+            self.bookmarks += 1;
+        }
+        self.trailing = bookmarks.trailing();
+        Ok(())
+    }
+}

@@ -1,0 +1,240 @@
+//! The thread section: per thread an id, a name, its context switches, then its records.
+
+use tracecap_wire::Reader;
+
+use crate::context_switch::ContextSwitch;
+use crate::descriptor::until_nul;
+use crate::error::{Context, Error};
+use crate::lookup::KindLookup;
+use crate::record::{read_record, Record};
+use crate::version::Version;
+
+/// One thread: its header fields and the regions of its two record lists.
+///
+/// Reading a `Thread` checks that the size fields of all its records fit the file, so
+/// [`Thread::records_count`] and [`Thread::context_switches_count`] count records that are really
+/// there. When they do not fit (a cut file), the thread still gives every record before the damage,
+/// then the error ([`Thread::fault`]); it is then the last thread.
+#[derive(Clone, Copy, Debug)]
+pub struct Thread<'a> {
+    /// Absolute offset of the thread id.
+    pub offset: u64,
+    /// Thread id (u32 in files older than 1.3.0).
+    pub id: u64,
+    /// Name without its NUL (empty for an unnamed thread).
+    pub name: &'a [u8],
+    wide: bool,
+    cs: Region<'a>,
+    records: Region<'a>,
+}
+
+/// Records whose framing was checked, and the fault that ended the check early, if any.
+#[derive(Clone, Copy, Debug)]
+struct Region<'a> {
+    r: Reader<'a>,
+    count: u32,
+    fault: Option<Error>,
+}
+
+impl<'a> Region<'a> {
+    const EMPTY: Region<'static> = Region {
+        r: Reader::new(&[]),
+        count: 0,
+        fault: None,
+    };
+}
+
+impl<'a> Thread<'a> {
+    /// Reads one thread at `r`, checking the framing of its records, and leaves `r` after it.
+    pub(crate) fn read(r: &mut Reader<'a>, version: Version) -> Result<Self, Error> {
+        let offset = r.offset();
+        let wide = version.wide_ids();
+        let id = if wide {
+            r.u64_le().what("thread id")?
+        } else {
+            u64::from(r.u32_le().what("thread id")?)
+        };
+        let name_size = r.u16_le().what("thread name size")?;
+        let name = until_nul(r.bytes(usize::from(name_size)).what("thread name")?);
+        let mut thread = Thread {
+            offset,
+            id,
+            name,
+            wide,
+            cs: Region::EMPTY,
+            records: Region::EMPTY,
+        };
+        thread.cs = match r.u32_le().what("context switch count") {
+            Ok(count) => frame_records(r, count, "context switch"),
+            Err(e) => Region::fault(*r, e),
+        };
+        if thread.cs.fault.is_none() {
+            thread.records = match r.u32_le().what("block count") {
+                Ok(count) => frame_records(r, count, "record"),
+                Err(e) => Region::fault(*r, e),
+            };
+        }
+        Ok(thread)
+    }
+
+    /// The error that cut this thread short, if its records did not fit the file.
+    pub fn fault(&self) -> Option<Error> {
+        self.cs.fault.or(self.records.fault)
+    }
+
+    /// Number of (complete) context-switch records.
+    pub fn context_switches_count(&self) -> u32 {
+        self.cs.count
+    }
+
+    /// Number of (complete) block, event and value records.
+    pub fn records_count(&self) -> u32 {
+        self.records.count
+    }
+
+    /// The context switches, in file order (then the framing fault, if any).
+    pub fn context_switches(&self) -> ContextSwitches<'a> {
+        ContextSwitches {
+            r: self.cs.r,
+            left: self.cs.count,
+            wide: self.wide,
+            fault: self.cs.fault,
+            failed: false,
+        }
+    }
+
+    /// The block, event and value records, in file (completion) order, then the framing fault
+    /// if any. `kinds` tells values from blocks (see [`crate::KindTable`], [`crate::FixedKindTable`]).
+    pub fn records<'k, K: KindLookup + ?Sized>(&self, kinds: &'k K) -> Records<'a, 'k, K> {
+        Records {
+            r: self.records.r,
+            left: self.records.count,
+            kinds,
+            fault: self.records.fault,
+            failed: false,
+        }
+    }
+}
+
+impl<'a> Region<'a> {
+    fn fault(at: Reader<'a>, e: Error) -> Self {
+        Region {
+            r: Reader::at(&[], at.offset()),
+            count: 0,
+            fault: Some(e),
+        }
+    }
+}
+
+/// Walks up to `count` size-prefixed records without decoding them (time linear in the bytes, not
+/// in `count`); returns a reader over exactly the complete ones and the fault that stopped it.
+fn frame_records<'a>(r: &mut Reader<'a>, count: u32, what: &'static str) -> Region<'a> {
+    let start = *r;
+    let mut done: u32 = 0;
+    let mut fault = None;
+    while done < count {
+        let mut next = *r;
+        let step = next
+            .u16_le()
+            .and_then(|size| next.skip(usize::from(size)))
+            .what(what);
+        match step {
+            Ok(()) => *r = next,
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        }
+        done += 1;
+    }
+    let mut region = start;
+    let len = r.position().saturating_sub(start.position());
+    let reader = region
+        .sub(len as u64)
+        .unwrap_or(Reader::at(&[], start.offset()));
+    Region {
+        r: reader,
+        count: done,
+        fault,
+    }
+}
+
+/// Iterator over a thread's context switches.
+#[derive(Clone, Debug)]
+pub struct ContextSwitches<'a> {
+    r: Reader<'a>,
+    left: u32,
+    wide: bool,
+    fault: Option<Error>,
+    failed: bool,
+}
+
+impl<'a> Iterator for ContextSwitches<'a> {
+    type Item = Result<ContextSwitch<'a>, Error>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        if self.left == 0 {
+            return self.fault.take().map(Err);
+        }
+        self.left -= 1;
+        let cs = ContextSwitch::read(&mut self.r, self.wide);
+        self.failed = cs.is_err();
+        Some(cs)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left as usize))
+    }
+}
+
+impl core::iter::FusedIterator for ContextSwitches<'_> {}
+
+/// Iterator over a thread's blocks, events and values.
+#[derive(Debug)]
+pub struct Records<'a, 'k, K: ?Sized> {
+    r: Reader<'a>,
+    left: u32,
+    kinds: &'k K,
+    fault: Option<Error>,
+    failed: bool,
+}
+
+impl<K: ?Sized> Clone for Records<'_, '_, K> {
+    fn clone(&self) -> Self {
+        Records {
+            r: self.r,
+            left: self.left,
+            kinds: self.kinds,
+            fault: self.fault,
+            failed: self.failed,
+        }
+    }
+}
+
+impl<'a, K: KindLookup + ?Sized> Iterator for Records<'a, '_, K> {
+    type Item = Result<Record<'a>, Error>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        if self.left == 0 {
+            return self.fault.take().map(Err);
+        }
+        self.left -= 1;
+        let rec = read_record(&mut self.r, |id| self.kinds.kind(id));
+        self.failed = rec.is_err();
+        Some(rec)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left as usize))
+    }
+}
+
+impl<K: KindLookup + ?Sized> core::iter::FusedIterator for Records<'_, '_, K> {}

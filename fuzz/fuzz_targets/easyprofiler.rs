@@ -1,0 +1,36 @@
+//! Arbitrary bytes through the whole EasyProfiler reader: no panic, errors inside the input, and
+//! counts bounded by the input's size (nothing is trusted from a count field).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tracecap_easyprofiler::{Capture, KindTable, NestSlot, Summary};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(c) = Capture::parse(data) else { return };
+    let Ok(kinds) = KindTable::new(&c) else {
+        return;
+    };
+    assert!(kinds.as_slice().len() <= data.len() / 2);
+    let mut slots: Vec<NestSlot> = Vec::new();
+    let (s, err) = Summary::check_partial(&c, &kinds, &mut slots);
+    if let Some(e) = err {
+        assert!(
+            e.offset <= data.len() as u64,
+            "error offset {:#x} past {}",
+            e.offset,
+            data.len()
+        );
+    }
+    // Every record takes at least its 2-byte size field; scratch never outgrows the records.
+    assert!(s.records() <= data.len() as u64 / 2);
+    assert!(slots.len() <= data.len() / 2);
+    // The per-thread API agrees with the summary on a good file.
+    if err.is_none() {
+        let mut n = 0u64;
+        for t in c.threads() {
+            let t = t.unwrap();
+            n += u64::from(t.records_count()) + u64::from(t.context_switches_count());
+        }
+        assert_eq!(n, s.records());
+    }
+});
