@@ -57,7 +57,7 @@ struct TailV21 {
 }
 
 /// The decoded header of a `.prof` file (every version mapped onto one shape).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Header {
     /// File version.
     pub version: Version,
@@ -83,6 +83,8 @@ pub struct Header {
     pub bookmarks_count: u16,
     /// Size of the header in bytes (56, 60, 64 or 72).
     pub size: u64,
+    /// `1e9 / cpu_frequency`, computed once as upstream does (unused when the frequency is 0).
+    ns_per_tick: f64,
 }
 
 impl Header {
@@ -115,6 +117,7 @@ impl Header {
                 threads_count: None,
                 bookmarks_count: 0,
                 size: 0,
+                ns_per_tick: 0.0,
             }
         } else {
             let pid = if version.wide_ids() {
@@ -138,6 +141,7 @@ impl Header {
                 threads_count: None,
                 bookmarks_count: 0,
                 size: 0,
+                ns_per_tick: 0.0,
             }
         };
         if version.has_end_signature() {
@@ -150,6 +154,9 @@ impl Header {
             h.bookmarks_count = t.bookmarks_count.get();
         }
         h.size = r.offset() - start;
+        if h.cpu_frequency != 0 {
+            h.ns_per_tick = 1e9 / h.cpu_frequency as f64;
+        }
         Ok(h)
     }
 
@@ -163,8 +170,14 @@ impl Header {
         ticks_to_ns(self.end_time, self.cpu_frequency)
     }
 
-    /// Converts a record timestamp of this file to nanoseconds.
+    /// Converts a record timestamp of this file to nanoseconds (same result as [`ticks_to_ns`],
+    /// with the factor computed once).
+    #[inline]
     pub fn to_ns(&self, t: u64) -> u64 {
-        ticks_to_ns(t, self.cpu_frequency)
+        if self.cpu_frequency == 0 {
+            t
+        } else {
+            (t as f64 * self.ns_per_tick) as u64
+        }
     }
 }

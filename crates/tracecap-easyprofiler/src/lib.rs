@@ -74,7 +74,7 @@ pub use header::{Header, MAGIC, SIGNATURE};
 #[cfg(feature = "alloc")]
 pub use lookup::KindTable;
 pub use lookup::{FixedKindTable, KindLookup};
-pub use nesting::{NestSlot, Nesting, SlotSource, Tree};
+pub use nesting::{Forest, NestSlot, Nesting, SlotSource, Tree};
 pub use record::{Block, Record, Value};
 pub use summary::Summary;
 pub use thread::{ContextSwitches, Records, Thread};

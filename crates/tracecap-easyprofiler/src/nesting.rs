@@ -39,6 +39,7 @@ pub trait SlotSource {
 }
 
 impl SlotSource for [NestSlot] {
+    #[inline]
     fn slots(&mut self, _n: usize) -> &mut [NestSlot] {
         self
     }
@@ -46,6 +47,7 @@ impl SlotSource for [NestSlot] {
 
 #[cfg(feature = "alloc")]
 impl SlotSource for alloc::vec::Vec<NestSlot> {
+    #[inline]
     fn slots(&mut self, n: usize) -> &mut [NestSlot] {
         if self.len() < n {
             self.resize(n, NestSlot::default());
@@ -194,6 +196,87 @@ impl Tree<'_> {
     }
 }
 
+/// The same rebuild when only the shape matters (how many levels, how many top-level nodes):
+/// instead of a slot per record it keeps a stack of the current top-level nodes, which stays
+/// small and hot in cache. [`crate::Summary::check`] (and so `tracecap validate`) uses it.
+///
+/// Top-level nodes form a stack: a record adopts a run of nodes from the top, then is pushed. Each
+/// entry remembers the height of its subtree, so the number of levels is known without depths.
+#[derive(Debug)]
+pub struct Forest<'s, S: SlotSource + ?Sized> {
+    source: &'s mut S,
+    len: usize,
+    levels: u32,
+    records: u64,
+}
+
+impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
+    /// An empty forest whose stack lives in `source` (a fixed slice, or a `Vec` that grows).
+    pub fn new(source: &'s mut S) -> Self {
+        Forest {
+            source,
+            len: 0,
+            levels: 0,
+            records: 0,
+        }
+    }
+
+    /// Adds the next record (nanoseconds). Returns how many top-level nodes it adopted, or `None`
+    /// when the stack cannot grow.
+    #[inline]
+    pub fn push(&mut self, begin: u64, end: u64) -> Option<u32> {
+        let mut stack = self.source.slots(0);
+        let mut len = self.len;
+        let mut adopted = 0u32;
+        let mut height = 0u32; // height of the tallest adopted subtree
+        if let Some(top) = len.checked_sub(1).and_then(|i| stack.get(i)) {
+            if begin < top.end {
+                height = top.up;
+                adopted = 1;
+                len -= 1;
+                while let Some(prev) = len.checked_sub(1).and_then(|i| stack.get(i)) {
+                    if begin > prev.begin {
+                        break;
+                    }
+                    height = height.max(prev.up);
+                    adopted += 1;
+                    len -= 1;
+                }
+            }
+        }
+        if len >= stack.len() {
+            let want = (2 * stack.len()).max(64);
+            stack = self.source.slots(want);
+            if len >= stack.len() {
+                return None;
+            }
+        }
+        let height = height.saturating_add(1);
+        if let Some(slot) = stack.get_mut(len) {
+            *slot = NestSlot {
+                begin,
+                end,
+                first: 0,
+                up: height,
+            };
+        }
+        self.len = len + 1;
+        self.levels = self.levels.max(height);
+        self.records += 1;
+        Some(adopted)
+    }
+
+    /// Greatest depth plus one so far (0 before any record).
+    pub fn levels(&self) -> u32 {
+        self.levels
+    }
+
+    /// Current number of top-level nodes.
+    pub fn roots(&self) -> usize {
+        self.len
+    }
+}
+
 /// The error for a nesting buffer smaller than the thread.
 #[cold]
 pub(crate) fn capacity_error(needed: u32, capacity: usize, offset: u64) -> Error {
@@ -245,6 +328,39 @@ mod tests {
         assert_eq!(roots, 1);
         assert_eq!(levels, n as u32);
         assert_eq!(d[0], n as u32 - 1);
+    }
+
+    fn forest(records: &[(u64, u64)]) -> (u32, usize) {
+        let mut stack: Vec<NestSlot> = Vec::new();
+        let mut f = Forest::new(&mut stack);
+        for &(b, e) in records {
+            f.push(b, e).unwrap();
+        }
+        (f.levels(), f.roots())
+    }
+
+    proptest::proptest! {
+        /// Forest (stack of top-level nodes) and Nesting (slot per record) agree on any input,
+        /// sane or not.
+        #[test]
+        fn forest_agrees_with_nesting(recs in proptest::collection::vec((0u64..60, 0u64..60), 0..80)) {
+            let (_, roots, levels) = depths(&recs);
+            proptest::prop_assert_eq!(forest(&recs), (levels, roots as usize));
+        }
+    }
+
+    #[test]
+    fn forest_in_a_fixed_stack() {
+        let mut stack = [NestSlot::default(); 2];
+        let mut f = Forest::new(&mut stack[..]);
+        // nested: the stack never holds more than one node
+        for i in 0..1000u64 {
+            f.push(1000 - i, 1000 + i).unwrap();
+        }
+        assert_eq!((f.levels(), f.roots()), (1000, 1));
+        // three siblings need three entries
+        f.push(5000, 5001).unwrap();
+        assert_eq!(f.push(6000, 6001), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use crate::capture::Capture;
 use crate::error::Error;
 use crate::lookup::KindLookup;
-use crate::nesting::{capacity_error, Nesting, SlotSource};
+use crate::nesting::{capacity_error, Forest, SlotSource};
 use crate::record::Record;
 
 /// Counts of everything in a capture, gathered by [`Summary::check`].
@@ -45,8 +45,9 @@ impl Summary {
     }
 
     /// Reads everything: descriptors, every thread's context switches and records (values
-    /// decoded), the nesting of each thread (in `slots`: a slice that holds the largest thread's
-    /// records, or a `Vec` that grows to it), and the bookmarks. Allocates nothing itself.
+    /// decoded), the nesting of each thread (rebuilt with a [`crate::Forest`] whose stack of
+    /// top-level nodes lives in `slots`: a fixed slice, or a `Vec` that grows), and the bookmarks.
+    /// Allocates nothing itself.
     ///
     /// See [`Summary::check_partial`] for the counts read before a fault.
     pub fn check<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
@@ -89,17 +90,19 @@ impl Summary {
                 self.context_switches += 1;
                 let _ = cs.name;
             }
-            let slots = slots.slots(t.records_count() as usize);
-            let capacity = slots.len();
-            let mut nesting = Nesting::new(slots);
+            let mut forest = Forest::new(&mut *slots);
             let header = capture.header();
             for r in t.records(kinds) {
                 let r = r?;
-                if nesting
+                if forest
                     .push(header.to_ns(r.begin()), header.to_ns(r.end()))
                     .is_none()
                 {
-                    return Err(capacity_error(t.records_count(), capacity, r.offset()));
+                    return Err(capacity_error(
+                        forest.roots() as u32 + 1,
+                        forest.roots(),
+                        r.offset(),
+                    ));
                 }
                 match r {
                     Record::Block(b) => {
@@ -123,7 +126,7 @@ impl Summary {
             if let Some(e) = t.fault() {
                 return Err(e);
             }
-            self.levels = self.levels.max(nesting.finish().levels());
+            self.levels = self.levels.max(forest.levels());
         }
         let mut bookmarks = threads.tail()?;
         for b in bookmarks.by_ref() {

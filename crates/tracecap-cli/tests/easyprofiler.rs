@@ -1,0 +1,223 @@
+//! The `tracecap` binary on EasyProfiler files: exit codes, error messages, and `dump --json`
+//! objects (schema, counts, depths) checked against what the library reads.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn corpus(name: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/easyprofiler"
+    ))
+    .join(name);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("corpus file {} not found: SKIPPED", p.display());
+        None
+    }
+}
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples")).join(name)
+}
+
+fn tracecap(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("tracecap-ep-{}-{name}", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn dump_json_objects_follow_the_schema() {
+    let path = sample("gen_small.prof");
+    let (code, out, err) = tracecap(&["dump", "--json", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let header = &lines[0];
+    assert_eq!(header["format"], "easyprofiler");
+    assert_eq!(header["version"], "2.1.0");
+    assert_eq!(header["pid"], 15499);
+    assert_eq!(header["begin_ns"], 301963551849u64);
+    let keys =
+        |v: &serde_json::Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(
+        keys(header),
+        [
+            "format",
+            "version",
+            "pid",
+            "cpu_frequency",
+            "begin",
+            "end",
+            "begin_ns",
+            "end_ns"
+        ]
+    );
+    let mut counts = std::collections::BTreeMap::new();
+    let mut max_depth = 0;
+    for l in &lines[1..] {
+        let kind = l["kind"].as_str().unwrap();
+        *counts.entry(kind).or_insert(0) += 1;
+        let expect: &[&str] = match kind {
+            "descriptor" => &[
+                "kind", "id", "line", "color", "type", "status", "name", "file",
+            ],
+            "thread" => &["kind", "id", "name"],
+            "context_switch" => &[
+                "kind",
+                "thread",
+                "begin",
+                "end",
+                "begin_ns",
+                "end_ns",
+                "target_thread",
+                "name",
+            ],
+            "block" | "event" => &[
+                "kind", "thread", "begin", "end", "begin_ns", "end_ns", "id", "name", "depth",
+            ],
+            "value" => &[
+                "kind", "thread", "time", "time_ns", "id", "value_id", "type", "array", "data",
+            ],
+            "bookmark" => &["kind", "position", "color", "text"],
+            other => panic!("unexpected kind {other}"),
+        };
+        assert_eq!(keys(l), expect, "{l}");
+        if let Some(d) = l.get("depth") {
+            max_depth = max_depth.max(d.as_u64().unwrap());
+        }
+        if kind == "value" {
+            assert!(l["data"].is_array());
+        }
+    }
+    // gen_small: 28 descriptors, 6 threads, 266 records of which 11 context switches.
+    assert_eq!(counts["descriptor"], 28);
+    assert_eq!(counts["thread"], 6);
+    assert_eq!(counts["context_switch"], 11);
+    assert_eq!(
+        counts["block"] + counts["event"] + counts["value"] + counts["context_switch"],
+        266
+    );
+    assert_eq!(max_depth, 6, "Worker A nests 7 levels (depth 0..6)");
+    // Every data type shows up, with the documented spellings and JSON shapes.
+    let values: Vec<&serde_json::Value> = lines.iter().filter(|l| l["kind"] == "value").collect();
+    let by_type = |t: &str| values.iter().find(|v| v["type"] == t).copied().unwrap();
+    assert_eq!(by_type("Bool")["data"], serde_json::json!([false]));
+    assert_eq!(by_type("Char")["data"], serde_json::json!([65]));
+    assert_eq!(by_type("Int16")["data"], serde_json::json!([-1000]));
+    assert_eq!(
+        by_type("Uint32")["data"],
+        serde_json::json!([4000000000u64])
+    );
+    assert!(values
+        .iter()
+        .any(|v| v["data"] == serde_json::json!(["abc"])));
+    assert!(values
+        .iter()
+        .any(|v| v["data"] == serde_json::json!(["Привет, мир\u{0}"])));
+    assert!(values
+        .iter()
+        .any(|v| v["data"] == serde_json::json!([0.5, -0.25, 0.0])));
+}
+
+#[test]
+fn info_and_validate_on_every_corpus_file() {
+    for name in [
+        "sample_small.prof",
+        "sample_medium.prof",
+        "gen_small.prof",
+        "gen_toodeep.prof",
+        "gen_bookmarks.prof",
+        "sample_v2.0.1.prof",
+        "sample_v1.2.0.prof",
+        "sample_v1.0.0.prof",
+    ] {
+        let Some(p) = corpus(name) else { continue };
+        let p = p.to_str().unwrap();
+        let (code, out, err) = tracecap(&["validate", p]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.starts_with("ok: easyprofiler"), "{out}");
+        let (code, out, _) = tracecap(&["info", "--json", p]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["format"], "easyprofiler");
+        assert_eq!(v["records"]["total"], v["header_records"], "{name}");
+        let (code, text, _) = tracecap(&["info", p]);
+        assert_eq!(code, 0);
+        assert!(text.contains("threads:"));
+    }
+}
+
+#[test]
+fn bad_files_exit_1_with_an_offset() {
+    let good = std::fs::read(sample("sample_small.prof")).unwrap();
+    // Cut mid-record: the records before the cut are printed, then the error.
+    let cut = tmp("cut.prof", &good[..5000]);
+    let (code, out, err) = tracecap(&["dump", "--json", cut.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err.trim(),
+        "error: truncated record (needs 21 bytes, 6 left) at offset 0x1382"
+    );
+    assert!(out.lines().count() > 100);
+    let (code, _, err2) = tracecap(&["validate", cut.to_str().unwrap()]);
+    assert_eq!((code, err2.as_str()), (1, err.as_str()));
+
+    let empty = tmp("empty.prof", b"");
+    let (code, _, err) = tracecap(&["validate", empty.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("at offset 0x0"), "{err}");
+
+    let junk = tmp("junk.bin", b"hello world, not a capture");
+    let (code, _, err) = tracecap(&["info", junk.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("unknown format") && err.contains("at offset 0x0"),
+        "{err}"
+    );
+
+    let mut bad_magic_tail = good.clone();
+    let n = bad_magic_tail.len();
+    bad_magic_tail[n - 1] ^= 0xff; // the end signature
+    let p = tmp("sig.prof", &bad_magic_tail);
+    let (code, _, err) = tracecap(&["validate", p.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains(&format!("at offset {:#x}", n - 4)), "{err}");
+
+    let (code, _, _) = tracecap(&["validate", "/nonexistent/file.prof"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = tracecap(&["frobnicate"]);
+    assert_eq!(code, 2);
+    for p in [cut, empty, junk, p] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn text_dump_is_indented_by_depth() {
+    let path = sample("gen_small.prof");
+    let (code, out, _) = tracecap(&["dump", path.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("thread 15500 \"Worker A\""));
+    // the deepest "recurse" of Worker A sits 6 levels in: 2 + 12 spaces of indent
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with(&format!("{}block \"recurse\"", " ".repeat(14)))));
+    assert!(out.contains("value \"v_text_utf8\" String array"));
+}
