@@ -4,50 +4,66 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use tracecap_easyprofiler::write::Model;
-use tracecap_easyprofiler::{Capture, Element, FixedKindTable, NestSlot, Record};
+use tracecap_easyprofiler::{Capture, Element, FixedKindTable, Forest, Item, NestSlot, Record};
 
-/// Touches every field of every record, decodes every value element and rebuilds the nesting.
-fn full_walk(bytes: &[u8], slots: &mut Vec<NestSlot>) -> u64 {
+/// Touches every field of every record, decodes every value element and rebuilds the nesting
+/// (levels per thread), in one pass over the bytes.
+fn full_walk(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     let c = Capture::parse(bytes).unwrap();
+    let h = *c.header();
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
     let mut acc = 0u64;
     for d in c.descriptors() {
         let d = d.unwrap();
         acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
     }
-    let mut threads = c.threads();
-    for t in threads.by_ref() {
-        let t = t.unwrap();
-        for cs in t.context_switches() {
-            let cs = cs.unwrap();
-            acc = acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread);
-        }
-        if slots.len() < t.records_count() as usize {
-            slots.resize(t.records_count() as usize, NestSlot::default());
-        }
-        let tree = c.nest(&t, &kinds, slots).unwrap();
-        acc = acc.wrapping_add(u64::from(tree.levels()));
-        for r in t.records(&kinds) {
-            match r.unwrap() {
-                Record::Block(b) => {
-                    acc = acc.wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
-                }
-                Record::Value(v) => {
-                    acc = acc.wrapping_add(v.time ^ v.value_id);
-                    for e in v.elements() {
-                        acc = acc.wrapping_add(match e {
-                            Element::Int32(x) => x as u64,
-                            Element::Double(x) => x.to_bits(),
-                            Element::Uint8(x) => u64::from(x),
-                            _ => 1,
-                        });
+    let mut forest = Forest::new(stack);
+    for item in c.items(&kinds) {
+        match item.unwrap() {
+            Item::Thread(t) => {
+                acc = acc.wrapping_add(u64::from(forest.levels()) ^ t.id);
+                forest.clear();
+            }
+            Item::ContextSwitch(cs) => acc = acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread),
+            Item::Record(r) => {
+                forest.push(h.to_ns(r.begin()), h.to_ns(r.end())).unwrap();
+                match r {
+                    Record::Block(b) => {
+                        acc = acc
+                            .wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
+                    }
+                    Record::Value(v) => {
+                        acc = acc.wrapping_add(v.time ^ v.value_id);
+                        for e in v.elements() {
+                            acc = acc.wrapping_add(match e {
+                                Element::Int32(x) => x as u64,
+                                Element::Double(x) => x.to_bits(),
+                                Element::Uint8(x) => u64::from(x),
+                                _ => 1,
+                            });
+                        }
                     }
                 }
             }
+            Item::Bookmark(b) => acc = acc.wrapping_add(b.position),
         }
     }
-    for b in threads.tail().unwrap() {
-        acc = acc.wrapping_add(b.unwrap().position);
+    acc.wrapping_add(u64::from(forest.levels()))
+}
+
+/// The per-thread API with depths: what `tracecap dump` does (nesting pass, then records).
+fn depth_walk(bytes: &[u8], slots: &mut Vec<NestSlot>) -> u64 {
+    let c = Capture::parse(bytes).unwrap();
+    let kinds = FixedKindTable::<256>::new(&c).unwrap();
+    let mut acc = 0u64;
+    for t in c.threads() {
+        let t = t.unwrap();
+        slots.resize(t.records_count() as usize, NestSlot::default());
+        let tree = c.nest(&t, &kinds, slots).unwrap();
+        for (i, r) in t.records(&kinds).enumerate() {
+            let r = r.unwrap();
+            acc = acc.wrapping_add(r.begin() ^ u64::from(tree.depth(i).unwrap()));
+        }
     }
     acc
 }

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracecap_easyprofiler::{Capture, KindTable, NestSlot, Summary};
+use tracecap_easyprofiler::{Capture, Item, KindTable, NestSlot, Summary};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(c) = Capture::parse(data) else { return };
@@ -24,6 +24,41 @@ fuzz_target!(|data: &[u8]| {
     // Every record takes at least its 2-byte size field; scratch never outgrows the records.
     assert!(s.records() <= data.len() as u64 / 2);
     assert!(slots.len() <= data.len() / 2);
+    // The single-pass stream and the per-thread API see the same records and the same fault.
+    let mut streamed = Vec::new();
+    let mut stream_err = None;
+    for item in c.items(&kinds) {
+        match item {
+            Ok(Item::Record(r)) => streamed.push(r.offset()),
+            Ok(_) => {}
+            Err(e) => stream_err = Some(e),
+        }
+    }
+    let mut threaded = Vec::new();
+    let mut thread_err = None;
+    'threads: for t in c.threads() {
+        match t {
+            Ok(t) => {
+                for r in t.records(&kinds) {
+                    match r {
+                        Ok(r) => threaded.push(r.offset()),
+                        Err(e) => {
+                            thread_err = Some(e);
+                            break 'threads;
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                thread_err = Some(e);
+                break;
+            }
+        }
+    }
+    assert_eq!(streamed, threaded);
+    if thread_err.is_some() {
+        assert_eq!(stream_err, thread_err);
+    }
     // The per-thread API agrees with the summary on a good file.
     if err.is_none() {
         let mut n = 0u64;

@@ -79,6 +79,17 @@ impl<'a> Capture<'a> {
         }
     }
 
+    /// Everything after the descriptors in one forward pass, in file order: each thread's head,
+    /// its context switches, its records, then the bookmarks. The fastest way to see every record
+    /// (the per-thread API of [`Capture::threads`] first checks the framing of a thread's records,
+    /// which is a second pass).
+    pub fn items<'k, K: KindLookup + ?Sized>(
+        &self,
+        kinds: &'k K,
+    ) -> crate::items::Items<'a, 'k, K> {
+        crate::items::Items::new(self, self.threads, self.descriptors_fault, kinds)
+    }
+
     /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
     /// comparing times in nanoseconds as upstream does.
     pub fn nest<'s, K: KindLookup + ?Sized>(
@@ -168,7 +179,7 @@ impl<'a> Threads<'a> {
     }
 }
 
-fn read_signature(r: &mut Reader<'_>) -> Result<(), Error> {
+pub(crate) fn read_signature(r: &mut Reader<'_>) -> Result<(), Error> {
     let at = r.offset();
     let sig = r.u32_le().what("end signature")?;
     if sig == SIGNATURE {

@@ -54,6 +54,7 @@ mod context_switch;
 mod descriptor;
 mod error;
 mod header;
+mod items;
 mod lookup;
 mod nesting;
 mod record;
@@ -71,6 +72,7 @@ pub use context_switch::ContextSwitch;
 pub use descriptor::{Descriptor, DescriptorKind, Descriptors};
 pub use error::{Error, ErrorKind};
 pub use header::{Header, MAGIC, SIGNATURE};
+pub use items::{Item, Items, ThreadHead};
 #[cfg(feature = "alloc")]
 pub use lookup::KindTable;
 pub use lookup::{FixedKindTable, KindLookup};

@@ -266,6 +266,12 @@ impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
         Some(adopted)
     }
 
+    /// Starts over for a new thread (keeps the stack's storage).
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.levels = 0;
+    }
+
     /// Greatest depth plus one so far (0 before any record).
     pub fn levels(&self) -> u32 {
         self.levels

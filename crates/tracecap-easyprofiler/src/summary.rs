@@ -2,6 +2,7 @@
 
 use crate::capture::Capture;
 use crate::error::Error;
+use crate::items::Item;
 use crate::lookup::KindLookup;
 use crate::nesting::{capacity_error, Forest, SlotSource};
 use crate::record::Record;
@@ -37,11 +38,6 @@ impl Summary {
     /// Records of all kinds in the thread section (what the header's `blocks_count` counts).
     pub fn records(&self) -> u64 {
         self.context_switches + self.blocks + self.events + self.values
-    }
-
-    fn span(&mut self, begin: u64, end: u64) {
-        self.first = Some(self.first.map_or(begin, |f| f.min(begin)));
-        self.last = Some(self.last.map_or(end, |l| l.max(end)));
     }
 
     /// Reads everything: descriptors, every thread's context switches and records (values
@@ -81,59 +77,52 @@ impl Summary {
             d?;
             self.descriptors += 1;
         }
-        let mut threads = capture.threads();
-        for t in threads.by_ref() {
-            let t = t?;
-            self.threads += 1;
-            for cs in t.context_switches() {
-                let cs = cs?;
-                self.context_switches += 1;
-                let _ = cs.name;
-            }
-            let mut forest = Forest::new(&mut *slots);
-            let header = capture.header();
-            for r in t.records(kinds) {
-                let r = r?;
-                if forest
-                    .push(header.to_ns(r.begin()), header.to_ns(r.end()))
-                    .is_none()
-                {
-                    return Err(capacity_error(
-                        forest.roots() as u32 + 1,
-                        forest.roots(),
-                        r.offset(),
-                    ));
+        let header = *capture.header();
+        let mut forest = Forest::new(&mut *slots);
+        let (mut first, mut last) = (u64::MAX, 0u64);
+        let mut items = capture.items(kinds);
+        for item in items.by_ref() {
+            match item? {
+                Item::Thread(_) => {
+                    self.levels = self.levels.max(forest.levels());
+                    forest.clear();
+                    self.threads += 1;
                 }
-                match r {
-                    Record::Block(b) => {
-                        self.span(b.begin, b.end);
-                        if b.is_event() {
-                            self.events += 1;
-                        } else {
-                            self.blocks += 1;
-                        }
+                Item::ContextSwitch(_) => self.context_switches += 1,
+                Item::Record(r) => {
+                    let (begin, end) = (r.begin(), r.end());
+                    first = first.min(begin);
+                    last = last.max(end);
+                    if forest
+                        .push(header.to_ns(begin), header.to_ns(end))
+                        .is_none()
+                    {
+                        return Err(capacity_error(
+                            forest.roots() as u32 + 1,
+                            forest.roots(),
+                            r.offset(),
+                        ));
                     }
-                    Record::Value(v) => {
-                        self.span(v.time, v.time);
-                        self.values += 1;
-                        // Decoding is lazy; touch every element so a check means "decoded".
-                        for e in v.elements() {
-                            core::hint::black_box(e);
+                    match r {
+                        Record::Block(b) if b.is_event() => self.events += 1,
+                        Record::Block(_) => self.blocks += 1,
+                        Record::Value(v) => {
+                            self.values += 1;
+                            // Decoding is lazy; touch every element so a check means "decoded".
+                            for e in v.elements() {
+                                core::hint::black_box(e);
+                            }
                         }
                     }
                 }
+                Item::Bookmark(_) => self.bookmarks += 1,
             }
-            if let Some(e) = t.fault() {
-                return Err(e);
-            }
-            self.levels = self.levels.max(forest.levels());
         }
-        let mut bookmarks = threads.tail()?;
-        for b in bookmarks.by_ref() {
-            b?;
-            self.bookmarks += 1;
+        self.levels = self.levels.max(forest.levels());
+        if first <= last {
+            (self.first, self.last) = (Some(first), Some(last));
         }
-        self.trailing = bookmarks.trailing();
+        self.trailing = items.trailing();
         Ok(())
     }
 }

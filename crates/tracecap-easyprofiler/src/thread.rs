@@ -47,15 +47,8 @@ impl<'a> Region<'a> {
 impl<'a> Thread<'a> {
     /// Reads one thread at `r`, checking the framing of its records, and leaves `r` after it.
     pub(crate) fn read(r: &mut Reader<'a>, version: Version) -> Result<Self, Error> {
-        let offset = r.offset();
         let wide = version.wide_ids();
-        let id = if wide {
-            r.u64_le().what("thread id")?
-        } else {
-            u64::from(r.u32_le().what("thread id")?)
-        };
-        let name_size = r.u16_le().what("thread name size")?;
-        let name = until_nul(r.bytes(usize::from(name_size)).what("thread name")?);
+        let (offset, id, name) = read_thread_head(r, wide)?;
         let mut thread = Thread {
             offset,
             id,
@@ -65,12 +58,12 @@ impl<'a> Thread<'a> {
             records: Region::EMPTY,
         };
         thread.cs = match r.u32_le().what("context switch count") {
-            Ok(count) => frame_records(r, count, "context switch"),
+            Ok(count) => frame_records(r, count, ("context switch size", "context switch")),
             Err(e) => Region::fault(*r, e),
         };
         if thread.cs.fault.is_none() {
             thread.records = match r.u32_le().what("block count") {
-                Ok(count) => frame_records(r, count, "record"),
+                Ok(count) => frame_records(r, count, ("record size", "record")),
                 Err(e) => Region::fault(*r, e),
             };
         }
@@ -116,6 +109,22 @@ impl<'a> Thread<'a> {
     }
 }
 
+/// Reads a thread's id and name; returns them with the thread's offset.
+pub(crate) fn read_thread_head<'a>(
+    r: &mut Reader<'a>,
+    wide: bool,
+) -> Result<(u64, u64, &'a [u8]), Error> {
+    let offset = r.offset();
+    let id = if wide {
+        r.u64_le().what("thread id")?
+    } else {
+        u64::from(r.u32_le().what("thread id")?)
+    };
+    let name_size = r.u16_le().what("thread name size")?;
+    let name = until_nul(r.bytes(usize::from(name_size)).what("thread name")?);
+    Ok((offset, id, name))
+}
+
 impl<'a> Region<'a> {
     fn fault(at: Reader<'a>, e: Error) -> Self {
         Region {
@@ -128,7 +137,12 @@ impl<'a> Region<'a> {
 
 /// Walks up to `count` size-prefixed records without decoding them (time linear in the bytes, not
 /// in `count`); returns a reader over exactly the complete ones and the fault that stopped it.
-fn frame_records<'a>(r: &mut Reader<'a>, count: u32, what: &'static str) -> Region<'a> {
+fn frame_records<'a>(
+    r: &mut Reader<'a>,
+    count: u32,
+    names: (&'static str, &'static str),
+) -> Region<'a> {
+    let (size_name, what) = names;
     let start = *r;
     let mut done: u32 = 0;
     let mut fault = None;
@@ -136,8 +150,8 @@ fn frame_records<'a>(r: &mut Reader<'a>, count: u32, what: &'static str) -> Regi
         let mut next = *r;
         let step = next
             .u16_le()
-            .and_then(|size| next.skip(usize::from(size)))
-            .what(what);
+            .what(size_name)
+            .and_then(|size| next.skip(usize::from(size)).what(what));
         match step {
             Ok(()) => *r = next,
             Err(e) => {

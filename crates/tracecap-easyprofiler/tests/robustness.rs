@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{walk, Seen};
+use common::{walk, walk_items, Seen};
 
 /// Offsets where an item of the full file ends (its last byte + 1), for cutting right at and
 /// around record boundaries.
@@ -28,6 +28,16 @@ fn expected_before(full: &[Seen], cut: usize) -> Vec<Seen> {
 
 fn check_prefix(name: &str, bytes: &[u8], full: &[Seen], cut: usize) {
     let (seen, err) = walk(&bytes[..cut]);
+    // The single-pass stream sees exactly the same records and the same fault.
+    let (streamed, stream_err) = walk_items(&bytes[..cut]);
+    assert_eq!(
+        streamed, seen,
+        "{name} cut at {cut}: items() and threads() disagree"
+    );
+    assert_eq!(
+        stream_err, err,
+        "{name} cut at {cut}: items() and threads() errors differ"
+    );
     if let Some(e) = err {
         assert!(
             e.offset <= cut as u64,
@@ -92,6 +102,12 @@ fn single_byte_mutations() {
             for x in [0xffu8, 0x80, 0x01] {
                 m[pos] ^= x;
                 let (seen, err) = walk(&m);
+                let (streamed, stream_err) = walk_items(&m);
+                assert_eq!(
+                    (&streamed, &stream_err),
+                    (&seen, &err),
+                    "{name} @{pos} ^ {x:#x}"
+                );
                 if let Some(e) = err {
                     assert!(
                         e.offset <= bytes.len() as u64,

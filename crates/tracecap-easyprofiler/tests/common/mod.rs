@@ -48,6 +48,59 @@ pub struct Seen {
     pub digest: u64,
 }
 
+fn seen_descriptor(d: &Descriptor) -> Seen {
+    Seen {
+        offset: d.offset,
+        what: "desc",
+        digest: digest((
+            d.id,
+            d.name,
+            d.file,
+            d.line,
+            d.color,
+            d.kind.to_u8(),
+            d.status,
+        )),
+    }
+}
+
+fn seen_cs(cs: &ContextSwitch) -> Seen {
+    Seen {
+        offset: cs.offset,
+        what: "cs",
+        digest: digest((cs.begin, cs.end, cs.target_thread, cs.name)),
+    }
+}
+
+fn seen_record(r: &Record) -> Seen {
+    let (what, d) = match r {
+        Record::Block(b) => (
+            "block",
+            digest((b.begin, b.end, b.id, b.name, b.is_event())),
+        ),
+        Record::Value(v) => {
+            let mut acc = digest((v.time, v.id, v.value_id, v.data_type.to_u8(), v.data));
+            for e in v.elements() {
+                acc = acc.rotate_left(5) ^ digest(format_args!("{e:?}").to_string());
+            }
+            ("value", acc)
+        }
+    };
+    Seen {
+        offset: r.offset(),
+        what,
+        digest: d,
+    }
+}
+
+fn seen_bookmark(b: &Bookmark) -> Seen {
+    Seen {
+        offset: b.offset,
+        what: "bookmark",
+        digest: digest((b.position, b.color, b.text)),
+    }
+}
+
 fn digest(h: impl std::hash::Hash) -> u64 {
     use std::hash::Hasher;
     let mut s = std::collections::hash_map::DefaultHasher::new();
@@ -66,20 +119,7 @@ pub fn walk(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
 fn walk_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
     let c = Capture::parse(bytes)?;
     for d in c.descriptors() {
-        let d = d?;
-        seen.push(Seen {
-            offset: d.offset,
-            what: "desc",
-            digest: digest((
-                d.id,
-                d.name,
-                d.file,
-                d.line,
-                d.color,
-                d.kind.to_u8(),
-                d.status,
-            )),
-        });
+        seen.push(seen_descriptor(&d?));
     }
     let kinds = KindTable::new(&c)?;
     let mut slots = Vec::new();
@@ -87,43 +127,39 @@ fn walk_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
     for t in threads.by_ref() {
         let t = t?;
         for cs in t.context_switches() {
-            let cs = cs?;
-            seen.push(Seen {
-                offset: cs.offset,
-                what: "cs",
-                digest: digest((cs.begin, cs.end, cs.target_thread, cs.name)),
-            });
+            seen.push(seen_cs(&cs?));
         }
         for r in t.records(&kinds) {
-            let r = r?;
-            let (what, d) = match r {
-                Record::Block(b) => (
-                    "block",
-                    digest((b.begin, b.end, b.id, b.name, b.is_event())),
-                ),
-                Record::Value(v) => {
-                    let mut acc = digest((v.time, v.id, v.value_id, v.data_type.to_u8(), v.data));
-                    for e in v.elements() {
-                        acc = acc.rotate_left(5) ^ digest(format_args!("{e:?}").to_string());
-                    }
-                    ("value", acc)
-                }
-            };
-            seen.push(Seen {
-                offset: r.offset(),
-                what,
-                digest: d,
-            });
+            seen.push(seen_record(&r?));
         }
         slots.resize(t.records_count() as usize, NestSlot::default());
         c.nest(&t, &kinds, &mut slots)?;
     }
     for b in threads.tail()? {
-        let b = b?;
-        seen.push(Seen {
-            offset: b.offset,
-            what: "bookmark",
-            digest: digest((b.position, b.color, b.text)),
+        seen.push(seen_bookmark(&b?));
+    }
+    Ok(())
+}
+
+/// The same walk through the single-pass [`Capture::items`] stream (no nesting).
+pub fn walk_items(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
+    let mut seen = Vec::new();
+    let err = items_into(bytes, &mut seen).err();
+    (seen, err)
+}
+
+fn items_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
+    let c = Capture::parse(bytes)?;
+    for d in c.descriptors() {
+        seen.push(seen_descriptor(&d?));
+    }
+    let kinds = KindTable::new(&c)?;
+    for item in c.items(&kinds) {
+        seen.push(match item? {
+            Item::Thread(_) => continue,
+            Item::ContextSwitch(cs) => seen_cs(&cs),
+            Item::Record(r) => seen_record(&r),
+            Item::Bookmark(b) => seen_bookmark(&b),
         });
     }
     Ok(())

@@ -1,0 +1,172 @@
+//! One forward pass over the thread section and the trailer, yielding everything in file order.
+
+use tracecap_wire::Reader;
+
+use crate::bookmark::Bookmark;
+use crate::capture::{read_signature, Capture};
+use crate::context_switch::ContextSwitch;
+use crate::error::{Context, Error};
+use crate::lookup::KindLookup;
+use crate::record::{read_record, Record};
+use crate::thread::read_thread_head;
+use crate::version::Version;
+
+/// The start of a thread, as met in the stream: its records follow as [`Item::ContextSwitch`] and
+/// [`Item::Record`] items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadHead<'a> {
+    /// Absolute offset of the thread id.
+    pub offset: u64,
+    /// Thread id.
+    pub id: u64,
+    /// Name, without its NUL.
+    pub name: &'a [u8],
+}
+
+/// One thing in the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item<'a> {
+    /// A new thread begins.
+    Thread(ThreadHead<'a>),
+    /// A context switch of the current thread.
+    ContextSwitch(ContextSwitch<'a>),
+    /// A block, event or value of the current thread.
+    Record(Record<'a>),
+    /// A bookmark (after all threads).
+    Bookmark(Bookmark<'a>),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// Between threads.
+    Threads,
+    /// Inside a thread's context switches; `left` to go.
+    Switches(u32),
+    /// Inside a thread's records.
+    Records(u32),
+    /// Inside the bookmarks.
+    Bookmarks(u16),
+    /// After the end, or after an error.
+    Done,
+}
+
+/// Iterator over everything after the descriptors (see [`Capture::items`]); fused after the first
+/// error, which comes after every good item before it.
+#[derive(Debug)]
+pub struct Items<'a, 'k, K: ?Sized> {
+    r: Reader<'a>,
+    state: State,
+    version: Version,
+    threads_left: Option<u32>,
+    bookmarks: u16,
+    kinds: &'k K,
+    fault: Option<Error>,
+}
+
+impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
+    pub(crate) fn new(
+        capture: &Capture<'a>,
+        r: Reader<'a>,
+        fault: Option<Error>,
+        kinds: &'k K,
+    ) -> Self {
+        let h = capture.header();
+        Items {
+            r,
+            state: State::Threads,
+            version: h.version,
+            threads_left: h.threads_count,
+            bookmarks: h.bookmarks_count,
+            kinds,
+            fault,
+        }
+    }
+
+    /// Bytes after the last signature (0 in files written by EasyProfiler); meaningful once the
+    /// iterator is exhausted without error.
+    pub fn trailing(&self) -> u64 {
+        self.r.remaining() as u64
+    }
+
+    fn step(&mut self) -> Result<Option<Item<'a>>, Error> {
+        loop {
+            match self.state {
+                State::Records(left) if left > 0 => {
+                    self.state = State::Records(left - 1);
+                    let kinds = self.kinds;
+                    return read_record(&mut self.r, |id| kinds.kind(id))
+                        .map(|r| Some(Item::Record(r)));
+                }
+                State::Switches(left) if left > 0 => {
+                    self.state = State::Switches(left - 1);
+                    let wide = self.version.wide_ids();
+                    return ContextSwitch::read(&mut self.r, wide)
+                        .map(|c| Some(Item::ContextSwitch(c)));
+                }
+                State::Switches(_) => {
+                    let n = self.r.u32_le().what("block count")?;
+                    self.state = State::Records(n);
+                }
+                State::Records(_) | State::Threads => {
+                    let more = match self.threads_left {
+                        Some(n) => n > 0,
+                        None => !self.r.is_empty(),
+                    };
+                    if more {
+                        if let Some(n) = self.threads_left.as_mut() {
+                            *n -= 1;
+                        }
+                        let (offset, id, name) =
+                            read_thread_head(&mut self.r, self.version.wide_ids())?;
+                        let n = self.r.u32_le().what("context switch count")?;
+                        self.state = State::Switches(n);
+                        return Ok(Some(Item::Thread(ThreadHead { offset, id, name })));
+                    }
+                    if !self.version.has_end_signature() {
+                        self.state = State::Done;
+                        return Ok(None);
+                    }
+                    read_signature(&mut self.r)?;
+                    self.state = State::Bookmarks(self.bookmarks);
+                }
+                State::Bookmarks(left) if left > 0 => {
+                    self.state = State::Bookmarks(left - 1);
+                    let b = Bookmark::read(&mut self.r)?;
+                    if left == 1 {
+                        // The signature after the last bookmark; report the bookmark first.
+                        if let Err(e) = read_signature(&mut self.r) {
+                            self.fault = Some(e);
+                        }
+                    }
+                    return Ok(Some(Item::Bookmark(b)));
+                }
+                State::Bookmarks(_) | State::Done => {
+                    self.state = State::Done;
+                    return Ok(None);
+                }
+            }
+        }
+    }
+}
+
+impl<'a, K: KindLookup + ?Sized> Iterator for Items<'a, '_, K> {
+    type Item = Result<Item<'a>, Error>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.fault.take() {
+            self.state = State::Done;
+            return Some(Err(e));
+        }
+        match self.step() {
+            Ok(Some(item)) => Some(Ok(item)),
+            Ok(None) => None,
+            Err(e) => {
+                self.state = State::Done;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<K: KindLookup + ?Sized> core::iter::FusedIterator for Items<'_, '_, K> {}
