@@ -91,7 +91,7 @@ impl<'a> Capture<'a> {
     }
 
     /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
-    /// comparing times in nanoseconds as upstream does.
+    /// comparing times as their nanosecond values, as upstream does.
     pub fn nest<'s, K: KindLookup + ?Sized>(
         &self,
         thread: &Thread<'a>,
@@ -99,11 +99,10 @@ impl<'a> Capture<'a> {
         slots: &'s mut [NestSlot],
     ) -> Result<Tree<'s>, Error> {
         let capacity = slots.len();
-        let mut nesting = Nesting::new(slots);
+        let mut nesting = Nesting::with_clock(slots, self.header.clock());
         for rec in thread.records(kinds) {
             let rec = rec?;
-            let (b, e) = (self.header.to_ns(rec.begin()), self.header.to_ns(rec.end()));
-            if nesting.push(b, e).is_none() {
+            if nesting.push(rec.begin(), rec.end()).is_none() {
                 return Err(capacity_error(
                     thread.records_count(),
                     capacity,

@@ -80,7 +80,7 @@ pub use nesting::{Forest, NestSlot, Nesting, SlotSource, Tree};
 pub use record::{Block, Record, Value};
 pub use summary::Summary;
 pub use thread::{ContextSwitches, Records, Thread};
-pub use time::ticks_to_ns;
+pub use time::{ticks_to_ns, Clock};
 pub use value::{DataType, Element, Elements};
 pub use version::Version;
 

@@ -17,6 +17,7 @@
 //! is limited only by the buffer: a thread of N records may nest N deep (upstream gives up at 254).
 
 use crate::error::{Error, ErrorKind};
+use crate::time::Clock;
 
 const NO_PARENT: u32 = u32::MAX;
 
@@ -62,15 +63,23 @@ pub struct Nesting<'s> {
     slots: &'s mut [NestSlot],
     len: u32,
     roots: u32,
+    clock: Clock,
 }
 
 impl<'s> Nesting<'s> {
-    /// A rebuild that can hold `slots.len()` records (capped at `u32::MAX - 1`).
+    /// A rebuild over nanosecond times that can hold `slots.len()` records (capped at
+    /// `u32::MAX - 1`).
     pub fn new(slots: &'s mut [NestSlot]) -> Self {
+        Nesting::with_clock(slots, Clock::NS)
+    }
+
+    /// A rebuild over raw timestamps, compared as their nanosecond values (see [`Clock`]).
+    pub fn with_clock(slots: &'s mut [NestSlot], clock: Clock) -> Self {
         Nesting {
             slots,
             len: 0,
             roots: 0,
+            clock,
         }
     }
 
@@ -84,8 +93,8 @@ impl<'s> Nesting<'s> {
         self.len == 0
     }
 
-    /// Adds the next record (times in nanoseconds, as upstream compares them). Returns how many
-    /// top-level nodes it adopted as children, or `None` when the buffer is full.
+    /// Adds the next record (times in the clock's unit). Returns how many top-level nodes it
+    /// adopted as children, or `None` when the buffer is full.
     #[inline]
     pub fn push(&mut self, begin: u64, end: u64) -> Option<u32> {
         let i = self.len;
@@ -97,7 +106,7 @@ impl<'s> Nesting<'s> {
         if i > 0 {
             let last = i - 1; // the previous record is always a top-level node
             if let Some(slot) = self.slots.get_mut(last as usize) {
-                if begin < slot.end {
+                if self.clock.lt(begin, slot.end) {
                     slot.up = i;
                     first = slot.first;
                     adopted = 1;
@@ -105,7 +114,7 @@ impl<'s> Nesting<'s> {
                         let Some(prev) = self.slots.get_mut((first - 1) as usize) else {
                             break;
                         };
-                        if begin > prev.begin {
+                        if self.clock.lt(prev.begin, begin) {
                             break;
                         }
                         prev.up = i;
@@ -208,21 +217,29 @@ pub struct Forest<'s, S: SlotSource + ?Sized> {
     len: usize,
     levels: u32,
     records: u64,
+    clock: Clock,
 }
 
 impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
-    /// An empty forest whose stack lives in `source` (a fixed slice, or a `Vec` that grows).
+    /// An empty forest over nanosecond times whose stack lives in `source` (a fixed slice, or a
+    /// `Vec` that grows).
     pub fn new(source: &'s mut S) -> Self {
+        Forest::with_clock(source, Clock::NS)
+    }
+
+    /// The same over raw timestamps, compared as their nanosecond values (see [`Clock`]).
+    pub fn with_clock(source: &'s mut S, clock: Clock) -> Self {
         Forest {
             source,
             len: 0,
             levels: 0,
             records: 0,
+            clock,
         }
     }
 
-    /// Adds the next record (nanoseconds). Returns how many top-level nodes it adopted, or `None`
-    /// when the stack cannot grow.
+    /// Adds the next record (in the clock's unit). Returns how many top-level nodes it adopted,
+    /// or `None` when the stack cannot grow.
     #[inline]
     pub fn push(&mut self, begin: u64, end: u64) -> Option<u32> {
         let mut stack = self.source.slots(0);
@@ -230,12 +247,12 @@ impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
         let mut adopted = 0u32;
         let mut height = 0u32; // height of the tallest adopted subtree
         if let Some(top) = len.checked_sub(1).and_then(|i| stack.get(i)) {
-            if begin < top.end {
+            if self.clock.lt(begin, top.end) {
                 height = top.up;
                 adopted = 1;
                 len -= 1;
                 while let Some(prev) = len.checked_sub(1).and_then(|i| stack.get(i)) {
-                    if begin > prev.begin {
+                    if self.clock.lt(prev.begin, begin) {
                         break;
                     }
                     height = height.max(prev.up);

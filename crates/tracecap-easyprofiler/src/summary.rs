@@ -78,7 +78,7 @@ impl Summary {
             self.descriptors += 1;
         }
         let header = *capture.header();
-        let mut forest = Forest::new(&mut *slots);
+        let mut forest = Forest::with_clock(&mut *slots, header.clock());
         let (mut first, mut last) = (u64::MAX, 0u64);
         let mut items = capture.items(kinds);
         for item in items.by_ref() {
@@ -93,10 +93,7 @@ impl Summary {
                     let (begin, end) = (r.begin(), r.end());
                     first = first.min(begin);
                     last = last.max(end);
-                    if forest
-                        .push(header.to_ns(begin), header.to_ns(end))
-                        .is_none()
-                    {
+                    if forest.push(begin, end).is_none() {
                         return Err(capacity_error(
                             forest.roots() as u32 + 1,
                             forest.roots(),

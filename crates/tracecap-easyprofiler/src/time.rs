@@ -17,7 +17,115 @@ pub fn ticks_to_ns(ticks: u64, cpu_frequency: i64) -> u64 {
     if cpu_frequency == 0 {
         ticks
     } else {
-        let factor = 1e9 / cpu_frequency as f64;
-        (ticks as f64 * factor) as u64
+        crate::header::scale(ticks, 1e9 / cpu_frequency as f64)
+    }
+}
+
+/// Compares raw timestamps as upstream compares them *after* conversion to nanoseconds, without
+/// converting in the common case.
+///
+/// Conversion is monotonic, so `a >= b` in ticks means `ns(a) >= ns(b)`; and when `a < b` by more
+/// than the ticks of two nanoseconds, `ns(a) < ns(b)` for certain. Only nearly equal timestamps
+/// (where two tick values can land on the same nanosecond) are converted and compared exactly.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    ns_per_tick: f64,
+    /// A tick distance beyond which the nanosecond values surely differ; 0 = timestamps are ns.
+    sure_gap: u64,
+}
+
+impl Clock {
+    /// Timestamps that already are nanoseconds.
+    pub const NS: Clock = Clock {
+        ns_per_tick: 1.0,
+        sure_gap: 0,
+    };
+
+    /// The clock of a file with this `cpu_frequency` (0 = nanoseconds).
+    pub fn new(cpu_frequency: i64) -> Clock {
+        if cpu_frequency == 0 {
+            return Clock::NS;
+        }
+        let ns_per_tick = 1e9 / cpu_frequency as f64;
+        let sure_gap = if ns_per_tick.is_finite() && ns_per_tick > 1e-6 {
+            // ticks per ns, rounded up, plus margin; at least 3
+            ((1.0 / ns_per_tick).ceil() as u64).saturating_add(2).max(3)
+        } else {
+            u64::MAX // negative, zero-ish or NaN factors: always convert
+        };
+        Clock {
+            ns_per_tick,
+            sure_gap,
+        }
+    }
+
+    /// `t` in nanoseconds (upstream's conversion).
+    #[inline]
+    pub fn ns(&self, t: u64) -> u64 {
+        if self.sure_gap == 0 {
+            t
+        } else {
+            crate::header::scale(t, self.ns_per_tick)
+        }
+    }
+
+    /// `ns(a) < ns(b)`.
+    #[inline]
+    pub fn lt(&self, a: u64, b: u64) -> bool {
+        if self.sure_gap == 0 {
+            return a < b;
+        }
+        // Beyond 2^52 ticks f64 loses whole ticks; convert there too.
+        const EXACT: u64 = 1 << 52;
+        if a >= b && a < EXACT && self.ns_per_tick > 0.0 {
+            return false;
+        }
+        if a < b && b < EXACT && b - a >= self.sure_gap {
+            return true;
+        }
+        self.ns(a) < self.ns(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn clock_lt_is_ns_lt(a in 0u64..1 << 53, d in 0u64..20, back: bool, freq in prop_freq()) {
+            let c = Clock::new(freq);
+            let b = if back { a.saturating_sub(d) } else { a.saturating_add(d) };
+            proptest::prop_assert_eq!(c.lt(a, b), c.ns(a) < c.ns(b));
+            proptest::prop_assert_eq!(c.lt(b, a), c.ns(b) < c.ns(a));
+            proptest::prop_assert_eq!(c.ns(a), ticks_to_ns(a, freq));
+        }
+    }
+
+    fn prop_freq() -> impl proptest::strategy::Strategy<Value = i64> {
+        proptest::prop_oneof![
+            proptest::strategy::Just(0i64),
+            proptest::strategy::Just(2_599_958_000i64),
+            proptest::strategy::Just(1_000_000_000i64),
+            proptest::strategy::Just(1_000_000i64),
+            1i64..10_000_000_000,
+            proptest::strategy::Just(-5i64),
+        ]
+    }
+
+    #[test]
+    fn huge_and_odd() {
+        for freq in [0, 3, 2_599_958_000, -7, i64::MAX, i64::MIN] {
+            let c = Clock::new(freq);
+            for (a, b) in [
+                (u64::MAX, u64::MAX - 1),
+                (1 << 60, (1 << 60) + 1),
+                (0, 1),
+                (5, 5),
+            ] {
+                assert_eq!(c.lt(a, b), c.ns(a) < c.ns(b), "{freq} {a} {b}");
+                assert_eq!(c.lt(b, a), c.ns(b) < c.ns(a), "{freq} {a} {b}");
+            }
+        }
     }
 }

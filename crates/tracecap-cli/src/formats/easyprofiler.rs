@@ -282,12 +282,12 @@ fn dump_thread(
     // Depths need the whole thread (parents come after children), so nest first; on a fault,
     // nest the records before it, print them, then report it.
     slots.resize(t.records_count() as usize, NestSlot::default());
-    let mut nesting = Nesting::new(slots);
+    let mut nesting = Nesting::with_clock(slots, h.clock());
     let mut fault = None;
     for r in t.records(kinds) {
         match r {
             Ok(r) => {
-                nesting.push(h.to_ns(r.begin()), h.to_ns(r.end()));
+                nesting.push(r.begin(), r.end());
             }
             Err(e) => fault = Some(e),
         }
