@@ -30,6 +30,7 @@ fuzz_target!(|data: &[u8]| {
     for item in c.items(&kinds) {
         match item {
             Ok(Item::Record(r)) => streamed.push(r.offset()),
+            Ok(Item::ContextSwitch(cs)) => streamed.push(cs.offset),
             Ok(_) => {}
             Err(e) => stream_err = Some(e),
         }
@@ -39,6 +40,15 @@ fuzz_target!(|data: &[u8]| {
     'threads: for t in c.threads() {
         match t {
             Ok(t) => {
+                for cs in t.context_switches() {
+                    match cs {
+                        Ok(cs) => threaded.push(cs.offset),
+                        Err(e) => {
+                            thread_err = Some(e);
+                            break 'threads;
+                        }
+                    }
+                }
                 for r in t.records(&kinds) {
                     match r {
                         Ok(r) => threaded.push(r.offset()),

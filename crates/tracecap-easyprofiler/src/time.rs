@@ -48,8 +48,8 @@ impl Clock {
         }
         let ns_per_tick = 1e9 / cpu_frequency as f64;
         let sure_gap = if ns_per_tick.is_finite() && ns_per_tick > 1e-6 {
-            // ticks per ns, rounded up, plus margin; at least 3
-            ((1.0 / ns_per_tick).ceil() as u64).saturating_add(2).max(3)
+            // ticks per ns (truncated, +1 covers rounding up), plus a margin of 2; at least 3
+            ((1.0 / ns_per_tick) as u64).saturating_add(3).max(3)
         } else {
             u64::MAX // negative, zero-ish or NaN factors: always convert
         };
