@@ -11,6 +11,9 @@ use crate::record::{read_record, Record};
 use crate::thread::read_thread_head;
 use crate::version::Version;
 
+/// How far ahead of the current record the walks touch the input (bytes); see [`Items`].
+pub(crate) const READ_AHEAD: usize = 256;
+
 /// The start of a thread, as met in the stream: its records follow as [`Item::ContextSwitch`] and
 /// [`Item::Record`] items.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +96,9 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
             match self.state {
                 State::Records(left) if left > 0 => {
                     self.state = State::Records(left - 1);
+                    // Each record's size says where the next starts, a chain of dependent loads;
+                    // touching a byte a few records ahead starts the next cache miss early.
+                    core::hint::black_box(self.r.rest().get(READ_AHEAD).copied());
                     let kinds = self.kinds;
                     return read_record(&mut self.r, |id| kinds.kind(id))
                         .map(|r| Some(Item::Record(r)));

@@ -147,6 +147,7 @@ fn frame_records<'a>(
     let mut done: u32 = 0;
     let mut fault = None;
     while done < count {
+        core::hint::black_box(r.rest().get(crate::items::READ_AHEAD).copied());
         let mut next = *r;
         let step = next
             .u16_le()
@@ -241,6 +242,7 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Records<'a, '_, K> {
             return self.fault.take().map(Err);
         }
         self.left -= 1;
+        core::hint::black_box(self.r.rest().get(crate::items::READ_AHEAD).copied());
         let rec = read_record(&mut self.r, |id| self.kinds.kind(id));
         self.failed = rec.is_err();
         Some(rec)

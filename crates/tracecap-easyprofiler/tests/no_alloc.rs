@@ -8,23 +8,34 @@
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 use tracecap_easyprofiler::*;
 
 struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+// Counted per thread: the test harness's other threads allocate while a test runs.
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count_alloc() {
+    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+}
+
+fn allocs() -> usize {
+    ALLOCS.with(Cell::get)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
+        count_alloc();
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
+        count_alloc();
         unsafe { System.realloc(p, l, n) }
     }
 }
@@ -44,7 +55,7 @@ fn full_walk_allocates_nothing() {
     };
     let mut slots = vec![NestSlot::default(); 1 << 16];
 
-    let before = ALLOCS.load(Ordering::SeqCst);
+    let before = allocs();
     let c = Capture::parse(&bytes).unwrap();
     let kinds = FixedKindTable::<64>::new(&c).unwrap();
     let s = Summary::check(&c, &kinds, &mut slots[..]).unwrap();
@@ -60,9 +71,15 @@ fn full_walk_allocates_nothing() {
             }
         }
     }
-    let after = ALLOCS.load(Ordering::SeqCst);
+    let after = allocs();
 
     assert_eq!(s.records(), 55_594, "the corpus README's record count");
     assert!(s.values > 10_000 && elements > 0);
     assert_eq!(after - before, 0, "allocations during the walk");
+    // Control: the counter does see this thread's allocations.
+    let v = std::hint::black_box(vec![1u8; 16]);
+    assert!(
+        allocs() > after && v.len() == 16,
+        "the counting allocator counts"
+    );
 }

@@ -1,0 +1,269 @@
+//! The chunked container (format 10): the 12-byte prologue, then self-delimiting chunks, each with
+//! a part table whose offsets count from the end of the table.
+
+use tracecap_wire::Reader;
+use zerocopy::little_endian::U32;
+use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
+
+use crate::error::{Error, ErrorKind};
+
+/// Chunk type of the file-header chunk.
+pub const CHUNK_FILE_HEADER: u32 = 1;
+/// Chunk type of an event-data chunk.
+pub const CHUNK_EVENT_DATA: u32 = 2;
+
+/// Part type of the file-header JSON.
+pub const PART_FILE_HEADER: u32 = 0x10000;
+/// Part type of a JSON event buffer (never in binary files; skipped).
+pub const PART_JSON_EVENTS: u32 = 0x20000;
+/// Part type of a legacy event buffer (in-memory only; skipped).
+pub const PART_LEGACY_EVENTS: u32 = 0x20001;
+/// Part type of a binary event buffer.
+pub const PART_BINARY_EVENTS: u32 = 0x20002;
+/// Part type of a string table.
+pub const PART_STRING_TABLE: u32 = 0x30000;
+/// Part type of a binary resource.
+pub const PART_BINARY_RESOURCE: u32 = 0x40000;
+/// Part type of a string resource.
+pub const PART_STRING_RESOURCE: u32 = 0x40001;
+
+/// The 24-byte chunk header as it sits in the file.
+#[derive(Clone, Copy, Debug, FromBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct RawChunkHeader {
+    /// Chunk id (neither unique nor ordered).
+    pub id: U32,
+    /// Chunk type.
+    pub kind: U32,
+    /// Length in bytes including this header.
+    pub length: U32,
+    /// Start time (µs) or `0xFFFFFFFF`.
+    pub start_time: U32,
+    /// End time (µs) or `0xFFFFFFFF`.
+    pub end_time: U32,
+    /// Number of parts.
+    pub part_count: U32,
+}
+
+/// One entry of a chunk's part table.
+#[derive(Clone, Copy, Debug, FromBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct RawPartEntry {
+    /// Part type.
+    pub kind: U32,
+    /// Offset from the end of the part table.
+    pub offset: U32,
+    /// Unpadded length.
+    pub length: U32,
+}
+
+/// A chunk: its header fields and its part table, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub struct Chunk<'a> {
+    /// Absolute offset of the chunk header.
+    pub offset: u64,
+    /// Chunk id (not unique: never use it as a key).
+    pub id: u32,
+    /// Chunk type ([`CHUNK_FILE_HEADER`], [`CHUNK_EVENT_DATA`], or unknown).
+    pub kind: u32,
+    /// Start time (µs) or `0xFFFFFFFF` for "invalid".
+    pub start_time: u32,
+    /// End time (µs) or `0xFFFFFFFF`.
+    pub end_time: u32,
+    table: &'a [RawPartEntry],
+    body: &'a [u8],
+    body_offset: u64,
+}
+
+/// A part of a chunk.
+#[derive(Clone, Copy, Debug)]
+pub struct Part<'a> {
+    /// Part type.
+    pub kind: u32,
+    /// Absolute offset of the part body.
+    pub offset: u64,
+    /// The body (unpadded).
+    pub data: &'a [u8],
+}
+
+impl<'a> Chunk<'a> {
+    /// Number of parts.
+    pub fn part_count(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The parts in table order; each is checked against the chunk bounds.
+    pub fn parts(&self) -> impl Iterator<Item = Result<Part<'a>, Error>> + 'a {
+        let body = self.body;
+        let base = self.body_offset;
+        let table_off = base.saturating_sub((self.table.len() as u64).saturating_mul(12));
+        self.table.iter().enumerate().map(move |(i, e)| {
+            let (off, len) = (e.offset.get(), e.length.get());
+            let start = off as usize;
+            match start
+                .checked_add(len as usize)
+                .and_then(|end| body.get(start..end))
+            {
+                Some(data) => Ok(Part {
+                    kind: e.kind.get(),
+                    offset: base.saturating_add(u64::from(off)),
+                    data,
+                }),
+                None => Err(Error::new(
+                    ErrorKind::PartOutOfChunk {
+                        offset: off,
+                        length: len,
+                    },
+                    table_off.saturating_add((i as u64).saturating_mul(12)),
+                )),
+            }
+        })
+    }
+
+    /// The resource parts (`0x40000` binary, `0x40001` string), numbered 0, 1, ... in part order
+    /// as events would reference them. The official loader never reads them.
+    pub fn resources(&self) -> impl Iterator<Item = Result<(usize, Part<'a>), Error>> + 'a {
+        self.parts()
+            .filter(|p| {
+                p.as_ref().map_or(true, |p| {
+                    p.kind == PART_BINARY_RESOURCE || p.kind == PART_STRING_RESOURCE
+                })
+            })
+            .enumerate()
+            .map(|(i, p)| p.map(|p| (i, p)))
+    }
+
+    /// The first part of type `kind`, if any.
+    pub fn part(&self, kind: u32) -> Result<Option<Part<'a>>, Error> {
+        for p in self.parts() {
+            let p = p?;
+            if p.kind == kind {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Iterator over the chunks after the prologue. Fused after the first error.
+#[derive(Clone, Debug)]
+pub struct Chunks<'a> {
+    r: Reader<'a>,
+    done: bool,
+}
+
+impl<'a> Chunks<'a> {
+    /// Chunks of a whole chunked file (`data` starts with the prologue).
+    pub fn new(data: &'a [u8]) -> Self {
+        let mut r = Reader::new(data);
+        let done = r.skip(crate::header::PROLOGUE_LEN).is_err();
+        Chunks { r, done }
+    }
+
+    /// Absolute offset of the next chunk.
+    pub fn offset(&self) -> u64 {
+        self.r.offset()
+    }
+
+    fn read(&mut self) -> Result<Chunk<'a>, Error> {
+        let start = self.r.offset();
+        let mut peek = self.r;
+        let h: &RawChunkHeader = peek
+            .view()
+            .map_err(|e| Error::from(e).what("chunk header"))?;
+        let length = h.length.get();
+        let parts = h.part_count.get();
+        let min = 24u64.saturating_add(u64::from(parts).saturating_mul(12));
+        if u64::from(length) < min || length % 4 != 0 {
+            return Err(Error::new(
+                ErrorKind::BadChunkLength(length),
+                start.saturating_add(8),
+            ));
+        }
+        let mut c = self
+            .r
+            .sub(u64::from(length))
+            .map_err(|e| Error::from(e).what("chunk"))?;
+        let _ = c.skip(24);
+        let table_bytes = c
+            .bytes_u64(min - 24)
+            .map_err(|e| Error::from(e).what("part table"))?;
+        let table = <[RawPartEntry]>::ref_from_bytes(table_bytes)
+            .map_err(|_| Error::new(ErrorKind::BadChunkLength(length), start.saturating_add(8)))?;
+        let body_offset = c.offset();
+        let body = c.take_rest();
+        Ok(Chunk {
+            offset: start,
+            id: h.id.get(),
+            kind: h.kind.get(),
+            start_time: h.start_time.get(),
+            end_time: h.end_time.get(),
+            table,
+            body,
+            body_offset,
+        })
+    }
+}
+
+impl<'a> Iterator for Chunks<'a> {
+    type Item = Result<Chunk<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.r.is_empty() {
+            return None;
+        }
+        let r = self.read();
+        if r.is_err() {
+            self.done = true;
+        }
+        Some(r)
+    }
+}
+
+impl core::iter::FusedIterator for Chunks<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_found_by_type_and_resources_numbered() {
+        // prologue + one chunk with 3 parts: string resource, binary resource, string table.
+        let mut f = Vec::new();
+        for w in [
+            0xDEAD_BEEFu32,
+            0,
+            10,
+            7,
+            CHUNK_EVENT_DATA,
+            24 + 36 + 12,
+            0,
+            0,
+            3,
+        ] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+        for (k, o, l) in [
+            (PART_STRING_RESOURCE, 0u32, 3u32),
+            (PART_BINARY_RESOURCE, 4, 2),
+            (PART_STRING_TABLE, 8, 2),
+        ] {
+            for w in [k, o, l] {
+                f.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        f.extend_from_slice(b"abc\0\x01\x02\0\0z\0\0\0");
+        let c = Chunks::new(&f).next().unwrap().unwrap();
+        assert_eq!(c.id, 7);
+        let res: Vec<_> = c.resources().map(|r| r.unwrap()).collect();
+        assert_eq!(res.len(), 2);
+        assert_eq!((res[1].0, res[1].1.data), (1, &[1u8, 2][..]));
+        assert_eq!(c.part(PART_STRING_TABLE).unwrap().unwrap().data, b"z\0");
+        // A part reaching past its chunk is an error at its table entry.
+        let mut bad = f.clone();
+        bad[12 + 24 + 8..12 + 24 + 12].copy_from_slice(&100u32.to_le_bytes());
+        let c = Chunks::new(&bad).next().unwrap().unwrap();
+        let e = c.parts().next().unwrap().unwrap_err();
+        assert_eq!(e.offset, 12 + 24);
+    }
+}

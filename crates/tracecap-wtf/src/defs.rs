@@ -1,0 +1,435 @@
+//! Event definitions (`wtf.event#define`): the wire-id table, in a growable (`alloc`) and a
+//! fixed-capacity (no allocation) flavour, and the built-in events recognised by name.
+
+use crate::error::ErrorKind;
+use crate::signature::ArgType;
+
+/// Event flag: high-frequency event.
+pub const FLAG_HIGH_FREQUENCY: u32 = 0x02;
+/// Event flag: time spent counts as system time.
+pub const FLAG_SYSTEM_TIME: u32 = 0x04;
+/// Event flag: internal (hidden in UIs).
+pub const FLAG_INTERNAL: u32 = 0x08;
+/// Event flag: the event's arguments are appended to the enclosing scope.
+pub const FLAG_APPEND_SCOPE_DATA: u32 = 0x10;
+/// Event flag: built-in event.
+pub const FLAG_BUILTIN: u32 = 0x20;
+/// Event flag: the event's arguments are appended to a flow.
+pub const FLAG_APPEND_FLOW_DATA: u32 = 0x40;
+
+/// Event class 0: an instant.
+pub const CLASS_INSTANCE: u16 = 0;
+/// Event class 1: a scope enter (closed by `wtf.scope#leave`).
+pub const CLASS_SCOPE: u16 = 1;
+
+/// The signature of the implicit wire id 1.
+pub const DEFINE_SIGNATURE: &str =
+    "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args";
+const DEFINE_TYPES: [ArgType; 5] = [
+    ArgType::Uint16,
+    ArgType::Uint16,
+    ArgType::Uint32,
+    ArgType::Ascii,
+    ArgType::Ascii,
+];
+
+/// The built-in events, recognised by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Builtin {
+    /// `wtf.event#define`.
+    EventDefine,
+    /// `wtf.trace#discontinuity`.
+    Discontinuity,
+    /// `wtf.zone#create`.
+    ZoneCreate,
+    /// `wtf.zone#delete`.
+    ZoneDelete,
+    /// `wtf.zone#set`.
+    ZoneSet,
+    /// `wtf.scope#enter`.
+    ScopeEnter,
+    /// `wtf.scope#enterTracing`.
+    ScopeEnterTracing,
+    /// `wtf.scope#leave`.
+    ScopeLeave,
+    /// `wtf.scope#appendData`.
+    ScopeAppendData,
+    /// `wtf.flow#branch`.
+    FlowBranch,
+    /// `wtf.flow#extend`.
+    FlowExtend,
+    /// `wtf.flow#terminate`.
+    FlowTerminate,
+    /// `wtf.flow#appendData`.
+    FlowAppendData,
+    /// `wtf.trace#mark`.
+    Mark,
+    /// `wtf.trace#timeStamp`.
+    TimeStamp,
+    /// `wtf.timeRange#begin`.
+    TimeRangeBegin,
+    /// `wtf.timeRange#end`.
+    TimeRangeEnd,
+    /// `wtf.timing#frameStart`.
+    FrameStart,
+    /// `wtf.timing#frameEnd`.
+    FrameEnd,
+}
+
+impl Builtin {
+    /// Every built-in, in declaration order.
+    pub const ALL: [Builtin; 19] = [
+        Builtin::EventDefine,
+        Builtin::Discontinuity,
+        Builtin::ZoneCreate,
+        Builtin::ZoneDelete,
+        Builtin::ZoneSet,
+        Builtin::ScopeEnter,
+        Builtin::ScopeEnterTracing,
+        Builtin::ScopeLeave,
+        Builtin::ScopeAppendData,
+        Builtin::FlowBranch,
+        Builtin::FlowExtend,
+        Builtin::FlowTerminate,
+        Builtin::FlowAppendData,
+        Builtin::Mark,
+        Builtin::TimeStamp,
+        Builtin::TimeRangeBegin,
+        Builtin::TimeRangeEnd,
+        Builtin::FrameStart,
+        Builtin::FrameEnd,
+    ];
+
+    /// The built-in event called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        Some(match name {
+            "wtf.event#define" => Builtin::EventDefine,
+            "wtf.trace#discontinuity" => Builtin::Discontinuity,
+            "wtf.zone#create" => Builtin::ZoneCreate,
+            "wtf.zone#delete" => Builtin::ZoneDelete,
+            "wtf.zone#set" => Builtin::ZoneSet,
+            "wtf.scope#enter" => Builtin::ScopeEnter,
+            "wtf.scope#enterTracing" => Builtin::ScopeEnterTracing,
+            "wtf.scope#leave" => Builtin::ScopeLeave,
+            "wtf.scope#appendData" => Builtin::ScopeAppendData,
+            "wtf.flow#branch" => Builtin::FlowBranch,
+            "wtf.flow#extend" => Builtin::FlowExtend,
+            "wtf.flow#terminate" => Builtin::FlowTerminate,
+            "wtf.flow#appendData" => Builtin::FlowAppendData,
+            "wtf.trace#mark" => Builtin::Mark,
+            "wtf.trace#timeStamp" => Builtin::TimeStamp,
+            "wtf.timeRange#begin" => Builtin::TimeRangeBegin,
+            "wtf.timeRange#end" => Builtin::TimeRangeEnd,
+            "wtf.timing#frameStart" => Builtin::FrameStart,
+            "wtf.timing#frameEnd" => Builtin::FrameEnd,
+            _ => return None,
+        })
+    }
+}
+
+/// One event type, as defined in the file (strings borrowed from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)] // word-sized fields first: the walker copies this for every event
+pub struct Definition<'a> {
+    /// Event name, e.g. `App#outer`.
+    pub name: &'a str,
+    /// The argument signature text as stored (empty when none).
+    pub signature: &'a str,
+    pub(crate) shape: Shape,
+    /// Event flags (`FLAG_*`).
+    pub flags: u32,
+    /// Wire id events of this type carry.
+    pub wire_id: u16,
+    /// Event class ([`CLASS_INSTANCE`], [`CLASS_SCOPE`]; other values are kept as found).
+    pub class: u16,
+}
+
+/// Argument types packed for the event walker: up to [`Shape::PACKED`] types in 5 bits each, and
+/// the byte size of the arguments when it does not depend on the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(C)]
+pub(crate) struct Shape {
+    pub(crate) packed: u64,
+    /// Argument bytes in chunked files when every type is a scalar, else [`Shape::VARIABLE`].
+    pub(crate) fixed_chunked: u32,
+    /// Argument bytes in legacy files when no type has a variable size, else [`Shape::VARIABLE`].
+    pub(crate) fixed_legacy: u32,
+    pub(crate) count: u32,
+    /// 0, or 1 + the index of the built-in in [`Builtin::ALL`].
+    pub(crate) builtin: u32,
+}
+
+impl Shape {
+    /// Most types kept packed; longer signatures are re-read from their text.
+    pub(crate) const PACKED: usize = 12;
+    /// `fixed_*` value of a signature whose size depends on the data.
+    pub(crate) const VARIABLE: u32 = u32::MAX;
+
+    pub(crate) fn of(types: &[ArgType], builtin: Option<Builtin>) -> Shape {
+        let mut packed = 0u64;
+        let mut chunked = Some(0u32);
+        let mut legacy = Some(0u32);
+        for (i, &t) in types.iter().enumerate() {
+            if i < Self::PACKED {
+                packed |= (t as u64) << (5 * i);
+            }
+            chunked = match t.element_size() {
+                None => chunked.and_then(|n| n.checked_add(4)),
+                Some(_) => None,
+            };
+            legacy = legacy
+                .zip(legacy_size(t))
+                .and_then(|(n, k)| n.checked_add(k));
+        }
+        Shape {
+            packed,
+            count: u32::try_from(types.len()).unwrap_or(u32::MAX),
+            builtin: builtin.map_or(0, |b| b as u32 + 1),
+            fixed_chunked: chunked.unwrap_or(Self::VARIABLE),
+            fixed_legacy: legacy.unwrap_or(Self::VARIABLE),
+        }
+    }
+
+    /// Type `i`, when it is packed.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<ArgType> {
+        if i >= self.count as usize || i >= Self::PACKED {
+            return None;
+        }
+        ArgType::ALL
+            .get(((self.packed >> (5 * i)) & 0x1F) as usize)
+            .copied()
+    }
+
+    /// True when every type is packed.
+    #[inline]
+    pub(crate) fn complete(&self) -> bool {
+        self.count as usize <= Self::PACKED
+    }
+}
+
+const fn legacy_size(t: ArgType) -> Option<u32> {
+    match t {
+        ArgType::Bool | ArgType::Int8 | ArgType::Uint8 => Some(1),
+        ArgType::Int16 | ArgType::Uint16 => Some(2),
+        ArgType::Int32 | ArgType::Uint32 | ArgType::Float32 | ArgType::FlowId | ArgType::Time32 => {
+            Some(4)
+        }
+        _ => None,
+    }
+}
+
+impl<'a> Definition<'a> {
+    /// The implicit definition of wire id 1.
+    pub fn event_define() -> Self {
+        Definition {
+            wire_id: 1,
+            class: CLASS_INSTANCE,
+            flags: FLAG_BUILTIN | FLAG_INTERNAL,
+            name: "wtf.event#define",
+            signature: DEFINE_SIGNATURE,
+            shape: Shape::of(&DEFINE_TYPES, Some(Builtin::EventDefine)),
+        }
+    }
+
+    /// A definition of `wire_id` (the walker builds these from `wtf.event#define` events).
+    pub fn new(
+        wire_id: u16,
+        class: u16,
+        flags: u32,
+        name: &'a str,
+        signature: &'a str,
+        types: &[ArgType],
+    ) -> Self {
+        Definition {
+            wire_id,
+            class,
+            flags,
+            name,
+            signature,
+            shape: Shape::of(types, Builtin::from_name(name)),
+        }
+    }
+
+    /// The built-in event with this name, if any.
+    #[inline]
+    pub fn builtin(&self) -> Option<Builtin> {
+        Builtin::ALL
+            .get((self.shape.builtin as usize).checked_sub(1)?)
+            .copied()
+    }
+
+    /// Number of declared arguments.
+    pub fn arg_count(&self) -> usize {
+        self.shape.count as usize
+    }
+
+    /// True for scope-class events.
+    pub const fn is_scope(&self) -> bool {
+        self.class == CLASS_SCOPE
+    }
+}
+
+/// A wire-id table the event walker fills from `wtf.event#define` events and reads for every
+/// event.
+pub trait DefinitionStore<'a> {
+    /// Adds (or replaces) the definition of `def.wire_id`, with its parsed argument types.
+    fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind>;
+    /// The definition for `wire_id` and its argument types.
+    fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])>;
+    /// Number of definitions held.
+    fn len(&self) -> usize;
+    /// True when no definition is held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Growable wire-id table (feature `alloc`): memory grows with the definitions, never with events.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug)]
+pub struct DefinitionTable<'a> {
+    /// wire id -> 1 + index into `defs` (0 = undefined).
+    index: alloc::vec::Vec<u32>,
+    defs: alloc::vec::Vec<(Definition<'a>, u32, u32)>,
+    types: alloc::vec::Vec<ArgType>,
+}
+
+#[cfg(feature = "alloc")]
+impl Default for DefinitionTable<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<'a> DefinitionTable<'a> {
+    /// A table holding only the implicit `wtf.event#define` (wire id 1).
+    pub fn new() -> Self {
+        let mut t = DefinitionTable {
+            index: alloc::vec::Vec::new(),
+            defs: alloc::vec::Vec::new(),
+            types: alloc::vec::Vec::new(),
+        };
+        let _ = t.insert(Definition::event_define(), &DEFINE_TYPES);
+        t
+    }
+
+    /// Every definition currently in force, by wire id.
+    pub fn iter(&self) -> impl Iterator<Item = &Definition<'a>> + '_ {
+        self.index
+            .iter()
+            .filter(|&&i| i != 0)
+            .filter_map(move |&i| self.defs.get(i as usize - 1).map(|d| &d.0))
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<'a> DefinitionStore<'a> for DefinitionTable<'a> {
+    fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind> {
+        let id = usize::from(def.wire_id);
+        if self.index.len() <= id {
+            self.index.resize(id + 1, 0);
+        }
+        let start = self.types.len() as u32;
+        self.types.extend_from_slice(types);
+        self.defs.push((def, start, types.len() as u32));
+        if let Some(slot) = self.index.get_mut(id) {
+            *slot = self.defs.len() as u32;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])> {
+        let i = *self.index.get(wire_id as usize)?;
+        let (d, start, len) = self.defs.get((i as usize).checked_sub(1)?)?;
+        let types = self
+            .types
+            .get(*start as usize..(*start as usize).saturating_add(*len as usize))?;
+        Some((d, types))
+    }
+
+    fn len(&self) -> usize {
+        self.index.iter().filter(|&&i| i != 0).count()
+    }
+}
+
+/// Fixed-capacity wire-id table: at most `DEFS` definitions with `ARGS` argument types in all,
+/// no allocation. Redefinitions reuse their wire id's slot.
+#[derive(Clone, Debug)]
+pub struct FixedDefinitionTable<'a, const DEFS: usize, const ARGS: usize> {
+    defs: [Option<(Definition<'a>, u16, u16)>; DEFS],
+    count: usize,
+    types: [ArgType; ARGS],
+    used: usize,
+}
+
+impl<const DEFS: usize, const ARGS: usize> Default for FixedDefinitionTable<'_, DEFS, ARGS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a, const DEFS: usize, const ARGS: usize> FixedDefinitionTable<'a, DEFS, ARGS> {
+    /// A table holding only the implicit `wtf.event#define` (when it fits).
+    pub fn new() -> Self {
+        let mut t = FixedDefinitionTable {
+            defs: [None; DEFS],
+            count: 0,
+            types: [ArgType::Bool; ARGS],
+            used: 0,
+        };
+        let _ = t.insert(Definition::event_define(), &DEFINE_TYPES);
+        t
+    }
+}
+
+impl<'a, const DEFS: usize, const ARGS: usize> DefinitionStore<'a>
+    for FixedDefinitionTable<'a, DEFS, ARGS>
+{
+    fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind> {
+        let start = self.used;
+        let end = start
+            .checked_add(types.len())
+            .filter(|&e| e <= ARGS && e <= usize::from(u16::MAX))
+            .ok_or(ErrorKind::TableFull(ARGS))?;
+        let slot_index = match self
+            .defs
+            .iter()
+            .take(self.count)
+            .position(|d| d.is_some_and(|d| d.0.wire_id == def.wire_id))
+        {
+            Some(i) => i,
+            None if self.count < DEFS => {
+                self.count += 1;
+                self.count - 1
+            }
+            None => return Err(ErrorKind::TableFull(DEFS)),
+        };
+        if let Some(dst) = self.types.get_mut(start..end) {
+            dst.copy_from_slice(types);
+        }
+        self.used = end;
+        if let Some(slot) = self.defs.get_mut(slot_index) {
+            *slot = Some((def, start as u16, types.len() as u16));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])> {
+        self.defs.iter().take(self.count).find_map(|d| match d {
+            Some((d, start, len)) if u32::from(d.wire_id) == wire_id => self
+                .types
+                .get(usize::from(*start)..usize::from(*start) + usize::from(*len))
+                .map(|t| (d, t)),
+            _ => None,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+}

@@ -1,0 +1,172 @@
+//! Zero-copy reader for Web Tracing Framework `.wtf-trace` files: the chunked format (version 10,
+//! little-endian, 4-byte argument slots, per-chunk string tables) and the legacy format (version 3,
+//! big-endian, packed arguments).
+//!
+//! ```
+//! use tracecap_wtf::{Trace, FixedDefinitionTable, Value};
+//!
+//! # fn main() -> Result<(), tracecap_wtf::Error> {
+//! # let bytes = tracecap_wtf::doc_example();
+//! let trace = Trace::parse(&bytes)?;
+//! assert_eq!(trace.info().format_version, 10);
+//! // A fixed-capacity wire-id table: walking every event allocates nothing.
+//! let table = FixedDefinitionTable::<64, 256>::new();
+//! for event in trace.events_with(table) {
+//!     let event = event?;
+//!     if event.name() == "App#tick" {
+//!         assert_eq!(event.arg(0), Some(Value::Uint32(7)));
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Events come out in file order, built-ins included (`wtf.event#define`, zones, scopes, flows,
+//! ...), each with its zone, time, definition and lazily decoded arguments: [`Event::values`]
+//! (fast, from the types parsed once per definition), [`Event::args`] (with names), and
+//! [`Event::decode_builtin`] (typed built-ins). Strings stay in the file: an argument holds an
+//! ordinal ([`Str::Ordinal`]) that [`Event::resolve`] looks up in the event's chunk string table.
+//!
+//! Features: `alloc` (default) adds the growable [`DefinitionTable`], [`StringIndex`] and
+//! [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure; `json` adds
+//! serde_json parsing of the file header and `json::ArgsJson`; `write` adds the writers.
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(all(feature = "std", not(test)))]
+extern crate std;
+
+mod builtin;
+mod chunk;
+mod defs;
+mod error;
+mod event;
+mod header;
+mod signature;
+mod strings;
+mod value;
+
+#[cfg(feature = "json")]
+pub mod json;
+#[cfg(feature = "alloc")]
+pub mod timeline;
+#[cfg(feature = "write")]
+pub mod write;
+
+pub use builtin::BuiltinEvent;
+pub use chunk::{
+    Chunk, Chunks, Part, RawChunkHeader, RawPartEntry, CHUNK_EVENT_DATA, CHUNK_FILE_HEADER,
+    PART_BINARY_EVENTS, PART_BINARY_RESOURCE, PART_FILE_HEADER, PART_JSON_EVENTS,
+    PART_LEGACY_EVENTS, PART_STRING_RESOURCE, PART_STRING_TABLE,
+};
+#[cfg(feature = "alloc")]
+pub use defs::DefinitionTable;
+pub use defs::{
+    Builtin, Definition, DefinitionStore, FixedDefinitionTable, CLASS_INSTANCE, CLASS_SCOPE,
+    DEFINE_SIGNATURE, FLAG_APPEND_FLOW_DATA, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
+    FLAG_HIGH_FREQUENCY, FLAG_INTERNAL, FLAG_SYSTEM_TIME,
+};
+pub use error::{Error, ErrorKind};
+pub use event::{Event, Events, Values, ZoneInfo, MAX_ARGS};
+pub use header::{
+    is_wtf, Container, FileInfo, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
+    FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC, PROLOGUE_LEN,
+};
+pub use signature::{ArgDecl, ArgType, Signature};
+#[cfg(feature = "alloc")]
+pub use strings::StringIndex;
+pub use strings::{StringIter, StringTable, EMPTY_ORDINAL, NULL_ORDINAL};
+#[cfg(feature = "alloc")]
+pub use value::{latin1, text_lossy};
+pub use value::{utf16_units, Arg, Args, Array, Elem, Str, Value};
+
+/// A parsed `.wtf-trace` file: its header, and iterators over its chunks and events.
+#[derive(Clone, Copy, Debug)]
+pub struct Trace<'a> {
+    data: &'a [u8],
+    info: FileInfo<'a>,
+}
+
+impl<'a> Trace<'a> {
+    /// Reads the prologue and header of `data` (either container).
+    pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
+        Ok(Trace {
+            data,
+            info: FileInfo::parse(data)?,
+        })
+    }
+
+    /// Container, versions and header.
+    pub fn info(&self) -> &FileInfo<'a> {
+        &self.info
+    }
+
+    /// The whole file.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The chunks (chunked files; a legacy file has none).
+    pub fn chunks(&self) -> Chunks<'a> {
+        match self.info.container {
+            Container::Chunked => Chunks::new(self.data),
+            Container::Legacy => Chunks::new(&[]),
+        }
+    }
+
+    /// Every event in file order, with the wire-id table `table` (for example a
+    /// [`FixedDefinitionTable`]).
+    pub fn events_with<T: DefinitionStore<'a>>(&self, table: T) -> Events<'a, T> {
+        Events::new(self.data, &self.info, table)
+    }
+
+    /// Every event in file order, with a growable [`DefinitionTable`].
+    #[cfg(feature = "alloc")]
+    pub fn events(&self) -> Events<'a, DefinitionTable<'a>> {
+        self.events_with(DefinitionTable::new())
+    }
+}
+
+/// A small chunked file used by the crate-level example: one event chunk defining `App#tick`
+/// (wire id 2, `uint32 n`) and one such event at t=5 µs with n=7.
+#[doc(hidden)]
+pub fn doc_example() -> [u8; 120] {
+    let mut out = [0u8; 120];
+    let head: [u32; 15] = [
+        0xDEAD_BEEF,
+        0,
+        CHUNKED_VERSION,
+        0,
+        CHUNK_EVENT_DATA,
+        108,
+        0,
+        0,
+        2,
+        PART_STRING_TABLE,
+        0,
+        18,
+        PART_BINARY_EVENTS,
+        20,
+        40,
+    ];
+    let strings = *b"App#tick\0uint32 n\0\0\0";
+    let events: [u32; 10] = [1, 0, 2, 0, 0, 0, 1, 2, 5, 7];
+    let words = head.iter().map(|w| w.to_le_bytes());
+    let tail = events.iter().map(|w| w.to_le_bytes());
+    let bytes = words.flatten().chain(strings).chain(tail.flatten());
+    for (dst, b) in out.iter_mut().zip(bytes) {
+        *dst = b;
+    }
+    out
+}

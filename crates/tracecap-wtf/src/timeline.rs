@@ -1,0 +1,234 @@
+//! The loader's view of a file (feature `alloc`): events grouped per zone, stably sorted by time,
+//! and the scope structure rebuilt (which enter each leave closes, depth, end time).
+
+use alloc::vec::Vec;
+
+use crate::defs::{Builtin, DefinitionStore, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA};
+use crate::error::Error;
+use crate::event::{Event, ZoneInfo};
+use crate::Trace;
+
+/// Deepest scope nesting the loader tracks; it stops scoping a zone beyond it.
+pub const MAX_DEPTH: usize = 1024;
+
+/// A zone of the timeline.
+#[derive(Clone, Debug)]
+pub struct Zone<'a> {
+    /// The file-local zone id (`None` for the loader's default zone, used before any
+    /// `wtf.zone#set`).
+    pub id: Option<u16>,
+    /// How `wtf.zone#create` declared it (`None` for the default zone or an undeclared id).
+    pub info: Option<ZoneInfo<'a>>,
+    /// The zone's events in the loader's order (time, then file order), without the events the
+    /// loader consumes itself (`wtf.event#define`, `wtf.zone#*`).
+    pub events: Vec<Event<'a>>,
+}
+
+/// How an event takes part in the scope structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// An instant event.
+    Instance,
+    /// Opens a scope (`wtf.scope#enter` or a scope-class event).
+    Enter,
+    /// `wtf.scope#leave`; `closes` names the enter it closes (index in the zone's events), `None`
+    /// when no scope was open.
+    Leave {
+        /// Index of the enter this leave closes.
+        closes: Option<usize>,
+    },
+    /// Arguments appended to the innermost open scope (`wtf.scope#appendData` or an
+    /// `APPEND_SCOPE_DATA` event); `target` is that scope's index, `None` when none is open.
+    Append {
+        /// Index of the scope the arguments are appended to.
+        target: Option<usize>,
+    },
+}
+
+/// One event with its place in the scope structure.
+#[derive(Clone, Copy, Debug)]
+pub struct Scoped<'a> {
+    /// Index of the event in [`Zone::events`].
+    pub index: usize,
+    /// The event.
+    pub event: Event<'a>,
+    /// Nesting depth (number of scopes open around it).
+    pub depth: usize,
+    /// Index of the innermost open scope around it.
+    pub parent: Option<usize>,
+    /// Its role.
+    pub role: Role,
+    /// For an enter: the time of the leave that closes it (`None` while open at the end).
+    pub end_time: Option<u32>,
+}
+
+/// Per-zone events of a whole file.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline<'a> {
+    /// Zones in the order they received their first event or were created.
+    pub zones: Vec<Zone<'a>>,
+}
+
+impl<'a> Timeline<'a> {
+    /// Walks every event of `trace` with the table `table` and groups them per zone.
+    pub fn build_with<T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> Result<Self, Error> {
+        let mut zones: Vec<Zone<'a>> = Vec::new();
+        for ev in trace.events_with(table) {
+            let ev = ev?;
+            match ev.builtin() {
+                Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete)
+                    if ev.flags() & crate::FLAG_BUILTIN != 0 =>
+                {
+                    continue
+                }
+                Some(Builtin::ZoneCreate) if ev.flags() & crate::FLAG_BUILTIN != 0 => {
+                    if let Some(info) = ev.zone_create() {
+                        let i = zone_index(&mut zones, Some(info.id));
+                        if let Some(z) = zones.get_mut(i) {
+                            z.info = Some(info);
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let i = zone_index(&mut zones, ev.zone);
+            if let Some(z) = zones.get_mut(i) {
+                z.events.push(ev);
+            }
+        }
+        for z in &mut zones {
+            // Stable: equal times keep file order.
+            z.events.sort_by_key(|e| e.time);
+        }
+        Ok(Timeline { zones })
+    }
+
+    /// Like [`Timeline::build_with`] with a growable table.
+    pub fn build(trace: &Trace<'a>) -> Result<Self, Error> {
+        Self::build_with(trace, crate::DefinitionTable::new())
+    }
+}
+
+fn zone_index(zones: &mut Vec<Zone<'_>>, id: Option<u16>) -> usize {
+    match zones.iter().position(|z| z.id == id) {
+        Some(p) => p,
+        None => {
+            zones.push(Zone {
+                id,
+                info: None,
+                events: Vec::new(),
+            });
+            zones.len() - 1
+        }
+    }
+}
+
+impl<'a> Zone<'a> {
+    /// The zone's events with their scope structure, in the loader's order.
+    pub fn scopes(&self) -> Scopes<'a, '_> {
+        Scopes {
+            events: &self.events,
+            pos: 0,
+            stack: Vec::new(),
+            ends: None,
+        }
+    }
+}
+
+/// Iterator over a zone's events with depth, parent, role and end time (see [`Zone::scopes`]).
+/// Stops after [`MAX_DEPTH`] nested scopes, as the loader does.
+#[derive(Clone, Debug)]
+pub struct Scopes<'a, 'z> {
+    events: &'z [Event<'a>],
+    pos: usize,
+    stack: Vec<usize>,
+    ends: Option<Vec<Option<u32>>>,
+}
+
+impl<'a> Scopes<'a, '_> {
+    /// End time of every enter, computed in one pass (index -> leave time).
+    fn ends(&mut self) -> &[Option<u32>] {
+        if self.ends.is_none() {
+            let mut ends = alloc::vec![None; self.events.len()];
+            let mut stack: Vec<usize> = Vec::new();
+            for (i, e) in self.events.iter().enumerate() {
+                match role_kind(e) {
+                    Kind::Enter => {
+                        stack.push(i);
+                        if stack.len() >= MAX_DEPTH {
+                            break;
+                        }
+                    }
+                    Kind::Leave => {
+                        if let Some(open) = stack.pop() {
+                            if let Some(slot) = ends.get_mut(open) {
+                                *slot = Some(e.time);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.ends = Some(ends);
+        }
+        self.ends.as_deref().unwrap_or(&[])
+    }
+}
+
+enum Kind {
+    Instance,
+    Enter,
+    Leave,
+    Append,
+}
+
+fn role_kind(e: &Event<'_>) -> Kind {
+    match e.builtin() {
+        Some(Builtin::ScopeEnter) => Kind::Enter,
+        Some(Builtin::ScopeLeave) => Kind::Leave,
+        Some(Builtin::ScopeAppendData) => Kind::Append,
+        Some(Builtin::TimeStamp) => Kind::Instance,
+        _ if e.def.class == CLASS_SCOPE => Kind::Enter,
+        _ if e.flags() & FLAG_APPEND_SCOPE_DATA != 0 => Kind::Append,
+        _ => Kind::Instance,
+    }
+}
+
+impl<'a> Iterator for Scopes<'a, '_> {
+    type Item = Scoped<'a>;
+
+    fn next(&mut self) -> Option<Scoped<'a>> {
+        if self.stack.len() >= MAX_DEPTH {
+            return None;
+        }
+        let index = self.pos;
+        let event = *self.events.get(index)?;
+        self.pos += 1;
+        let depth = self.stack.len();
+        let parent = self.stack.last().copied();
+        let (role, end_time) = match role_kind(&event) {
+            Kind::Instance => (Role::Instance, None),
+            Kind::Enter => {
+                self.stack.push(index);
+                let end = self.ends().get(index).copied().flatten();
+                (Role::Enter, end)
+            }
+            Kind::Leave => (
+                Role::Leave {
+                    closes: self.stack.pop(),
+                },
+                None,
+            ),
+            Kind::Append => (Role::Append { target: parent }, None),
+        };
+        Some(Scoped {
+            index,
+            event,
+            depth,
+            parent,
+            role,
+            end_time,
+        })
+    }
+}

@@ -1,0 +1,528 @@
+//! Argument values: decoding the 4-byte slots of chunked files and the packed big-endian fields
+//! of legacy files, without copying.
+
+use tracecap_wire::Reader;
+
+use crate::error::{Error, ErrorKind};
+use crate::signature::{ArgType, Signature};
+use crate::strings::{StringTable, NULL_ORDINAL};
+
+/// A string argument as stored: nothing is resolved or copied until asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Str<'a> {
+    /// The null string.
+    Null,
+    /// An ordinal into the chunk's string table ([`crate::EMPTY_ORDINAL`] is the empty string).
+    Ordinal(u32),
+    /// Bytes stored in place (legacy files): ASCII for `ascii`, UTF-8 (with surrogates encoded as
+    /// 3-byte sequences) for `utf8` and `any`.
+    Inline(&'a [u8]),
+}
+
+impl<'a> Str<'a> {
+    /// The bytes, resolving an ordinal against `table`; `None` for null (or a missing ordinal).
+    pub fn resolve(self, table: &StringTable<'a>) -> Option<&'a [u8]> {
+        match self {
+            Str::Null => None,
+            Str::Ordinal(n) => table.resolve(n),
+            Str::Inline(b) => Some(b),
+        }
+    }
+
+    fn from_ordinal(n: u32) -> Self {
+        if n == NULL_ORDINAL {
+            Str::Null
+        } else {
+            Str::Ordinal(n)
+        }
+    }
+}
+
+/// One element of an array argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Elem {
+    /// An integer element (also `char`/`wchar` codes).
+    Int(i64),
+    /// A `float32` element.
+    Float(f32),
+}
+
+/// An array argument, borrowed: its element type, count and raw element bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Array<'a> {
+    /// The array type (for example [`ArgType::Int16Array`]).
+    pub ty: ArgType,
+    /// `None` for a null array (count `0xFFFFFFFF` in chunked files).
+    pub data: Option<&'a [u8]>,
+    /// True for legacy (big-endian integers) data.
+    pub big_endian: bool,
+}
+
+impl<'a> Array<'a> {
+    /// True for a null array.
+    pub fn is_null(&self) -> bool {
+        self.data.is_none()
+    }
+
+    /// Number of elements (0 for null).
+    pub fn len(&self) -> usize {
+        let size = self.ty.element_size().unwrap_or(1);
+        self.data.map_or(0, |d| d.len() / size)
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i`.
+    pub fn get(&self, i: usize) -> Option<Elem> {
+        let size = self.ty.element_size()?;
+        let d = self.data?;
+        let start = i.checked_mul(size)?;
+        let b = d.get(start..start.checked_add(size)?)?;
+        let be = self.big_endian;
+        Some(match (self.ty, b) {
+            (ArgType::Int8Array, [x]) => Elem::Int(i64::from(*x as i8)),
+            (ArgType::Uint8Array | ArgType::CharArray, [x]) => Elem::Int(i64::from(*x)),
+            (ArgType::Int16Array, &[x, y]) => Elem::Int(i64::from(if be {
+                i16::from_be_bytes([x, y])
+            } else {
+                i16::from_le_bytes([x, y])
+            })),
+            (ArgType::Uint16Array | ArgType::WCharArray, &[x, y]) => Elem::Int(i64::from(if be {
+                u16::from_be_bytes([x, y])
+            } else {
+                u16::from_le_bytes([x, y])
+            })),
+            (ArgType::Int32Array, &[a, b2, c, e]) => Elem::Int(i64::from(if be {
+                i32::from_be_bytes([a, b2, c, e])
+            } else {
+                i32::from_le_bytes([a, b2, c, e])
+            })),
+            (ArgType::Uint32Array, &[a, b2, c, e]) => Elem::Int(i64::from(if be {
+                u32::from_be_bytes([a, b2, c, e])
+            } else {
+                u32::from_le_bytes([a, b2, c, e])
+            })),
+            // float32 is little-endian in both formats.
+            (ArgType::Float32Array, &[a, b2, c, e]) => {
+                Elem::Float(f32::from_le_bytes([a, b2, c, e]))
+            }
+            _ => return None,
+        })
+    }
+
+    /// The elements in order.
+    pub fn iter(&self) -> impl Iterator<Item = Elem> + '_ {
+        (0..self.len()).map_while(move |i| self.get(i))
+    }
+}
+
+/// A decoded argument value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value<'a> {
+    /// `bool`.
+    Bool(bool),
+    /// `int8`.
+    Int8(i8),
+    /// `uint8`.
+    Uint8(u8),
+    /// `int16`.
+    Int16(i16),
+    /// `uint16`.
+    Uint16(u16),
+    /// `int32`.
+    Int32(i32),
+    /// `uint32`.
+    Uint32(u32),
+    /// `float32`.
+    Float32(f32),
+    /// `ascii`.
+    Ascii(Str<'a>),
+    /// `utf8`.
+    Utf8(Str<'a>),
+    /// `any`: JSON text.
+    Any(Str<'a>),
+    /// `char`: an 8-bit character code.
+    Char(u8),
+    /// `wchar`: a UTF-16 code unit.
+    WChar(u16),
+    /// `flowId`.
+    FlowId(u32),
+    /// `time32`, as stored (microseconds).
+    Time32(u32),
+    /// Any array type.
+    Array(Array<'a>),
+}
+
+impl Value<'_> {
+    /// The value as an unsigned integer, for the integer types.
+    pub fn as_u32(&self) -> Option<u32> {
+        Some(match *self {
+            Value::Uint8(v) => u32::from(v),
+            Value::Uint16(v) => u32::from(v),
+            Value::Uint32(v) | Value::FlowId(v) | Value::Time32(v) => v,
+            Value::Int8(v) => v as u32,
+            Value::Int16(v) => v as u32,
+            Value::Int32(v) => v as u32,
+            _ => return None,
+        })
+    }
+}
+
+/// Which encoding argument bytes use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Chunked,
+    Legacy,
+}
+
+#[cold]
+fn trunc(e: tracecap_wire::Error) -> Error {
+    Error::from(e).what("event argument")
+}
+
+/// Reads a legacy `utf8`/`any` string: u16 code-unit count (0 = null, 0xFFFF = table ordinal),
+/// u16 byte count, bytes.
+pub(crate) fn read_legacy_utf8<'a>(r: &mut Reader<'a>) -> Result<Str<'a>, Error> {
+    let count = r.u16_be().map_err(trunc)?;
+    match count {
+        0 => Ok(Str::Null),
+        0xFFFF => Ok(Str::from_ordinal(r.u32_be().map_err(trunc)?)),
+        _ => {
+            let bytes = r.u16_be().map_err(trunc)?;
+            Ok(Str::Inline(r.bytes(usize::from(bytes)).map_err(trunc)?))
+        }
+    }
+}
+
+/// Reads a legacy `ascii` string: u16 length (0 = null, 0xFFFF = table ordinal), bytes.
+fn read_legacy_ascii<'a>(r: &mut Reader<'a>) -> Result<Str<'a>, Error> {
+    let len = r.u16_be().map_err(trunc)?;
+    match len {
+        0 => Ok(Str::Null),
+        0xFFFF => Ok(Str::from_ordinal(r.u32_be().map_err(trunc)?)),
+        n => Ok(Str::Inline(r.bytes(usize::from(n)).map_err(trunc)?)),
+    }
+}
+
+/// Decodes one argument of type `ty` at the reader, advancing past it.
+#[inline]
+pub(crate) fn read_value<'a>(
+    ty: ArgType,
+    r: &mut Reader<'a>,
+    enc: Encoding,
+) -> Result<Value<'a>, Error> {
+    match enc {
+        Encoding::Chunked => read_chunked(ty, r),
+        Encoding::Legacy => read_legacy(ty, r),
+    }
+}
+
+#[inline]
+fn read_chunked<'a>(ty: ArgType, r: &mut Reader<'a>) -> Result<Value<'a>, Error> {
+    let start = r.offset();
+    let w = r.array::<4>().map_err(trunc)?;
+    let word = u32::from_le_bytes(w);
+    Ok(match ty {
+        ArgType::Bool => Value::Bool(w[0] != 0),
+        ArgType::Int8 => Value::Int8(w[0] as i8),
+        ArgType::Uint8 => Value::Uint8(w[0]),
+        ArgType::Int16 => Value::Int16(i16::from_le_bytes([w[0], w[1]])),
+        ArgType::Uint16 => Value::Uint16(u16::from_le_bytes([w[0], w[1]])),
+        ArgType::Int32 => Value::Int32(word as i32),
+        ArgType::Uint32 => Value::Uint32(word),
+        ArgType::Float32 => Value::Float32(f32::from_le_bytes(w)),
+        ArgType::Ascii => Value::Ascii(Str::from_ordinal(word)),
+        ArgType::Utf8 => Value::Utf8(Str::from_ordinal(word)),
+        ArgType::Any => Value::Any(Str::from_ordinal(word)),
+        ArgType::Char => Value::Char(w[0]),
+        ArgType::WChar => Value::WChar(u16::from_le_bytes([w[0], w[1]])),
+        ArgType::FlowId => Value::FlowId(word),
+        ArgType::Time32 => Value::Time32(word),
+        _ => {
+            let size = ty.element_size().unwrap_or(1);
+            if word == NULL_ORDINAL {
+                return Ok(Value::Array(Array {
+                    ty,
+                    data: None,
+                    big_endian: false,
+                }));
+            }
+            let n = (word as usize).checked_mul(size);
+            let padded = n.and_then(|n| n.checked_add(3)).map(|n| n & !3);
+            let (Some(n), Some(padded)) = (n, padded) else {
+                return Err(Error::truncated(
+                    "event argument",
+                    start,
+                    u64::from(word).saturating_mul(size as u64),
+                    r.remaining() as u64,
+                ));
+            };
+            let body = r.bytes(padded).map_err(trunc)?;
+            Value::Array(Array {
+                ty,
+                data: body.get(..n),
+                big_endian: false,
+            })
+        }
+    })
+}
+
+/// Decodes one chunked argument whose bytes the walker has already checked: no error path, so
+/// the value is built directly where the caller wants it.
+#[inline]
+pub(crate) fn chunked_value<'a>(ty: ArgType, r: &mut Reader<'a>) -> Option<Value<'a>> {
+    let w: [u8; 4] = r.array::<4>().ok()?;
+    let word = u32::from_le_bytes(w);
+    let [b0, b1, _, _] = w;
+    Some(match ty {
+        ArgType::Bool => Value::Bool(b0 != 0),
+        ArgType::Int8 => Value::Int8(b0 as i8),
+        ArgType::Uint8 => Value::Uint8(b0),
+        ArgType::Int16 => Value::Int16(i16::from_le_bytes([b0, b1])),
+        ArgType::Uint16 => Value::Uint16(u16::from_le_bytes([b0, b1])),
+        ArgType::Int32 => Value::Int32(word as i32),
+        ArgType::Uint32 => Value::Uint32(word),
+        ArgType::Float32 => Value::Float32(f32::from_bits(word)),
+        ArgType::Ascii => Value::Ascii(Str::from_ordinal(word)),
+        ArgType::Utf8 => Value::Utf8(Str::from_ordinal(word)),
+        ArgType::Any => Value::Any(Str::from_ordinal(word)),
+        ArgType::Char => Value::Char(b0),
+        ArgType::WChar => Value::WChar(u16::from_le_bytes([b0, b1])),
+        ArgType::FlowId => Value::FlowId(word),
+        ArgType::Time32 => Value::Time32(word),
+        _ => {
+            if word == NULL_ORDINAL {
+                return Some(Value::Array(Array {
+                    ty,
+                    data: None,
+                    big_endian: false,
+                }));
+            }
+            let size = ty.element_size().unwrap_or(1);
+            let n = (word as usize).checked_mul(size)?;
+            let body = r.bytes(n.checked_add(3)? & !3).ok()?;
+            Value::Array(Array {
+                ty,
+                data: body.get(..n),
+                big_endian: false,
+            })
+        }
+    })
+}
+
+#[inline]
+fn read_legacy<'a>(ty: ArgType, r: &mut Reader<'a>) -> Result<Value<'a>, Error> {
+    Ok(match ty {
+        ArgType::Bool => Value::Bool(r.u8().map_err(trunc)? != 0),
+        ArgType::Int8 => Value::Int8(r.i8().map_err(trunc)?),
+        ArgType::Uint8 => Value::Uint8(r.u8().map_err(trunc)?),
+        ArgType::Int16 => Value::Int16(r.i16_be().map_err(trunc)?),
+        ArgType::Uint16 => Value::Uint16(r.u16_be().map_err(trunc)?),
+        ArgType::Int32 => Value::Int32(r.i32_be().map_err(trunc)?),
+        ArgType::Uint32 => Value::Uint32(r.u32_be().map_err(trunc)?),
+        ArgType::FlowId => Value::FlowId(r.u32_be().map_err(trunc)?),
+        ArgType::Time32 => Value::Time32(r.u32_be().map_err(trunc)?),
+        // float32 is written in host order (little-endian) even in big-endian files.
+        ArgType::Float32 => Value::Float32(r.f32_le().map_err(trunc)?),
+        ArgType::Ascii => Value::Ascii(read_legacy_ascii(r)?),
+        ArgType::Utf8 => Value::Utf8(read_legacy_utf8(r)?),
+        ArgType::Any => Value::Any(read_legacy_utf8(r)?),
+        ArgType::Char | ArgType::WChar | ArgType::CharArray | ArgType::WCharArray => {
+            return Err(Error::new(ErrorKind::LegacyUnsupportedType, r.offset()))
+        }
+        _ => {
+            let start = r.offset();
+            let size = ty.element_size().unwrap_or(1);
+            let count = r.u32_be().map_err(trunc)?;
+            let Some(n) = (count as usize).checked_mul(size) else {
+                return Err(Error::truncated(
+                    "event argument",
+                    start,
+                    u64::from(count).saturating_mul(size as u64),
+                    r.remaining() as u64,
+                ));
+            };
+            Value::Array(Array {
+                ty,
+                data: Some(r.bytes(n).map_err(trunc)?),
+                big_endian: true,
+            })
+        }
+    })
+}
+
+/// Skips one argument of type `ty` (the walker's fast path).
+#[inline]
+pub(crate) fn skip_value(ty: ArgType, r: &mut Reader<'_>, enc: Encoding) -> Result<(), Error> {
+    if enc == Encoding::Chunked && ty.element_size().is_none() {
+        return r.skip(4).map_err(trunc);
+    }
+    read_value(ty, r, enc).map(|_| ())
+}
+
+/// One named argument of an event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arg<'a> {
+    /// Name from the signature.
+    pub name: &'a str,
+    /// The value.
+    pub value: Value<'a>,
+}
+
+/// The arguments of an event, decoded lazily in signature order. Fused after the first error.
+#[derive(Clone, Debug)]
+pub struct Args<'a> {
+    sig: Signature<'a>,
+    r: Reader<'a>,
+    enc: Encoding,
+    done: bool,
+}
+
+impl<'a> Args<'a> {
+    pub(crate) fn new(signature: Signature<'a>, r: Reader<'a>, enc: Encoding) -> Self {
+        Args {
+            sig: signature,
+            r,
+            enc,
+            done: false,
+        }
+    }
+}
+
+impl<'a> Iterator for Args<'a> {
+    type Item = Result<Arg<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let decl = match self.sig.next()? {
+            Ok(d) => d,
+            Err(kind) => {
+                self.done = true;
+                return Some(Err(Error::new(kind, self.r.offset())));
+            }
+        };
+        match read_value(decl.ty, &mut self.r, self.enc) {
+            Ok(value) => Some(Ok(Arg {
+                name: decl.name,
+                value,
+            })),
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Args<'_> {}
+
+/// Decodes string bytes the way the loader does: UTF-8, also accepting surrogate halves encoded as
+/// 3-byte sequences (legacy files); anything undecodable becomes U+FFFD. Yields UTF-16 code units.
+pub fn utf16_units(bytes: &[u8]) -> impl Iterator<Item = u16> + '_ {
+    let mut i = 0usize;
+    let mut pending: Option<u16> = None;
+    core::iter::from_fn(move || {
+        if let Some(p) = pending.take() {
+            return Some(p);
+        }
+        let b0 = *bytes.get(i)?;
+        let cont = |k: usize| {
+            bytes
+                .get(i + k)
+                .map(|&b| u32::from(b & 0x3F))
+                .filter(|_| bytes.get(i + k).is_some_and(|&b| b & 0xC0 == 0x80))
+        };
+        let (cp, n) = if b0 < 0x80 {
+            (u32::from(b0), 1)
+        } else if b0 & 0xE0 == 0xC0 {
+            match cont(1) {
+                Some(c1) => ((u32::from(b0 & 0x1F) << 6) | c1, 2),
+                None => (0xFFFD, 1),
+            }
+        } else if b0 & 0xF0 == 0xE0 {
+            match (cont(1), cont(2)) {
+                (Some(c1), Some(c2)) => ((u32::from(b0 & 0x0F) << 12) | (c1 << 6) | c2, 3),
+                _ => (0xFFFD, 1),
+            }
+        } else if b0 & 0xF8 == 0xF0 {
+            match (cont(1), cont(2), cont(3)) {
+                (Some(c1), Some(c2), Some(c3)) => (
+                    (u32::from(b0 & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3,
+                    4,
+                ),
+                _ => (0xFFFD, 1),
+            }
+        } else {
+            (0xFFFD, 1)
+        };
+        i += n;
+        if (0x1_0000..=0x10_FFFF).contains(&cp) {
+            let v = cp - 0x1_0000;
+            pending = Some(0xDC00 | (v & 0x3FF) as u16);
+            Some(0xD800 | (v >> 10) as u16)
+        } else if cp > 0x10_FFFF {
+            Some(0xFFFD)
+        } else {
+            Some(cp as u16)
+        }
+    })
+}
+
+/// [`utf16_units`] collected into a `String` (lone surrogates become U+FFFD). Borrows when the
+/// bytes are already UTF-8.
+#[cfg(feature = "alloc")]
+pub fn text_lossy(bytes: &[u8]) -> alloc::borrow::Cow<'_, str> {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => alloc::borrow::Cow::Borrowed(s),
+        Err(_) => alloc::borrow::Cow::Owned(
+            core::char::decode_utf16(utf16_units(bytes))
+                .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+                .collect(),
+        ),
+    }
+}
+
+/// Latin-1 (`char[]`, `char`) bytes as text.
+#[cfg(feature = "alloc")]
+pub fn latin1(bytes: &[u8]) -> alloc::string::String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cesu_surrogates() {
+        // U+1F600 as two 3-byte surrogate encodings.
+        let b = [0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80];
+        assert_eq!(text_lossy(&b), "\u{1F600}");
+        assert_eq!(text_lossy("é€😀".as_bytes()), "é€😀");
+        assert_eq!(text_lossy(&[0xFF, b'a']), "\u{FFFD}a");
+    }
+
+    #[test]
+    fn chunked_arrays() {
+        let bytes = [3, 0, 0, 0, 1, 0xFF, 7, 0xAA];
+        let mut r = Reader::new(&bytes);
+        let v = read_value(ArgType::Int8Array, &mut r, Encoding::Chunked).unwrap();
+        let Value::Array(a) = v else { panic!() };
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            [Elem::Int(1), Elem::Int(-1), Elem::Int(7)]
+        );
+        assert!(r.is_empty());
+        let huge = [0xFE, 0xFF, 0xFF, 0x7F];
+        assert!(read_value(
+            ArgType::Int32Array,
+            &mut Reader::new(&huge),
+            Encoding::Chunked
+        )
+        .is_err());
+    }
+}

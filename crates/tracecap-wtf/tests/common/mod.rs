@@ -1,0 +1,59 @@
+//! Shared helpers of the integration tests: finding the corpus, decompressing `.xz`.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The corpus directory, or `None` (with a loud message) when it is not there.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/wtf"
+    ));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("corpus not found: skipped ({})", dir.display());
+        None
+    }
+}
+
+/// Reads a corpus file, decompressing `.xz`.
+pub fn read(path: &std::path::Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|e| e == "xz") {
+        let mut out = Vec::new();
+        lzma_rs::xz_decompress(&mut &raw[..], &mut out).expect("xz");
+        out
+    } else {
+        raw
+    }
+}
+
+/// Every trace file of the corpus (relative name, bytes), `.xz` decompressed.
+pub fn traces() -> Vec<(String, Vec<u8>)> {
+    traces_where(|_, _| true)
+}
+
+/// The corpus trace files whose relative name and stored size pass `keep`, read and decompressed.
+pub fn traces_where(keep: impl Fn(&str, u64) -> bool) -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = corpus() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for sub in ["cff-cpp", "cff-js", "legacy-v3"] {
+        let mut entries: Vec<_> = std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let rel = format!("{sub}/{name}");
+            let size = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+            if name.contains(".wtf-trace") && keep(&rel, size) {
+                out.push((rel, read(&p)));
+            }
+        }
+    }
+    out
+}

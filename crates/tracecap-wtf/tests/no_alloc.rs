@@ -1,0 +1,88 @@
+//! Walking every event of `cpp-big.wtf-trace` (and decoding every argument and string) allocates
+//! nothing with the fixed-capacity table, and only per definition with the growable one.
+#![allow(unsafe_code)] // a counting GlobalAlloc needs `unsafe impl`
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use tracecap_wtf::{DefinitionStore, DefinitionTable, FixedDefinitionTable, Trace, Value};
+
+struct Counting;
+
+// Counted per thread: the test harness's other threads allocate while a test runs.
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count_alloc() {
+    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+}
+
+fn allocs() -> usize {
+    ALLOCS.with(Cell::get)
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_alloc();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_alloc();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Touches every event, argument and string; returns (events, arguments, string bytes).
+fn walk<'a, T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> (u64, u64, u64, T) {
+    let (mut events, mut args, mut text) = (0u64, 0u64, 0u64);
+    let mut it = trace.events_with(table);
+    for ev in it.by_ref() {
+        let ev = ev.expect("clean file");
+        events += 1;
+        for a in ev.args() {
+            let a = a.expect("clean args");
+            args += 1;
+            if let Value::Ascii(s) | Value::Utf8(s) | Value::Any(s) = a.value {
+                text += ev.resolve(s).map_or(0, |b| b.len() as u64);
+            }
+        }
+    }
+    (events, args, text, it.into_table())
+}
+
+#[test]
+fn cpp_big_walk_allocates_nothing() {
+    let Some(dir) = common::corpus() else { return };
+    let bytes = common::read(&dir.join("cff-cpp/cpp-big.wtf-trace"));
+
+    let before = allocs();
+    let trace = Trace::parse(&bytes).unwrap();
+    let (events, args, text, table) = walk(&trace, FixedDefinitionTable::<32, 256>::new());
+    let fixed = allocs() - before;
+    assert_eq!(fixed, 0, "fixed-capacity walk allocated {fixed} times");
+    assert!(events > 60_000, "{events} events");
+    assert!(args > 0 && text > 0);
+    let defs = table.len();
+
+    let before = allocs();
+    let (events2, _, _, table) = walk(&trace, DefinitionTable::new());
+    let grown = allocs() - before;
+    assert_eq!(events, events2);
+    assert_eq!(table.len(), defs);
+    // Three vectors that grow by doubling with the definitions: a few allocations per table, none
+    // per event.
+    assert!(
+        grown <= 3 * (2 + defs),
+        "{grown} allocations for {defs} definitions"
+    );
+    eprintln!("cpp-big: {events} events, {args} arguments, 0 allocations (fixed), {grown} (growable, {defs} definitions)");
+}

@@ -1,0 +1,209 @@
+//! Damaged input: prefixes and single-byte mutations of every corpus file. No panic, error offsets
+//! inside the file, and every event before the damage still returned unchanged.
+
+mod common;
+
+use tracecap_wtf::json::ArgsJson;
+use tracecap_wtf::timeline::Timeline;
+use tracecap_wtf::{Container, Trace};
+
+#[derive(Debug, PartialEq)]
+struct Seen {
+    offset: u64,
+    wire_id: u32,
+    time: u32,
+    /// End of the unit whose damage could change this event: the event itself (legacy) or its
+    /// chunk (chunked).
+    safe_end: u64,
+}
+
+/// Walks everything a consumer would touch; returns the events and the error, if any.
+fn walk(bytes: &[u8], deep: bool) -> (Vec<Seen>, Option<tracecap_wtf::Error>) {
+    let trace = match Trace::parse(bytes) {
+        Ok(t) => t,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    let chunk_ends: Vec<u64> = trace
+        .chunks()
+        .map_while(Result::ok)
+        .map(|c| c.offset + chunk_len(bytes, c.offset))
+        .collect();
+    let legacy = trace.info().container == Container::Legacy;
+    let mut fmt = ArgsJson::new();
+    let mut seen = Vec::new();
+    let mut events = trace.events();
+    let mut err = None;
+    let mut prev: Option<(u64, usize)> = None;
+    for ev in events.by_ref() {
+        match ev {
+            Ok(ev) => {
+                if let Some((_, i)) = prev {
+                    if legacy {
+                        let s: &mut Seen = &mut seen[i];
+                        s.safe_end = ev.offset;
+                    }
+                }
+                let safe_end = if legacy {
+                    bytes.len() as u64
+                } else {
+                    chunk_ends
+                        .get(ev.chunk as usize)
+                        .copied()
+                        .unwrap_or(u64::MAX)
+                };
+                if deep {
+                    let _ = fmt.args(&ev);
+                    let _ = ev.zone_create();
+                }
+                for a in ev.args() {
+                    if a.is_err() {
+                        break;
+                    }
+                }
+                prev = Some((ev.offset, seen.len()));
+                seen.push(Seen {
+                    offset: ev.offset,
+                    wire_id: ev.wire_id,
+                    time: ev.time,
+                    safe_end,
+                });
+            }
+            Err(e) => {
+                err = Some(e);
+            }
+        }
+    }
+    assert!(events.next().is_none(), "fused");
+    if deep {
+        if let Ok(tl) = Timeline::build(&trace) {
+            for z in &tl.zones {
+                let _ = z.scopes().count();
+            }
+        }
+        let _ = trace.info();
+    }
+    (seen, err)
+}
+
+fn chunk_len(bytes: &[u8], at: u64) -> u64 {
+    let at = at as usize;
+    u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as u64
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn damaged(name: &str, orig: &[Seen], bytes: &[u8], damage_at: u64, deep: bool) {
+    let (got, err) = walk(bytes, deep);
+    if let Some(e) = err {
+        assert!(
+            e.offset <= bytes.len() as u64,
+            "{name}: error offset {:#x} beyond {:#x}: {e}",
+            e.offset,
+            bytes.len()
+        );
+    }
+    let must: Vec<&Seen> = orig.iter().filter(|s| s.safe_end <= damage_at).collect();
+    assert!(
+        got.len() >= must.len(),
+        "{name}: damage at {damage_at:#x}: {} events, expected at least {}",
+        got.len(),
+        must.len()
+    );
+    for (a, b) in got.iter().zip(must) {
+        assert_eq!(
+            (a.offset, a.wire_id, a.time),
+            (b.offset, b.wire_id, b.time),
+            "{name}"
+        );
+    }
+}
+
+fn run(select: impl Fn(&str, u64) -> bool) {
+    let files = common::traces_where(select);
+    if files.is_empty() {
+        return;
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for (name, bytes) in &files {
+        let small = bytes.len() <= 8192;
+        let big = bytes.len() > 1 << 20;
+        let (orig, err) = walk(bytes, small);
+        assert!(err.is_none(), "{name}: {err:?}");
+        // Prefixes: every length for small files; event boundaries and random cuts otherwise.
+        // Chunked files: every event boundary (a cut inside a chunk stops the walk at that chunk,
+        // so each walk is short). Legacy files (sequential, so each walk reads everything before
+        // the cut): a sample of boundaries. Plus random offsets inside events.
+        let chunked = name.starts_with("cff");
+        let cuts: Vec<usize> = if small {
+            (0..bytes.len()).collect()
+        } else {
+            let n = if big {
+                4
+            } else if chunked {
+                orig.len()
+            } else {
+                400
+            };
+            let step = (orig.len() / n).max(1);
+            let mut c: Vec<usize> = orig
+                .iter()
+                .step_by(step)
+                .map(|s| s.offset as usize)
+                .collect();
+            c.extend((0..n.min(200) / 2).map(|_| (rng.next() % bytes.len() as u64) as usize));
+            c
+        };
+        for cut in cuts {
+            damaged(name, &orig, &bytes[..cut], cut as u64, small);
+        }
+        // Single-byte mutations.
+        let count = if small {
+            1000
+        } else if big {
+            2
+        } else {
+            40
+        };
+        let mut m = bytes.clone();
+        for _ in 0..count {
+            let pos = (rng.next() % bytes.len() as u64) as usize;
+            let old = m[pos];
+            m[pos] = match rng.next() % 4 {
+                0 => 0xFF,
+                1 => 0,
+                _ => old ^ (1 << (rng.next() % 8)),
+            };
+            damaged(name, &orig, &m, pos as u64, small);
+            m[pos] = old;
+        }
+        eprintln!("{name}: damage survived");
+    }
+}
+
+#[test]
+fn small_files_every_prefix_and_many_mutations() {
+    run(|_, len| len <= 8192);
+}
+
+#[test]
+fn chunked_big() {
+    run(|n, len| len > 8192 && n.starts_with("cff"));
+}
+
+#[test]
+fn legacy_heads() {
+    run(|n, len| len > 8192 && n.starts_with("legacy") && !n.ends_with(".xz"));
+}
+
+#[test]
+fn legacy_full() {
+    run(|n, _| n.ends_with(".xz"));
+}

@@ -1,0 +1,87 @@
+//! WTF: arbitrary bytes through every reader path (header, chunks, events, arguments, JSON
+//! presentation, timeline). No panic, every offset inside the input, and the fixed-capacity and
+//! growable wire-id tables agree event for event.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tracecap_wtf::json::ArgsJson;
+use tracecap_wtf::timeline::Timeline;
+use tracecap_wtf::{ErrorKind, FixedDefinitionTable, Trace};
+
+fuzz_target!(|data: &[u8]| {
+    let len = data.len() as u64;
+    let trace = match Trace::parse(data) {
+        Ok(t) => t,
+        Err(e) => {
+            assert!(e.offset <= len, "{e}");
+            return;
+        }
+    };
+    let _ = trace.info().header_value();
+    for c in trace.chunks() {
+        match c {
+            Ok(c) => {
+                assert!(c.offset < len);
+                for r in c.resources() {
+                    if let Ok((_, p)) = r {
+                        assert!(p.offset + p.data.len() as u64 <= len);
+                    }
+                }
+                for p in c.parts() {
+                    match p {
+                        Ok(p) => assert!(p.offset + p.data.len() as u64 <= len),
+                        Err(e) => assert!(e.offset <= len, "{e}"),
+                    }
+                }
+            }
+            Err(e) => assert!(e.offset <= len, "{e}"),
+        }
+    }
+
+    let mut fmt = ArgsJson::new();
+    let mut grown = Vec::new();
+    let mut grown_err = None;
+    for ev in trace.events() {
+        match ev {
+            Ok(ev) => {
+                assert!(ev.offset < len);
+                assert!(ev.offset + ev.arg_bytes().len() as u64 <= len);
+                let _ = fmt.args(&ev);
+                let _ = ev.zone_create();
+                grown.push((ev.offset, ev.wire_id, ev.time, ev.zone));
+            }
+            Err(e) => {
+                assert!(e.offset <= len, "{e}");
+                grown_err = Some(e);
+            }
+        }
+    }
+
+    let mut fixed = Vec::new();
+    let mut fixed_err = None;
+    for ev in trace.events_with(FixedDefinitionTable::<256, 2048>::new()) {
+        match ev {
+            Ok(ev) => fixed.push((ev.offset, ev.wire_id, ev.time, ev.zone)),
+            Err(e) => fixed_err = Some(e),
+        }
+    }
+    match fixed_err {
+        // A full table may stop the fixed walk early; up to there both agree.
+        Some(e) if matches!(e.kind, ErrorKind::TableFull(_)) => {
+            assert!(fixed.len() <= grown.len());
+            assert_eq!(fixed[..], grown[..fixed.len()]);
+        }
+        _ => {
+            assert_eq!(fixed, grown);
+            assert_eq!(fixed_err, grown_err);
+        }
+    }
+
+    if let Ok(tl) = Timeline::build(&trace) {
+        for z in &tl.zones {
+            for s in z.scopes() {
+                assert!(s.depth < tracecap_wtf::timeline::MAX_DEPTH);
+            }
+        }
+    }
+});
