@@ -130,7 +130,7 @@ impl Record<'_> {
     }
 }
 
-/// Reads one record (size field included) at `r`; `kind` is the kind of its descriptor.
+/// Reads one record (size field included) at `r`; `kind_of` gives the kind of its descriptor.
 #[inline]
 pub(crate) fn read_record<'a>(
     r: &mut Reader<'a>,

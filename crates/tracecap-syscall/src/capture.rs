@@ -1,0 +1,237 @@
+//! The whole file: the first header, then a stream of entries (records, fillers, zero gaps and
+//! the headers of captures appended after a fork).
+
+use tracecap_wire::{padding_to, Endian, Reader};
+
+use crate::error::{Error, ErrorKind};
+use crate::header::{is_syscall_capture, Header, SEGMENT_HOST_INFO};
+use crate::record::Syscall;
+use crate::tlv;
+
+/// Segment tag of a syscall record.
+pub const SEGMENT_SYSCALL: u32 = 2;
+/// Segment tag of a filler (zero bytes that pad a mid-run flush to 1 MiB).
+pub const SEGMENT_FILLER: u32 = 3;
+
+/// How far ahead of the current segment the walk touches the input (see `Entries::step`).
+const LOOKAHEAD: usize = 256;
+
+/// A filler segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Filler {
+    /// Absolute offset of its tag.
+    pub offset: u64,
+    /// Payload length (the bytes after the tag and length).
+    pub len: u64,
+}
+
+/// A run of zero bytes between segments, left by the writer's mid-run flush bug (it reads as
+/// "segments" with tag 0 and length 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// Absolute offset of the first zero byte.
+    pub offset: u64,
+    /// Number of zero bytes (a multiple of 4).
+    pub len: u64,
+}
+
+/// One thing in the file after the first header.
+#[derive(Clone, Copy, Debug)]
+pub enum Entry<'a> {
+    /// A captured system call.
+    Syscall(Syscall<'a>),
+    /// A filler segment.
+    Filler(Filler),
+    /// A run of zero bytes.
+    Gap(Gap),
+    /// The header of another capture appended to this one (a forked child's).
+    Header(Header<'a>),
+}
+
+impl Entry<'_> {
+    /// Absolute offset where the entry starts.
+    pub fn offset(&self) -> u64 {
+        match self {
+            Entry::Syscall(s) => s.offset,
+            Entry::Filler(f) => f.offset,
+            Entry::Gap(g) => g.offset,
+            Entry::Header(h) => h.offset,
+        }
+    }
+}
+
+/// A parsed capture: its first header and the bytes after it.
+///
+/// Parsing checks only the header; [`Capture::entries`] walks the rest lazily.
+#[derive(Clone, Copy, Debug)]
+pub struct Capture<'a> {
+    data: &'a [u8],
+    header: Header<'a>,
+}
+
+impl<'a> Capture<'a> {
+    /// Parses the header at the start of `data` (an empty file is [`ErrorKind::Empty`] at 0).
+    pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
+        let header = Header::parse_at(data, 0)?;
+        Ok(Capture { data, header })
+    }
+
+    /// The first header.
+    pub fn header(&self) -> &Header<'a> {
+        &self.header
+    }
+
+    /// The whole input.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Every entry after the first header, in file order; after an error, nothing more.
+    pub fn entries(&self) -> Entries<'a> {
+        let start = usize::try_from(self.header.len).unwrap_or(usize::MAX);
+        let rest = self.data.get(start..).unwrap_or(&[]);
+        Entries {
+            r: Reader::at(rest, self.header.len),
+            endian: self.header.endian,
+            done: false,
+        }
+    }
+
+    /// Only the syscall records (fillers, gaps and later headers are skipped, errors are not).
+    pub fn syscalls(&self) -> Syscalls<'a> {
+        Syscalls {
+            entries: self.entries(),
+        }
+    }
+}
+
+/// Iterator over the [`Entry`]s of a capture. Yields every good entry, then the first error, then
+/// stops.
+#[derive(Clone, Debug)]
+pub struct Entries<'a> {
+    r: Reader<'a>,
+    endian: Endian,
+    done: bool,
+}
+
+impl<'a> Entries<'a> {
+    /// Absolute offset of the next entry.
+    pub fn offset(&self) -> u64 {
+        self.r.offset()
+    }
+
+    /// Byte order of the capture being read (a later header may change it).
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// The common case, a whole syscall record, without the general path's checks for headers,
+    /// gaps and errors. `None` sends the caller to the general path.
+    #[inline(always)]
+    fn fast_syscall(&mut self, rest: &'a [u8], offset: u64) -> Option<Result<Entry<'a>, Error>> {
+        let (head, body) = rest.split_first_chunk::<8>()?;
+        let [t0, t1, t2, t3, l0, l1, l2, l3] = *head;
+        if self.endian.u32([t0, t1, t2, t3]) != SEGMENT_SYSCALL {
+            return None;
+        }
+        let len = usize::try_from(self.endian.u32([l0, l1, l2, l3])).ok()?;
+        let value_at = offset.checked_add(8)?;
+        let pad = usize::try_from(padding_to(value_at.checked_add(len as u64)?, 4)).ok()?;
+        let padded = len.checked_add(pad)?;
+        let (payload, padding) = body.get(..padded)?.split_at_checked(len)?;
+        if padding.iter().any(|&b| b != 0) {
+            return None;
+        }
+        self.r.skip(padded.checked_add(8)?).ok()?;
+        Some(Syscall::parse(offset, Reader::at(payload, value_at), self.endian).map(Entry::Syscall))
+    }
+
+    #[inline(always)]
+    fn step(&mut self) -> Result<Entry<'a>, Error> {
+        let rest = self.r.rest();
+        let offset = self.r.offset();
+        // Walking records is a chain of dependent loads: each length says where the next record
+        // starts, so every cache miss waits for the one before. Reading a byte a few cache lines
+        // further on starts that miss early, in parallel (several times faster on big files).
+        if let Some(&b) = rest.get(LOOKAHEAD) {
+            core::hint::black_box(b);
+        }
+        if let Some(entry) = self.fast_syscall(rest, offset) {
+            return entry;
+        }
+        if is_syscall_capture(rest) {
+            let h = Header::parse_at(rest, offset)?;
+            self.r
+                .skip(usize::try_from(h.len).unwrap_or(usize::MAX))
+                .map_err(|e| Error::wire("file header", e))?;
+            self.endian = h.endian;
+            return Ok(Entry::Header(h));
+        }
+        let zero_words = rest
+            .chunks_exact(4)
+            .take_while(|w| w.iter().all(|&b| b == 0))
+            .count();
+        if zero_words > 0 {
+            let len = zero_words.saturating_mul(4);
+            self.r.skip(len).map_err(|e| Error::wire("zero gap", e))?;
+            return Ok(Entry::Gap(Gap {
+                offset,
+                len: len as u64,
+            }));
+        }
+        let seg = tlv::read_segment(&mut self.r, self.endian, "segment")?;
+        match seg.tag {
+            SEGMENT_SYSCALL => Ok(Entry::Syscall(Syscall::parse(
+                seg.offset,
+                seg.payload,
+                self.endian,
+            )?)),
+            SEGMENT_FILLER => Ok(Entry::Filler(Filler {
+                offset: seg.offset,
+                len: seg.payload.remaining() as u64,
+            })),
+            SEGMENT_HOST_INFO => Err(Error::new(ErrorKind::StrayHostInfo, seg.offset)),
+            tag => Err(Error::new(ErrorKind::UnknownSegment(tag), seg.offset)),
+        }
+    }
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Result<Entry<'a>, Error>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.r.is_empty() {
+            return None;
+        }
+        let item = self.step();
+        if item.is_err() {
+            self.done = true;
+        }
+        Some(item)
+    }
+}
+
+impl core::iter::FusedIterator for Entries<'_> {}
+
+/// Iterator over the syscall records of a capture (see [`Capture::syscalls`]).
+#[derive(Clone, Debug)]
+pub struct Syscalls<'a> {
+    entries: Entries<'a>,
+}
+
+impl<'a> Iterator for Syscalls<'a> {
+    type Item = Result<Syscall<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.entries.next()? {
+                Ok(Entry::Syscall(s)) => return Some(Ok(s)),
+                Ok(_) => continue,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Syscalls<'_> {}

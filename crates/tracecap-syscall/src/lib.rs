@@ -1,0 +1,93 @@
+//! Zero-copy reader for the capture files of
+//! [syscall_capture](https://github.com/gedimitr/syscall_capture) (`.dat`, magic `78 06 17 a5`), an
+//! `LD_PRELOAD` tracer that records every libc system call of a process with its return value,
+//! timing and (for the first 19 syscall numbers) its arguments.
+//!
+//! ```
+//! use tracecap_syscall::{Arg, Capture, Entry};
+//!
+//! // A tiny little-endian capture: the 28-byte header, an empty host-information segment, then
+//! // one `close(3) = 0` record with its return value and one integer argument.
+//! let mut file = vec![0x78, 0x06, 0x17, 0xa5, 1, 0, 0, 0];
+//! file.extend_from_slice(&4242i32.to_le_bytes()); // pid
+//! file.extend_from_slice(&1_700_000_000i64.to_le_bytes()); // epoch seconds
+//! file.extend_from_slice(&5_000i64.to_le_bytes()); // clock reference (ns)
+//! file.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]); // segment 1, length 0
+//! file.extend_from_slice(&[2, 0, 0, 0, 20, 0, 0, 0]); // segment 2 (syscall), length 20
+//! file.extend_from_slice(&[3, 0, 0x01, 0]); // number 3, flags RESULT
+//! file.extend_from_slice(&0i64.to_le_bytes()); // return value
+//! file.extend_from_slice(&[1, 0, 4, 0, 3, 0, 0, 0]); // ArgInt, 4 bytes: fd 3
+//!
+//! let capture = Capture::parse(&file)?;
+//! assert_eq!(capture.header().pid, 4242);
+//! assert_eq!(capture.header().clock_reference_ns, Some(5_000));
+//! for entry in capture.entries() {
+//!     match entry? {
+//!         Entry::Syscall(call) => {
+//!             assert_eq!(call.name(), Some("close"));
+//!             assert_eq!(call.ret(), 0);
+//!             assert_eq!(call.timestamp_ns, None);
+//!             assert_eq!(call.args().collect::<Vec<_>>(), [Arg::Int(3)]);
+//!         }
+//!         other => panic!("unexpected {other:?}"),
+//!     }
+//! }
+//! # Ok::<(), tracecap_syscall::Error>(())
+//! ```
+//!
+//! The layout, and the writer quirks real files carry (zero gaps after a mid-run flush, stale bytes
+//! after the last record, several captures in one file after a `fork`), are described in the
+//! project's `docs/syscall.md`. In short:
+//!
+//! - [`Capture::parse`] reads the header ([`Header`]: 28 bytes, or the older 20, then the host's
+//!   [`Uname`] strings) and takes the byte order from its flags;
+//! - [`Capture::entries`] yields [`Entry`]s: [`Syscall`] records, [`Filler`]s, zero [`Gap`]s and the
+//!   [`Header`]s of further captures, each with its absolute offset; the first fault ends the walk
+//!   with an [`Error`] naming the offset where the bad bytes start;
+//! - [`Syscall::args`] yields the record's [`Arg`]s, which were checked when the record was read.
+//!
+//! Nothing here allocates; the crate builds without `alloc`. The `write` feature adds
+//! `write::CaptureWriter`, which makes captures in either byte order from a model.
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod arg;
+mod capture;
+mod error;
+mod header;
+mod names;
+mod record;
+mod tlv;
+#[cfg(feature = "write")]
+pub mod write;
+
+pub use arg::{
+    Arg, Args, PollFd, PollFdIter, PollFds, SigAction, Stat, Timespec, ARG_FULL, ARG_INT, ARG_INTP,
+    ARG_PARTIAL, ARG_POLLFDS, ARG_SIGACTION, ARG_STAT, POLLFD_LEN, SIGACTION_LEN, STAT_LEN,
+};
+pub use capture::{
+    Capture, Entries, Entry, Filler, Gap, Syscalls, SEGMENT_FILLER, SEGMENT_SYSCALL,
+};
+pub use error::{Error, ErrorKind};
+pub use header::{
+    is_syscall_capture, Header, Uname, FIXED_LEN, FIXED_LEN_OLD, FLAG_BIG_ENDIAN, MAGIC,
+    SEGMENT_HOST_INFO, VERSION,
+};
+pub use names::{syscall_name, syscall_number};
+pub use record::{Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP, KNOWN_FLAGS};
+pub use tracecap_wire::Endian;
