@@ -76,6 +76,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("full_walk", |b| {
         b.iter(|| full_walk(black_box(&bytes), &mut slots))
     });
+    group.bench_function("depth_walk", |b| {
+        b.iter(|| depth_walk(black_box(&bytes), &mut slots))
+    });
     group.finish();
 }
 

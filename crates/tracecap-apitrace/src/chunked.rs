@@ -1,0 +1,315 @@
+//! Chunked reading: the event stream parsed through a bounded window, one decompressed piece at
+//! a time, so a trace of any size is read in constant memory.
+
+use std::vec::Vec;
+
+use tracecap_wire::Reader;
+
+use crate::decompress::ContainerSource;
+use crate::error::{Error, ErrorKind};
+use crate::event::{parse_event, Event, EventKind, State};
+use crate::header::Header;
+use crate::sig::Table;
+use crate::table::SigTable;
+
+/// Where the decompressed stream comes from, piece by piece.
+pub trait ByteSource {
+    /// Appends the next piece of the stream to `out` and returns its length; `Ok(0)` at the end.
+    /// After an error, the source is finished.
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error>;
+}
+
+/// An in-memory stream handed out in pieces of chosen sizes (tests, fuzzing).
+#[derive(Clone, Debug)]
+pub struct SliceSource<'a> {
+    data: &'a [u8],
+    sizes: Vec<usize>,
+    next: usize,
+}
+
+impl<'a> SliceSource<'a> {
+    /// Pieces of `piece` bytes (at least 1).
+    pub fn new(data: &'a [u8], piece: usize) -> Self {
+        Self::with_sizes(data, &[piece])
+    }
+
+    /// Pieces whose sizes cycle through `sizes` (zeros count as 1).
+    pub fn with_sizes(data: &'a [u8], sizes: &[usize]) -> Self {
+        let mut sizes: Vec<usize> = sizes.iter().map(|&s| s.max(1)).collect();
+        if sizes.is_empty() {
+            sizes.push(1 << 16);
+        }
+        SliceSource {
+            data,
+            sizes,
+            next: 0,
+        }
+    }
+}
+
+impl ByteSource for SliceSource<'_> {
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        let size = self
+            .sizes
+            .get(self.next % self.sizes.len().max(1))
+            .copied()
+            .unwrap_or(1);
+        self.next = self.next.wrapping_add(1);
+        let n = size.min(self.data.len());
+        let (head, tail) = self.data.split_at(n);
+        out.extend_from_slice(head);
+        self.data = tail;
+        Ok(n)
+    }
+}
+
+/// The owned copy of a header read in chunked mode.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnedHeader {
+    /// Stream version.
+    pub version: u64,
+    /// Semantic version.
+    pub semantic_version: u64,
+    /// Properties, in stream order.
+    pub properties: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// An event's position, free of borrows (rebuilt into an [`Event`] over the window).
+#[derive(Clone, Copy)]
+struct Parts {
+    kind: EventKind,
+    call_no: u64,
+    thread: u64,
+    sig: u64,
+    offset: u64,
+    details_start: usize,
+    details_len: usize,
+}
+
+/// Parses a stream from a [`ByteSource`] through a window that holds the unparsed tail of the
+/// previous piece plus the next piece. Signatures live in the (owned) table, so events may
+/// straddle pieces freely. Memory is bounded by the largest event plus one piece; a single event
+/// larger than the window limit is an error.
+pub struct ChunkedReader<S, T = SigTable> {
+    src: S,
+    window: Vec<u8>,
+    base: u64,
+    pos: usize,
+    header: Option<OwnedHeader>,
+    state: State,
+    table: T,
+    eof: bool,
+    fault: Option<Error>,
+    failed: bool,
+    limit: usize,
+    need_until: u64,
+}
+
+/// Default largest window (one event may not be larger than this).
+pub const DEFAULT_WINDOW_LIMIT: usize = 256 << 20;
+
+impl<'f> ChunkedReader<ContainerSource<'f>, SigTable> {
+    /// A reader over the file bytes `file` (any container).
+    pub fn open(file: &'f [u8]) -> Result<Self, Error> {
+        Ok(ChunkedReader::new(
+            ContainerSource::new(file)?,
+            SigTable::new(),
+        ))
+    }
+}
+
+impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
+    /// A reader pulling pieces from `src`, defining signatures into `table`.
+    pub fn new(src: S, table: T) -> Self {
+        ChunkedReader {
+            src,
+            window: Vec::new(),
+            base: 0,
+            pos: 0,
+            header: None,
+            state: State::new(0),
+            table,
+            eof: false,
+            fault: None,
+            failed: false,
+            limit: DEFAULT_WINDOW_LIMIT,
+            need_until: 0,
+        }
+    }
+
+    /// Sets the largest window (bytes); an event larger than this is an error.
+    pub fn with_window_limit(mut self, limit: usize) -> Self {
+        self.limit = limit.max(1);
+        self
+    }
+
+    /// The signature table.
+    pub fn table(&self) -> &T {
+        &self.table
+    }
+
+    /// The window's current capacity (for memory checks).
+    pub fn window_capacity(&self) -> usize {
+        self.window.capacity()
+    }
+
+    /// The header, reading it first if needed.
+    pub fn header(&mut self) -> Result<&OwnedHeader, Error> {
+        loop {
+            if self.header.is_some() {
+                break;
+            }
+            let rest = self.window.get(self.pos..).unwrap_or(&[]);
+            let mut r = Reader::at(rest, self.base.saturating_add(self.pos as u64));
+            match Header::parse(&mut r) {
+                Ok(h) => {
+                    let props = h
+                        .properties()
+                        .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                        .collect();
+                    self.header = Some(OwnedHeader {
+                        version: h.version,
+                        semantic_version: h.semantic_version,
+                        properties: props,
+                    });
+                    self.state = State::new(h.version);
+                    self.pos = self.pos.saturating_add(r.position());
+                }
+                Err(e) if e.is_truncation() && !self.eof => self.refill()?,
+                Err(e) => {
+                    self.failed = true;
+                    return Err(self.fault.take().unwrap_or(e));
+                }
+            }
+        }
+        match &self.header {
+            Some(h) => Ok(h),
+            None => Err(Error::stream(ErrorKind::NotATrace("no header"), 0)),
+        }
+    }
+
+    fn refill(&mut self) -> Result<(), Error> {
+        if self.pos > 0 {
+            self.window.drain(..self.pos.min(self.window.len()));
+            self.base = self.base.saturating_add(self.pos as u64);
+            self.pos = 0;
+        }
+        if self.window.len() >= self.limit {
+            self.failed = true;
+            return Err(Error::stream(
+                ErrorKind::WindowLimit(self.limit as u64),
+                self.base,
+            ));
+        }
+        loop {
+            match self.src.fill(&mut self.window) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(_) => {
+                    let end = self.base.saturating_add(self.window.len() as u64);
+                    if end >= self.need_until {
+                        return Ok(());
+                    }
+                    if self.window.len() >= self.limit {
+                        self.failed = true;
+                        return Err(Error::stream(
+                            ErrorKind::WindowLimit(self.limit as u64),
+                            self.base,
+                        ));
+                    }
+                }
+                Err(e) => {
+                    self.eof = true;
+                    self.fault = Some(e);
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// The next event and the table to resolve it with; `None` at the end. After an error,
+    /// always `None`. A damaged or cut container is reported after the last whole event.
+    #[allow(clippy::type_complexity)]
+    pub fn next_event(&mut self) -> Option<Result<(Event<'_>, &T), Error>> {
+        if self.failed {
+            return None;
+        }
+        if self.header.is_none() {
+            if let Err(e) = self.header() {
+                self.failed = true;
+                return Some(Err(e));
+            }
+        }
+        let parts = loop {
+            let rest = self.window.get(self.pos..).unwrap_or(&[]);
+            let start = self.base.saturating_add(self.pos as u64);
+            let mut r = Reader::at(rest, start);
+            match parse_event(&mut r, &mut self.state, &mut self.table) {
+                Ok(Some(ev)) => {
+                    let d = ev.details();
+                    let details_start = d.offset().saturating_sub(self.base) as usize;
+                    let parts = Parts {
+                        kind: ev.kind,
+                        call_no: ev.call_no,
+                        thread: ev.thread,
+                        sig: ev.sig,
+                        offset: ev.offset,
+                        details_start,
+                        details_len: d.raw().len(),
+                    };
+                    self.pos = self.pos.saturating_add(r.position());
+                    break parts;
+                }
+                Ok(None) if self.eof => {
+                    self.failed = true;
+                    return self.fault.take().map(Err);
+                }
+                Err(e) if e.is_truncation() && !self.eof => {
+                    // Wait for at least the bytes the failed read wants, and at least twice the
+                    // unparsed tail: an event is then re-parsed O(log size) times, not once per
+                    // piece (a big array of small values would be quadratic otherwise).
+                    let tail = self.window.len().saturating_sub(self.pos) as u64;
+                    let end = self.base.saturating_add(self.window.len() as u64);
+                    let mut until = end.saturating_add(tail);
+                    if let crate::error::ErrorKind::Truncated { needed, .. } = e.kind {
+                        until = until.max(e.offset.saturating_add(needed.min(1 << 40)));
+                    }
+                    self.need_until = until.min(self.base.saturating_add(self.limit as u64));
+                    if let Err(e) = self.refill() {
+                        return Some(Err(e));
+                    }
+                }
+                Ok(None) => {
+                    self.need_until = 0;
+                    if let Err(e) = self.refill() {
+                        return Some(Err(e));
+                    }
+                }
+                Err(e) => {
+                    self.failed = true;
+                    let e = match self.fault.take() {
+                        Some(f) if e.is_truncation() => f,
+                        _ => e,
+                    };
+                    return Some(Err(e));
+                }
+            }
+        };
+        let body = self
+            .window
+            .get(parts.details_start..parts.details_start.saturating_add(parts.details_len))
+            .unwrap_or(&[]);
+        let ev = Event::from_parts(
+            parts.kind,
+            parts.call_no,
+            parts.thread,
+            parts.sig,
+            parts.offset,
+            Reader::at(body, self.base.saturating_add(parts.details_start as u64)),
+            self.state.version,
+        );
+        Some(Ok((ev, &self.table)))
+    }
+}

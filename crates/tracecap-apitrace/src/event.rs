@@ -1,0 +1,317 @@
+//! Events: ENTER (a call starts) and LEAVE (a call returns), each with its call details.
+
+use tracecap_wire::Reader;
+
+use crate::error::{Error, ErrorKind, WireExt};
+use crate::sig::{uint, SigKind, Table};
+use crate::value::{parse_value, skip_value, Define, Lookup, Resolve, Value};
+
+/// Whether an event starts or ends a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// Byte 0x00: a call starts (its input arguments usually follow).
+    Enter,
+    /// Byte 0x01: a call returns (output arguments and the return value usually follow).
+    Leave,
+}
+
+/// One event, borrowed from the stream.
+#[derive(Clone, Copy, Debug)]
+pub struct Event<'a> {
+    /// Enter or leave.
+    pub kind: EventKind,
+    /// The call number: for an enter, the count of enters before it; for a leave, the number it
+    /// names.
+    pub call_no: u64,
+    /// Thread index (enter of version >= 4; else 0).
+    pub thread: u64,
+    /// Function signature id (enter only; 0 for a leave).
+    pub sig: u64,
+    /// Absolute stream offset of the event byte.
+    pub offset: u64,
+    details: Details<'a>,
+}
+
+impl<'a> Event<'a> {
+    #[cfg(feature = "std")]
+    pub(crate) fn from_parts(
+        kind: EventKind,
+        call_no: u64,
+        thread: u64,
+        sig: u64,
+        offset: u64,
+        body: Reader<'a>,
+        version: u64,
+    ) -> Self {
+        Event {
+            kind,
+            call_no,
+            thread,
+            sig,
+            offset,
+            details: Details { body, version },
+        }
+    }
+
+    /// The call details.
+    pub fn details(&self) -> Details<'a> {
+        self.details
+    }
+}
+
+/// The details of an event (lazy: iterate with the table the stream was parsed with).
+#[derive(Clone, Copy, Debug)]
+pub struct Details<'a> {
+    body: Reader<'a>,
+    version: u64,
+}
+
+impl<'a> Details<'a> {
+    /// Absolute stream offset of the first detail byte.
+    pub fn offset(&self) -> u64 {
+        self.body.base()
+    }
+
+    /// The encoded detail bytes (without the 0x00 terminator).
+    pub fn raw(&self) -> &'a [u8] {
+        self.body.data()
+    }
+
+    /// Walks the details.
+    pub fn iter<'t, T: Table + ?Sized>(&self, table: &'t T) -> DetailIter<'a, 't, T> {
+        DetailIter {
+            body: self.body,
+            version: self.version,
+            table,
+            done: false,
+        }
+    }
+}
+
+/// One call detail.
+#[derive(Clone, Copy, Debug)]
+pub enum Detail<'a> {
+    /// 0x01: argument `index` (into the signature's argument names) has `value`.
+    Arg {
+        /// Argument index.
+        index: u64,
+        /// Its value.
+        value: Value<'a>,
+    },
+    /// 0x02: the return value.
+    Ret(Value<'a>),
+    /// 0x04: a backtrace (version 5+).
+    Backtrace(Backtrace<'a>),
+    /// 0x05: call flags (version 6+; bit 0 = fake call).
+    Flags(u64),
+}
+
+/// A backtrace: frame ids (resolve them with the table).
+#[derive(Clone, Copy, Debug)]
+pub struct Backtrace<'a> {
+    count: u64,
+    body: Reader<'a>,
+}
+
+impl<'a> Backtrace<'a> {
+    /// Number of frames.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+    /// True for an empty backtrace.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// The frame ids, innermost first.
+    pub fn frames<'t, T: Table + ?Sized>(&self, table: &'t T) -> Frames<'a, 't, T> {
+        Frames {
+            count: self.count,
+            body: self.body,
+            table,
+        }
+    }
+}
+
+/// Iterator over backtrace frame ids.
+pub struct Frames<'a, 't, T: ?Sized> {
+    count: u64,
+    body: Reader<'a>,
+    table: &'t T,
+}
+
+impl<T: Table + ?Sized> Iterator for Frames<'_, '_, T> {
+    type Item = Result<u64, Error>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.count == 0 {
+            return None;
+        }
+        self.count -= 1;
+        let r = Lookup(self.table)
+            .resolve(SigKind::Frame, &mut self.body, 0)
+            .map(|(id, _)| id);
+        if r.is_err() {
+            self.count = 0;
+        }
+        Some(r)
+    }
+}
+
+/// Iterator over an event's details.
+pub struct DetailIter<'a, 't, T: ?Sized> {
+    body: Reader<'a>,
+    version: u64,
+    table: &'t T,
+    done: bool,
+}
+
+impl<'a, T: Table + ?Sized> Iterator for DetailIter<'a, '_, T> {
+    type Item = Result<Detail<'a>, Error>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.body.is_empty() {
+            return None;
+        }
+        let r = parse_detail(&mut self.body, &mut Lookup(self.table), self.version);
+        match r {
+            Ok(Some(d)) => Some(Ok(d)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Parses one detail; `None` at the 0x00 terminator.
+#[inline]
+fn parse_detail<'a, R: Resolve>(
+    r: &mut Reader<'a>,
+    res: &mut R,
+    version: u64,
+) -> Result<Option<Detail<'a>>, Error> {
+    let at = r.offset();
+    Ok(Some(match r.u8().what("call detail")? {
+        0 => return Ok(None),
+        1 => {
+            let index = uint(r, "argument index")?;
+            let value = parse_value(r, res, version, 0)?;
+            Detail::Arg { index, value }
+        }
+        2 => Detail::Ret(parse_value(r, res, version, 0)?),
+        4 => {
+            let count = uint(r, "backtrace length")?;
+            let start = *r;
+            let mut i = 0;
+            while i < count {
+                res.resolve(SigKind::Frame, r, version)?;
+                i += 1;
+            }
+            let len = r.position().saturating_sub(start.position());
+            let mut s = start;
+            let body = s.sub(len as u64).what("backtrace")?;
+            Detail::Backtrace(Backtrace { count, body })
+        }
+        5 => Detail::Flags(uint(r, "call flags")?),
+        d => return Err(Error::stream(ErrorKind::UnknownDetail(d), at)),
+    }))
+}
+
+/// Reads past one detail, validating it; `false` at the 0x00 terminator.
+#[inline]
+fn skip_detail<R: Resolve>(r: &mut Reader<'_>, res: &mut R, version: u64) -> Result<bool, Error> {
+    let at = r.offset();
+    match r.u8().what("call detail")? {
+        0 => return Ok(false),
+        1 => {
+            uint(r, "argument index")?;
+            skip_value(r, res, version, 0)?;
+        }
+        2 => skip_value(r, res, version, 0)?,
+        4 => {
+            let count = uint(r, "backtrace length")?;
+            let mut i = 0;
+            while i < count {
+                res.resolve(SigKind::Frame, r, version)?;
+                i += 1;
+            }
+        }
+        5 => {
+            uint(r, "call flags")?;
+        }
+        d => return Err(Error::stream(ErrorKind::UnknownDetail(d), at)),
+    }
+    Ok(true)
+}
+
+/// Where the event parser is: the stream version and the next call number.
+#[derive(Clone, Copy, Debug)]
+pub struct State {
+    /// Stream version (decides the enum and enter layouts).
+    pub version: u64,
+    /// Number the next enter gets.
+    pub next_call_no: u64,
+}
+
+impl State {
+    /// The state at the first event of a stream of `version`.
+    pub const fn new(version: u64) -> Self {
+        State {
+            version,
+            next_call_no: 0,
+        }
+    }
+}
+
+/// Parses the event at `r`: `Ok(None)` when `r` is empty (the normal end of a stream).
+///
+/// On error, `r` and `state` are unchanged (signatures defined by the failed event stay in the
+/// table, and are recognised by their offset when the event is parsed again with more bytes).
+pub fn parse_event<'a, T: Table + ?Sized>(
+    r: &mut Reader<'a>,
+    state: &mut State,
+    table: &mut T,
+) -> Result<Option<Event<'a>>, Error> {
+    if r.is_empty() {
+        return Ok(None);
+    }
+    let mut c = *r;
+    let offset = c.offset();
+    let version = state.version;
+    let mut res = Define(table);
+    let (kind, call_no, thread, sig) = match c.u8().what("event")? {
+        0 => {
+            let thread = if version >= 4 {
+                uint(&mut c, "thread number")?
+            } else {
+                0
+            };
+            let (sig, _) = res.resolve(SigKind::Function, &mut c, version)?;
+            (EventKind::Enter, state.next_call_no, thread, sig)
+        }
+        1 => (EventKind::Leave, uint(&mut c, "call number")?, 0, 0),
+        b => return Err(Error::stream(ErrorKind::UnknownEvent(b), offset)),
+    };
+    let start = c;
+    while skip_detail(&mut c, &mut res, version)? {}
+    let len = c
+        .position()
+        .saturating_sub(start.position())
+        .saturating_sub(1);
+    let mut s = start;
+    let body = s.sub(len as u64).what("call details")?;
+    if kind == EventKind::Enter {
+        state.next_call_no = state.next_call_no.wrapping_add(1);
+    }
+    *r = c;
+    Ok(Some(Event {
+        kind,
+        call_no,
+        thread,
+        sig,
+        offset,
+        details: Details { body, version },
+    }))
+}

@@ -1,0 +1,95 @@
+//! Zero-copy reader for apitrace `.trace` files: every container, every stream version (0-6).
+//!
+//! An apitrace file is a compressed *container* (snappy chunks, gzip, brotli or zstd) around
+//! one *event stream*: a header, then ENTER and LEAVE events whose arguments are tagged values.
+//! Function, struct, enum, bitmask and backtrace-frame signatures are defined inline at their
+//! first use, so the parser keeps a signature [`Table`]: [`SigTable`] (feature `alloc`, keeps
+//! names) or the allocation-free [`FixedTable`].
+//!
+//! ```
+//! use tracecap_apitrace::{decompress, EventKind, SigTable, Trace};
+//!
+//! # let file = tracecap_apitrace::write::example_file();
+//! // `file` holds the bytes of a .trace file (any container).
+//! let stream = decompress(&file)?;            // the whole event stream, once
+//! let trace = Trace::new(&stream.data)?;
+//! let mut events = trace.events(SigTable::new());
+//! let mut enters = 0;
+//! while let Some(event) = events.next() {
+//!     let event = event?;
+//!     if event.kind == EventKind::Enter {
+//!         let name = events.table().function(event.sig).map(|f| f.name());
+//!         assert!(name.is_some());
+//!         enters += 1;
+//!     }
+//! }
+//! assert_eq!(enters, 2);
+//! # Ok::<(), tracecap_apitrace::Error>(())
+//! ```
+//!
+//! For traces too big to decompress at once, `ChunkedReader` (feature `std`) parses through a
+//! bounded window, chunk by chunk; `Calls` assembles ENTER/LEAVE pairs into calls in the order
+//! apitrace prints them, and `dump` prints them exactly as `apitrace dump` does.
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod container;
+mod error;
+mod event;
+mod flags;
+mod header;
+mod sig;
+mod trace;
+mod value;
+
+#[cfg(feature = "alloc")]
+mod calls;
+#[cfg(feature = "std")]
+mod chunked;
+#[cfg(feature = "std")]
+mod decompress;
+#[cfg(feature = "alloc")]
+pub mod dump;
+#[cfg(feature = "alloc")]
+mod table;
+#[cfg(feature = "write")]
+pub mod write;
+
+pub use container::{Container, SnappyChunk, SnappyChunks, SEEKABLE_MAGIC, ZSTD_MAGIC};
+pub use error::{Error, ErrorKind, Space};
+pub use event::{
+    parse_event, Backtrace, Detail, DetailIter, Details, Event, EventKind, Frames, State,
+};
+pub use flags::{call_flags, Api, END_FRAME, MARKER, MARKER_POP, MARKER_PUSH, SWAP_RENDERTARGET};
+pub use header::{Header, Properties, MAX_VERSION};
+pub use sig::{
+    BitmaskFlags, Definition, EnumValues, FixedTable, FrameDef, SigInfo, SigKind, Strings, Table,
+};
+pub use trace::{Events, Trace};
+pub use value::{Array, Repr, Struct, Value, Values, WStr, WUnits, MAX_DEPTH};
+
+#[cfg(feature = "alloc")]
+pub use calls::{Call, Calls};
+#[cfg(feature = "std")]
+pub use chunked::{ByteSource, ChunkedReader, OwnedHeader, SliceSource, DEFAULT_WINDOW_LIMIT};
+#[cfg(feature = "std")]
+pub use decompress::{decompress, decompress_limited, is_apitrace, Decompressed};
+#[cfg(feature = "std")]
+pub use decompress::{ContainerSource, MAX_SNAPPY_CHUNK};
+#[cfg(feature = "alloc")]
+pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};

@@ -1,0 +1,442 @@
+//! Signatures: function, struct, enum, bitmask and backtrace-frame definitions, which the stream
+//! defines inline at their first use and refers to by id afterwards.
+//!
+//! The grammar itself needs very little from a signature once it is defined: a struct's member
+//! count (to know how many values follow) and, in version < 3 streams, an enum's single value.
+//! The [`Table`] trait is that need; [`FixedTable`] meets it without allocating, and
+//! `SigTable` (feature `alloc`) also keeps the names for printing.
+
+use tracecap_wire::Reader;
+
+use crate::error::{Error, ErrorKind, WireExt};
+
+/// The five id namespaces of the format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SigKind {
+    /// Function signatures (name + argument names).
+    Function,
+    /// Struct signatures (name + member names).
+    Struct,
+    /// Enum signatures (name/value pairs; one pair in version < 3).
+    Enum,
+    /// Bitmask signatures (flag name/value pairs).
+    Bitmask,
+    /// Backtrace frames (module, function, file, line, offset).
+    Frame,
+}
+
+impl SigKind {
+    /// Lower-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SigKind::Function => "function",
+            SigKind::Struct => "struct",
+            SigKind::Enum => "enum",
+            SigKind::Bitmask => "bitmask",
+            SigKind::Frame => "frame",
+        }
+    }
+
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            SigKind::Function => 0,
+            SigKind::Struct => 1,
+            SigKind::Enum => 2,
+            SigKind::Bitmask => 3,
+            SigKind::Frame => 4,
+        }
+    }
+}
+
+/// What the grammar remembers of a defined signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SigInfo {
+    /// Absolute stream offset of the id that defined it (its first use). Meeting the same id at
+    /// this very offset again (re-reading a value) means "definition, skip its body".
+    pub offset: u64,
+    /// Function: argument count. Struct: member count. Enum (version < 3): the value. Else 0.
+    pub extra: i64,
+}
+
+/// A signature table: the parser asks it whether an id is defined and tells it definitions.
+pub trait Table {
+    /// The signature `id` of `kind`, if defined.
+    fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo>;
+    /// Records a definition met at stream offset `info.offset`.
+    fn define(
+        &mut self,
+        kind: SigKind,
+        id: u64,
+        info: SigInfo,
+        def: &Definition<'_>,
+    ) -> Result<(), ErrorKind>;
+}
+
+impl<T: Table + ?Sized> Table for &mut T {
+    #[inline]
+    fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo> {
+        (**self).get(kind, id)
+    }
+    #[inline]
+    fn define(
+        &mut self,
+        kind: SigKind,
+        id: u64,
+        info: SigInfo,
+        def: &Definition<'_>,
+    ) -> Result<(), ErrorKind> {
+        (**self).define(kind, id, info, def)
+    }
+}
+
+/// A definition's body, borrowed from the stream (already validated).
+#[derive(Clone, Copy, Debug)]
+pub enum Definition<'a> {
+    /// `string(name) uint(n) string(arg){n}`.
+    Function {
+        /// Function name.
+        name: &'a [u8],
+        /// Argument names.
+        args: Strings<'a>,
+    },
+    /// `string(name) uint(n) string(member){n}`.
+    Struct {
+        /// Struct name.
+        name: &'a [u8],
+        /// Member names.
+        members: Strings<'a>,
+    },
+    /// `uint(n) (string(name) sint(value)){n}` (version >= 3).
+    Enum(EnumValues<'a>),
+    /// `string(name) sint(value)` (version < 3: one pair).
+    OldEnum {
+        /// The name.
+        name: &'a [u8],
+        /// The value.
+        value: i64,
+    },
+    /// `uint(n) (string(name) uint(value)){n}`.
+    Bitmask(BitmaskFlags<'a>),
+    /// Frame details up to the 0x00 terminator.
+    Frame(FrameDef<'a>),
+}
+
+/// Reads a `uint` (LEB128, at most 64 bits).
+#[inline]
+pub(crate) fn uint(r: &mut Reader<'_>, what: &'static str) -> Result<u64, Error> {
+    // Most varints of a trace (indexes, ids, small values) are one byte.
+    if let Some(&b) = r.rest().first() {
+        if b < 0x80 {
+            r.skip(1).what(what)?;
+            return Ok(u64::from(b));
+        }
+    }
+    r.uleb64().what(what)
+}
+
+/// Reads a `string`: uint length + bytes.
+#[inline]
+pub(crate) fn string<'a>(r: &mut Reader<'a>, what: &'static str) -> Result<&'a [u8], Error> {
+    let n = uint(r, what)?;
+    r.bytes_u64(n).what(what)
+}
+
+/// Reads a tagged signed integer (`0x03 uint` negative, `0x04 uint` positive).
+#[inline]
+pub(crate) fn sint(r: &mut Reader<'_>, what: &'static str) -> Result<i64, Error> {
+    let at = r.offset();
+    match r.u8().what(what)? {
+        3 => Ok((uint(r, what)? as i64).wrapping_neg()),
+        4 => Ok(uint(r, what)? as i64),
+        t => Err(Error::stream(ErrorKind::BadEnumValueTag(t), at)),
+    }
+}
+
+/// A validated list of `count` strings.
+#[derive(Clone, Copy, Debug)]
+pub struct Strings<'a> {
+    count: u64,
+    body: Reader<'a>,
+}
+
+impl<'a> Strings<'a> {
+    fn parse(r: &mut Reader<'a>, what: &'static str) -> Result<Self, Error> {
+        let count = uint(r, what)?;
+        let start = *r;
+        let mut i = 0;
+        while i < count {
+            string(r, what)?;
+            i += 1;
+        }
+        let len = (r.position() - start.position()) as u64;
+        let mut s = start;
+        let body = s.sub(len).what(what)?;
+        Ok(Strings { count, body })
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl<'a> Iterator for Strings<'a> {
+    type Item = &'a [u8];
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.count == 0 {
+            return None;
+        }
+        self.count -= 1;
+        string(&mut self.body, "").ok()
+    }
+}
+
+/// Validated enum name/value pairs.
+#[derive(Clone, Copy, Debug)]
+pub struct EnumValues<'a> {
+    count: u64,
+    body: Reader<'a>,
+}
+
+impl<'a> EnumValues<'a> {
+    /// Number of pairs.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl<'a> Iterator for EnumValues<'a> {
+    type Item = (&'a [u8], i64);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.count == 0 {
+            return None;
+        }
+        self.count -= 1;
+        let name = string(&mut self.body, "").ok()?;
+        let value = sint(&mut self.body, "").ok()?;
+        Some((name, value))
+    }
+}
+
+/// Validated bitmask flag name/value pairs.
+#[derive(Clone, Copy, Debug)]
+pub struct BitmaskFlags<'a> {
+    count: u64,
+    body: Reader<'a>,
+}
+
+impl<'a> BitmaskFlags<'a> {
+    /// Number of flags.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl<'a> Iterator for BitmaskFlags<'a> {
+    type Item = (&'a [u8], u64);
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.count == 0 {
+            return None;
+        }
+        self.count -= 1;
+        let name = string(&mut self.body, "").ok()?;
+        let value = uint(&mut self.body, "").ok()?;
+        Some((name, value))
+    }
+}
+
+/// A backtrace frame's details; every part is optional.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameDef<'a> {
+    /// Module (shared object or executable) path.
+    pub module: Option<&'a [u8]>,
+    /// Function name.
+    pub function: Option<&'a [u8]>,
+    /// Source file name.
+    pub filename: Option<&'a [u8]>,
+    /// Source line.
+    pub line: Option<u64>,
+    /// Offset from the module's start.
+    pub offset: Option<u64>,
+}
+
+/// Parses a definition body of `kind` (the id is already read).
+pub(crate) fn parse_definition<'a>(
+    r: &mut Reader<'a>,
+    kind: SigKind,
+    version: u64,
+) -> Result<Definition<'a>, Error> {
+    Ok(match kind {
+        SigKind::Function => {
+            let name = string(r, "function name")?;
+            let args = Strings::parse(r, "argument name")?;
+            Definition::Function { name, args }
+        }
+        SigKind::Struct => {
+            let name = string(r, "struct name")?;
+            let members = Strings::parse(r, "struct member name")?;
+            Definition::Struct { name, members }
+        }
+        SigKind::Enum if version < 3 => {
+            let name = string(r, "enum name")?;
+            let value = sint(r, "enum value")?;
+            Definition::OldEnum { name, value }
+        }
+        SigKind::Enum => {
+            let count = uint(r, "enum value count")?;
+            let start = *r;
+            let mut i = 0;
+            while i < count {
+                string(r, "enum name")?;
+                sint(r, "enum value")?;
+                i += 1;
+            }
+            let mut s = start;
+            let body = s
+                .sub((r.position() - start.position()) as u64)
+                .what("enum signature")?;
+            Definition::Enum(EnumValues { count, body })
+        }
+        SigKind::Bitmask => {
+            let count = uint(r, "bitmask flag count")?;
+            let start = *r;
+            let mut i = 0;
+            while i < count {
+                string(r, "bitmask flag name")?;
+                uint(r, "bitmask flag value")?;
+                i += 1;
+            }
+            let mut s = start;
+            let body = s
+                .sub((r.position() - start.position()) as u64)
+                .what("bitmask signature")?;
+            Definition::Bitmask(BitmaskFlags { count, body })
+        }
+        SigKind::Frame => {
+            let mut f = FrameDef::default();
+            loop {
+                let at = r.offset();
+                match r.u8().what("frame detail")? {
+                    0 => break,
+                    1 => f.module = Some(string(r, "frame module")?),
+                    2 => f.function = Some(string(r, "frame function")?),
+                    3 => f.filename = Some(string(r, "frame file name")?),
+                    4 => f.line = Some(uint(r, "frame line")?),
+                    5 => f.offset = Some(uint(r, "frame offset")?),
+                    d => return Err(Error::stream(ErrorKind::UnknownFrameDetail(d), at)),
+                }
+            }
+            Definition::Frame(f)
+        }
+    })
+}
+
+/// The [`SigInfo::extra`] a definition carries.
+pub(crate) fn extra_of(def: &Definition<'_>) -> i64 {
+    match def {
+        Definition::Function { args, .. } => args.len() as i64,
+        Definition::Struct { members, .. } => members.len() as i64,
+        Definition::OldEnum { value, .. } => *value,
+        _ => 0,
+    }
+}
+
+/// A signature table of fixed capacity that never allocates: up to `N` signatures of each kind,
+/// kept sorted by id. It remembers what the grammar needs (see [`SigInfo`]), not the names: a
+/// caller with the whole stream in memory re-reads names from [`SigInfo::offset`].
+///
+/// It is large (`5 * N * 24` bytes): box it or keep it in a static for big `N`.
+#[derive(Clone, Debug)]
+pub struct FixedTable<const N: usize> {
+    ids: [[u64; N]; 5],
+    infos: [[SigInfo; N]; 5],
+    lens: [usize; 5],
+}
+
+impl<const N: usize> Default for FixedTable<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> FixedTable<N> {
+    /// An empty table.
+    pub const fn new() -> Self {
+        FixedTable {
+            ids: [[0; N]; 5],
+            infos: [[SigInfo {
+                offset: 0,
+                extra: 0,
+            }; N]; 5],
+            lens: [0; 5],
+        }
+    }
+
+    /// Number of signatures of `kind` defined.
+    pub fn len(&self, kind: SigKind) -> usize {
+        self.lens.get(kind.index()).copied().unwrap_or(0)
+    }
+
+    fn ids(&self, k: usize) -> &[u64] {
+        let len = self.lens.get(k).copied().unwrap_or(0);
+        self.ids.get(k).and_then(|a| a.get(..len)).unwrap_or(&[])
+    }
+}
+
+impl<const N: usize> Table for FixedTable<N> {
+    #[inline]
+    fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo> {
+        let k = kind.index();
+        let i = self.ids(k).binary_search(&id).ok()?;
+        self.infos.get(k)?.get(i).copied()
+    }
+
+    fn define(
+        &mut self,
+        kind: SigKind,
+        id: u64,
+        info: SigInfo,
+        _def: &Definition<'_>,
+    ) -> Result<(), ErrorKind> {
+        let k = kind.index();
+        let len = self.lens.get(k).copied().unwrap_or(0);
+        let at = match self.ids(k).binary_search(&id) {
+            Ok(_) => return Ok(()),
+            Err(at) => at,
+        };
+        if len >= N {
+            return Err(ErrorKind::TableFull(kind.name()));
+        }
+        let (Some(ids), Some(infos)) = (self.ids.get_mut(k), self.infos.get_mut(k)) else {
+            return Err(ErrorKind::TableFull(kind.name()));
+        };
+        if let (Some(ids), Some(infos)) = (ids.get_mut(at..=len), infos.get_mut(at..=len)) {
+            ids.rotate_right(1);
+            infos.rotate_right(1);
+            if let (Some(i), Some(f)) = (ids.first_mut(), infos.first_mut()) {
+                *i = id;
+                *f = info;
+            }
+        }
+        if let Some(l) = self.lens.get_mut(k) {
+            *l = len + 1;
+        }
+        Ok(())
+    }
+}

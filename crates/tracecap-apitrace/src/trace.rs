@@ -1,0 +1,96 @@
+//! Whole-stream reading: the decompressed stream in one slice, events borrowed from it.
+
+use tracecap_wire::Reader;
+
+use crate::error::Error;
+use crate::event::{parse_event, Event, State};
+use crate::header::Header;
+use crate::sig::Table;
+
+/// A decompressed apitrace stream held in memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Trace<'a> {
+    header: Header<'a>,
+    events: Reader<'a>,
+}
+
+impl<'a> Trace<'a> {
+    /// Parses the header of `stream` (the decompressed bytes, offset 0 = the version number).
+    pub fn new(stream: &'a [u8]) -> Result<Trace<'a>, Error> {
+        let mut r = Reader::new(stream);
+        let header = Header::parse(&mut r)?;
+        Ok(Trace { header, events: r })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header<'a> {
+        &self.header
+    }
+
+    /// The stream version.
+    pub fn version(&self) -> u64 {
+        self.header.version
+    }
+
+    /// The events, in stream order, defining signatures into `table` as they appear.
+    pub fn events<T: Table>(&self, table: T) -> Events<'a, T> {
+        Events {
+            r: self.events,
+            state: State::new(self.header.version),
+            table,
+            failed: false,
+        }
+    }
+}
+
+/// Iterator over the events of a [`Trace`]; it owns the signature table (see [`Events::table`]).
+/// Fused after the first error.
+#[derive(Debug)]
+pub struct Events<'a, T> {
+    r: Reader<'a>,
+    state: State,
+    table: T,
+    failed: bool,
+}
+
+impl<'a, T: Table> Events<'a, T> {
+    /// The signature table, holding every signature met so far.
+    pub fn table(&self) -> &T {
+        &self.table
+    }
+
+    /// Gives the table back.
+    pub fn into_table(self) -> T {
+        self.table
+    }
+
+    /// The parser state (next call number).
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// Stream offset of the next event.
+    pub fn offset(&self) -> u64 {
+        self.r.offset()
+    }
+}
+
+impl<'a, T: Table> Iterator for Events<'a, T> {
+    type Item = Result<Event<'a>, Error>;
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match parse_event(&mut self.r, &mut self.state, &mut self.table) {
+            Ok(Some(e)) => Some(Ok(e)),
+            Ok(None) => None,
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<T: Table> core::iter::FusedIterator for Events<'_, T> {}

@@ -1,0 +1,126 @@
+//! Whole-stream and chunked reading give the same events, on the corpus and on random chunkings.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use tracecap_apitrace::dump::{event_text, Dumper};
+use tracecap_apitrace::{
+    decompress, ByteSource, ChunkedReader, ContainerSource, SigTable, SliceSource, Trace,
+};
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/apitrace"
+    ));
+    if p.is_dir() {
+        Some(p.to_path_buf())
+    } else {
+        eprintln!("!!! corpus not found at {}: skipped", p.display());
+        None
+    }
+}
+
+fn traces(root: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
+        for e in std::fs::read_dir(root.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "trace") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Every event as text, then the error (if any) as its last line.
+fn whole(stream: &[u8]) -> (Vec<u8>, Option<String>) {
+    let mut out = Vec::new();
+    let trace = match Trace::new(stream) {
+        Ok(t) => t,
+        Err(e) => return (out, Some(e.to_string())),
+    };
+    let mut d = Dumper::new();
+    let mut events = trace.events(SigTable::new());
+    while let Some(ev) = events.next() {
+        match ev {
+            Ok(ev) => event_text(&mut d, &mut out, &ev, events.table()).unwrap(),
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+    (out, None)
+}
+
+fn chunked<S: ByteSource>(src: S, limit: usize) -> (Vec<u8>, Option<String>, usize) {
+    let mut out = Vec::new();
+    let mut d = Dumper::new();
+    let mut r = ChunkedReader::new(src, SigTable::new()).with_window_limit(limit);
+    let mut peak = 0;
+    loop {
+        match r.next_event() {
+            None => break,
+            Some(Ok((ev, table))) => event_text(&mut d, &mut out, &ev, table).unwrap(),
+            Some(Err(e)) => return (out, Some(e.to_string()), peak),
+        }
+        peak = peak.max(r.window_capacity());
+    }
+    (out, None, peak)
+}
+
+#[test]
+fn corpus_whole_and_chunked_agree() {
+    let Some(root) = corpus() else { return };
+    for t in traces(&root) {
+        let file = std::fs::read(&t).unwrap();
+        let d = decompress(&file).unwrap();
+        let (w, werr) = whole(&d.data);
+        assert!(werr.is_none(), "{}: {werr:?}", t.display());
+        // Straight from the container, piece by piece.
+        let (c, cerr, peak) = chunked(ContainerSource::new(&file).unwrap(), 64 << 20);
+        assert_eq!(cerr, d.fault.map(|e| e.to_string()), "{}", t.display());
+        assert!(c == w, "{}: container-chunked events differ", t.display());
+        assert!(peak <= 4 << 20, "{}: window grew to {peak}", t.display());
+        // From the stream in odd small pieces (events straddle many pieces).
+        for piece in [1usize, 7, 4093] {
+            // One-byte pieces cost a fill per byte: keep them to the smaller files.
+            if piece == 1 && d.data.len() > 200_000 {
+                continue;
+            }
+            let (c, cerr, _) = chunked(SliceSource::new(&d.data, piece), 64 << 20);
+            assert_eq!(cerr, None, "{} piece {piece}", t.display());
+            assert!(c == w, "{} piece {piece}: events differ", t.display());
+        }
+    }
+}
+
+#[test]
+fn window_limit_is_enforced() {
+    let Some(root) = corpus() else { return };
+    let file = std::fs::read(root.join("apitrace-tests/glxsimple.trace")).unwrap();
+    let d = decompress(&file).unwrap();
+    let (_, err, peak) = chunked(SliceSource::new(&d.data, 512), 1024);
+    // glxsimple has texture blobs larger than 1 KiB: the limit stops it, precisely.
+    let err = err.expect("a blob larger than the window must fail");
+    assert!(err.contains("streaming window limit"), "{err}");
+    assert!(peak <= 4096, "{peak}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #[test]
+    fn random_chunkings_agree(sizes in prop::collection::vec(1usize..5000, 1..8), cut in 0usize..100_000) {
+        let Some(root) = corpus() else { return Ok(()) };
+        let file = std::fs::read(root.join("apitrace-tests/tri.trace")).unwrap();
+        let d = decompress(&file).unwrap();
+        // A cut stream too: the same events before the cut, and the same error.
+        let cut = cut.min(d.data.len());
+        for data in [&d.data[..], &d.data[..cut]] {
+            let (w, werr) = whole(data);
+            let (c, cerr, _) = chunked(SliceSource::with_sizes(data, &sizes), 64 << 20);
+            prop_assert!(c == w);
+            prop_assert_eq!(cerr, werr);
+        }
+    }
+}

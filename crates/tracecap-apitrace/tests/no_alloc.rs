@@ -1,0 +1,106 @@
+//! The stream layer allocates nothing per event: walking every event and every value of the
+//! biggest corpus trace allocates zero times with `FixedTable`, and with `SigTable` only as
+//! many times as there are signatures (amortised growth), never per call.
+
+// A global allocator is unsafe to implement; this test-only one just counts and forwards.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tracecap_apitrace::{decompress, Detail, FixedTable, SigTable, Table, Trace, Value};
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// Visits a value and everything inside it; returns how many values it saw.
+fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
+    1 + match v {
+        Value::Array(a) => a.iter(t).map(|x| visit(&x.unwrap(), t)).sum(),
+        Value::Struct(s) => s.iter(t).map(|x| visit(&x.unwrap(), t)).sum(),
+        Value::Repr(r) => visit(&r.human(t).unwrap(), t) + visit(&r.machine(t).unwrap(), t),
+        Value::WString(w) => w.units().count() as u64,
+        _ => 0,
+    }
+}
+
+/// Walks every event, detail, value and frame; returns (events, values).
+fn walk<T: Table>(stream: &[u8], table: T) -> (u64, u64, T) {
+    let trace = Trace::new(stream).unwrap();
+    let mut events = trace.events(table);
+    let (mut n, mut values) = (0u64, 0u64);
+    while let Some(ev) = events.next() {
+        let ev = ev.unwrap();
+        n += 1;
+        for d in ev.details().iter(events.table()) {
+            match d.unwrap() {
+                Detail::Arg { value, .. } | Detail::Ret(value) => {
+                    values += visit(&value, events.table())
+                }
+                Detail::Backtrace(b) => {
+                    for f in b.frames(events.table()) {
+                        f.unwrap();
+                    }
+                }
+                Detail::Flags(_) => {}
+            }
+        }
+    }
+    (n, values, events.into_table())
+}
+
+#[test]
+fn walking_the_stream_does_not_allocate() {
+    let path = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/apitrace/produced-apitrace-11.1/glxgears_backtrace.trace"
+    ));
+    if !path.exists() {
+        eprintln!("!!! corpus not found at {}: skipped", path.display());
+        return;
+    }
+    let file = std::fs::read(path).unwrap();
+    let stream = decompress(&file).unwrap().data;
+
+    // Fixed-capacity table: zero allocations for the whole walk.
+    let mut table: Box<FixedTable<256>> = Box::default();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let (events, values, _) = walk(&stream, &mut *table);
+    let fixed_allocs = ALLOCS.load(Ordering::Relaxed) - before;
+    assert!(events > 130_000, "{events} events");
+    assert!(values > 100_000, "{values} values");
+    assert_eq!(
+        fixed_allocs, 0,
+        "FixedTable walk allocated {fixed_allocs} times"
+    );
+
+    // Growable table: allocations bounded by the signatures, not the events.
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let (events2, _, table) = walk(&stream, SigTable::new());
+    let sig_allocs = ALLOCS.load(Ordering::Relaxed) - before;
+    let sigs = table.len();
+    assert_eq!(events, events2);
+    assert!(
+        sig_allocs <= 8 * sigs + 64,
+        "SigTable walk: {sig_allocs} allocations for {sigs} signatures and {events} events"
+    );
+    eprintln!("{events} events, {values} values: FixedTable 0 allocations, SigTable {sig_allocs} for {sigs} signatures");
+}

@@ -1,0 +1,237 @@
+//! Robustness: cut and mutated corpus traces (compressed files and decompressed streams) never
+//! panic, report offsets inside the data, and keep everything before the damage.
+
+use std::path::{Path, PathBuf};
+
+use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
+use tracecap_apitrace::{decompress, ChunkedReader, ContainerSource, SigTable, Space, Trace};
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/apitrace"
+    ));
+    if p.is_dir() {
+        Some(p.to_path_buf())
+    } else {
+        eprintln!("!!! corpus not found at {}: skipped", p.display());
+        None
+    }
+}
+
+fn traces(root: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
+        for e in std::fs::read_dir(root.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "trace") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// A small deterministic PRNG (xorshift), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Walks a stream fully (events, every value, the apitrace dump); returns the event texts and
+/// the error, whose offset must lie inside the stream.
+fn walk_stream(stream: &[u8]) -> (Vec<u8>, Option<tracecap_apitrace::Error>) {
+    let mut out = Vec::new();
+    let trace = match Trace::new(stream) {
+        Ok(t) => t,
+        Err(e) => return (out, Some(e)),
+    };
+    let mut d = Dumper::new();
+    let mut events = trace.events(SigTable::new());
+    let mut err = None;
+    while let Some(ev) = events.next() {
+        match ev {
+            Ok(ev) => event_text(&mut d, &mut out, &ev, events.table()).unwrap(),
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        }
+    }
+    let _ = dump_text(stream, |_| {});
+    if let Some(e) = err {
+        assert_eq!(e.space, Space::Stream);
+        assert!(
+            e.offset <= stream.len() as u64,
+            "{e} beyond {}",
+            stream.len()
+        );
+    }
+    (out, err)
+}
+
+/// Decompresses and walks a file; container errors must point inside the file.
+fn walk_file(file: &[u8]) {
+    let Ok(d) = decompress(file) else { return };
+    if let Some(e) = d.fault {
+        assert_eq!(e.space, Space::File);
+        assert!(e.offset <= file.len() as u64, "{e} beyond {}", file.len());
+    }
+    walk_stream(&d.data);
+}
+
+#[test]
+fn every_prefix_of_small_streams_and_boundaries_of_big_ones() {
+    let Some(root) = corpus() else { return };
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for t in traces(&root) {
+        if t.to_str().unwrap().contains(".gzip") || t.to_str().unwrap().contains(".brotli") {
+            continue; // same stream as glxinfo_tiny.trace
+        }
+        let file = std::fs::read(&t).unwrap();
+        let d = decompress(&file).unwrap();
+        let (full, _) = walk_stream(&d.data);
+        let full_lines: Vec<&[u8]> = full.split(|&b| b == b'\n').collect();
+        // Cut points: every byte of small streams; else event boundaries +-1 and random ones.
+        let mut cuts: Vec<usize> = Vec::new();
+        if d.data.len() <= 4096 {
+            cuts.extend(0..=d.data.len());
+        } else {
+            let trace = Trace::new(&d.data).unwrap();
+            let mut events = trace.events(SigTable::new());
+            let mut bounds = Vec::new();
+            while let Some(Ok(ev)) = events.next() {
+                bounds.push(ev.offset as usize);
+            }
+            // Debug builds walk ~20 MB/s: spend a few MB of walking per file.
+            let rounds = (700_000 / d.data.len()).clamp(2, 20);
+            for _ in 0..rounds {
+                let b = bounds[rng.below(bounds.len())];
+                cuts.extend([b.saturating_sub(1), b, b + 1]);
+                cuts.push(rng.below(d.data.len()));
+            }
+        }
+        for cut in cuts {
+            let (got, err) = walk_stream(&d.data[..cut]);
+            // Every event before the cut is reported, identically.
+            let lines: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
+            let n = lines.len() - 1;
+            assert!(full_lines[..n] == lines[..n], "{} cut {cut}", t.display());
+            if cut < d.data.len() && err.is_none() {
+                // A clean stop must be at an event boundary.
+                assert!(n < full_lines.len(), "{} cut {cut}", t.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn cut_compressed_files() {
+    let Some(root) = corpus() else { return };
+    let mut rng = Rng(12345);
+    for t in traces(&root) {
+        let file = std::fs::read(&t).unwrap();
+        let mut cuts: Vec<usize> = (0..file.len().min(64)).collect();
+        let stream_len = decompress(&file).unwrap().data.len();
+        for _ in 0..(1_000_000 / stream_len).clamp(2, 20) {
+            cuts.push(rng.below(file.len()));
+        }
+        for cut in cuts {
+            walk_file(&file[..cut]);
+            // And the chunked reader on the same cut file.
+            if let Ok(src) = ContainerSource::new(&file[..cut]) {
+                let mut r = ChunkedReader::new(src, SigTable::new());
+                while let Some(ev) = r.next_event() {
+                    if let Err(e) = ev {
+                        let bound = match e.space {
+                            Space::File => cut as u64,
+                            Space::Stream => u64::MAX,
+                        };
+                        assert!(e.offset <= bound);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mutated_files_and_streams() {
+    let Some(root) = corpus() else { return };
+    let mut rng = Rng(0xdead_beef);
+    for t in traces(&root) {
+        let file = std::fs::read(&t).unwrap();
+        let d = decompress(&file).unwrap();
+        let rounds = (800_000 / d.data.len()).clamp(2, 30);
+        for _ in 0..rounds {
+            let mut m = file.clone();
+            let i = rng.below(m.len());
+            m[i] = rng.next() as u8;
+            walk_file(&m);
+            let mut s = d.data.clone();
+            for _ in 0..1 + rng.below(3) {
+                let i = rng.below(s.len());
+                s[i] = match rng.below(4) {
+                    0 => 0xff,
+                    1 => 0x80,
+                    2 => rng.next() as u8 & 0x0f,
+                    _ => rng.next() as u8,
+                };
+            }
+            walk_stream(&s);
+        }
+    }
+}
+
+#[test]
+fn hostile_counts_do_not_allocate_or_loop() {
+    // version 4, enter thread 0, function sig 5 "f" with 2^62 arguments claimed.
+    let mut s = vec![4u8, 0, 0, 5, 1, b'f'];
+    s.extend_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]);
+    let (_, e) = walk_stream(&s);
+    assert!(e.unwrap().is_truncation());
+    // An array claiming u64::MAX elements of one byte each.
+    let mut s = vec![4u8, 0, 0, 5, 1, b'f', 1, 1, b'a', 1, 0, 0x0b];
+    s.extend_from_slice(&[0xff; 9]);
+    s.push(1);
+    s.extend_from_slice(&[0; 100]);
+    let (_, e) = walk_stream(&s);
+    assert!(e.unwrap().is_truncation());
+    // Deep nesting is refused, not a stack overflow.
+    let mut s = vec![4u8, 0, 0, 5, 1, b'f', 1, 1, b'a', 1, 0];
+    for _ in 0..100_000 {
+        s.extend_from_slice(&[0x0b, 1]);
+    }
+    let (_, e) = walk_stream(&s);
+    assert!(e.unwrap().to_string().contains("nested deeper"));
+    // A snappy chunk claiming a huge uncompressed size.
+    let mut f = b"at".to_vec();
+    f.extend_from_slice(&5u32.to_le_bytes());
+    f.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
+    let d = decompress(&f).unwrap();
+    assert!(d.fault.unwrap().to_string().contains("uncompressed bytes"));
+    // A stream larger than the caller's limit stops with a fault (decompression bombs).
+    let big = vec![0u8; 3 << 20];
+    let f = tracecap_apitrace::write::zstd(&big, 1 << 20, true);
+    let d = tracecap_apitrace::decompress_limited(&f, 1 << 20).unwrap();
+    assert!(d.fault.unwrap().to_string().contains("limit"));
+    assert!(d.data.len() < 3 << 20);
+    // An argument index far past the signature.
+    let mut s = vec![
+        4u8, 0, 0, 5, 1, b'f', 0, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0,
+    ];
+    s.extend_from_slice(&[1, 0, 0]);
+    let mut out = Vec::new();
+    let e = dump_text(&s, |b| out.extend_from_slice(b)).unwrap_err();
+    assert!(e.to_string().contains("argument index"), "{e}");
+}

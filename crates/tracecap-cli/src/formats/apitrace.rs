@@ -1,0 +1,500 @@
+//! `info`, `validate` and `dump` for apitrace `.trace` files (every container, versions 0-6).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+
+use serde_json::json;
+use tracecap_apitrace::dump::{dump_text, Dumper};
+use tracecap_apitrace::{
+    call_flags, decompress_limited, Api, Call, Calls, Decompressed, Error, EventKind, SigTable,
+    Space, Trace, Value, END_FRAME,
+};
+
+use super::DumpOptions;
+use crate::error::CliError;
+use crate::json::{f64_num, str_lossy};
+
+/// Turns a crate error into a CLI error with a file offset: stream offsets are mapped to the
+/// snappy chunk that holds them (other containers have no index: offset 0), and the stream
+/// offset is kept in the message.
+fn fault(d: &Decompressed, e: Error) -> CliError {
+    match e.space {
+        Space::File => CliError::format(e.kind, e.offset),
+        Space::Stream => CliError::format(
+            format!(
+                "{} at decompressed stream offset {:#x} ({} container; offset below is the {})",
+                e.kind,
+                e.offset,
+                d.container.name(),
+                if d.chunks.is_empty() {
+                    "file start"
+                } else {
+                    "chunk holding it"
+                }
+            ),
+            d.file_offset(e.offset),
+        ),
+    }
+}
+
+/// A stream cut short because its container was cut short: the container fault says more.
+fn cause(d: &Decompressed, e: Error) -> Error {
+    match d.fault {
+        Some(f) if e.is_truncation() && e.space == Space::Stream => f,
+        _ => e,
+    }
+}
+
+fn open(data: &[u8]) -> Result<Decompressed, CliError> {
+    // A few KiB of brotli or zstd can claim gigabytes: allow 1 GiB plus 1024x the file, far
+    // beyond what real traces reach (snappy ~3x, zstd/brotli ~30x).
+    let limit = (1u64 << 30).saturating_add((data.len() as u64).saturating_mul(1024));
+    decompress_limited(data, limit).map_err(|e| CliError::format(e.kind, e.offset))
+}
+
+struct Summary {
+    version: u64,
+    semantic_version: u64,
+    calls: u64,
+    completed: u64,
+    frames: u64,
+    threads: BTreeSet<u64>,
+    api: Api,
+    signatures: usize,
+}
+
+/// The summary of everything readable, and the fault that stopped the walk (if any).
+fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
+    let trace = Trace::new(&d.data).map_err(|e| fault(d, e))?;
+    let mut s = Summary {
+        version: trace.version(),
+        semantic_version: trace.header().semantic_version,
+        calls: 0,
+        completed: 0,
+        frames: 0,
+        threads: BTreeSet::new(),
+        api: Api::Unknown,
+        signatures: 0,
+    };
+    let mut seen = BTreeSet::new();
+    let mut events = trace.events(SigTable::new());
+    let mut result = None;
+    while let Some(ev) = events.next() {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                result = Some(e);
+                break;
+            }
+        };
+        if ev.kind == EventKind::Enter {
+            s.calls += 1;
+            s.threads.insert(ev.thread);
+            let name = events
+                .table()
+                .function(ev.sig)
+                .map_or(&b""[..], |f| f.name());
+            if call_flags(name) & END_FRAME != 0 {
+                s.frames += 1;
+            }
+            if seen.insert(ev.sig) && s.api == Api::Unknown {
+                s.api = Api::from_name(name);
+            }
+        } else {
+            s.completed += 1;
+        }
+    }
+    s.signatures = events.table().len();
+    Ok((s, result.map(|e| cause(d, e)).or(d.fault)))
+}
+
+/// `tracecap info`.
+pub fn info(data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let d = open(data)?;
+    let (s, bad) = summarize(&d)?;
+    let trace = Trace::new(&d.data).map_err(|e| fault(&d, e))?;
+    let props: serde_json::Map<String, serde_json::Value> = trace
+        .header()
+        .properties()
+        .map(|(n, v)| {
+            (
+                String::from_utf8_lossy(n).into_owned(),
+                String::from_utf8_lossy(v).into_owned().into(),
+            )
+        })
+        .collect();
+    if json {
+        let v = json!({
+            "format": "apitrace",
+            "version": s.version,
+            "semantic_version": s.semantic_version,
+            "container": d.container.name(),
+            "calls": s.calls,
+            "frames": s.frames,
+            "threads": s.threads.len(),
+            "api": s.api.label(),
+            "file_bytes": data.len(),
+            "stream_bytes": d.data.len(),
+            "signatures": s.signatures,
+            "properties": props,
+            "fault": bad.map(|e| fault(&d, e).to_string()),
+        });
+        writeln!(out, "{v}")?;
+        return bad.map_or(Ok(()), |e| Err(fault(&d, e)));
+    }
+    writeln!(out, "format:       apitrace .trace")?;
+    writeln!(
+        out,
+        "version:      {} (semantic {})",
+        s.version, s.semantic_version
+    )?;
+    writeln!(out, "container:    {}", d.container.name())?;
+    writeln!(
+        out,
+        "size:         {} bytes ({} bytes of stream)",
+        data.len(),
+        d.data.len()
+    )?;
+    writeln!(out, "api:          {}", s.api.label())?;
+    writeln!(
+        out,
+        "calls:        {} ({} incomplete)",
+        s.calls,
+        s.calls.saturating_sub(s.completed)
+    )?;
+    writeln!(out, "frames:       {}", s.frames)?;
+    writeln!(out, "threads:      {}", s.threads.len())?;
+    writeln!(out, "signatures:   {}", s.signatures)?;
+    for (n, v) in &props {
+        writeln!(out, "property:     {n} = {}", v.as_str().unwrap_or(""))?;
+    }
+    bad.map_or(Ok(()), |e| Err(fault(&d, e)))
+}
+
+/// `tracecap validate`.
+pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
+    let d = open(data)?;
+    // The whole walk, calls assembled and every value read again through the table.
+    let trace = Trace::new(&d.data).map_err(|e| fault(&d, e))?;
+    let mut events = trace.events(SigTable::new());
+    let mut calls = Calls::new();
+    let mut text = Vec::new();
+    let mut dumper = Dumper::new();
+    while let Some(ev) = events.next() {
+        let ev = ev.map_err(|e| fault(&d, cause(&d, e)))?;
+        if let Some(call) = calls.push(&ev, events.table()).map_err(|e| fault(&d, e))? {
+            text.clear();
+            dumper
+                .call(&mut text, &call, events.table())
+                .map_err(|e| fault(&d, e))?;
+            calls.recycle(call);
+        }
+    }
+    if let Some(e) = d.fault {
+        return Err(fault(&d, e));
+    }
+    let (s, _) = summarize(&d)?;
+    writeln!(
+        out,
+        "ok: apitrace version {} ({}): {} calls ({} incomplete), {} frames, {} threads, {} signatures",
+        s.version,
+        d.container.name(),
+        s.calls,
+        s.calls.saturating_sub(s.completed),
+        s.frames,
+        s.threads.len(),
+        s.signatures
+    )?;
+    Ok(())
+}
+
+/// `tracecap dump`: apitrace's own text (also the default), or JSON Lines with `--json`.
+pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
+    if opts.json && opts.apitrace {
+        return Err(CliError::Usage(
+            "--json and --apitrace are two different outputs: pick one".into(),
+        ));
+    }
+    let d = open(data)?;
+    if opts.json {
+        return dump_json(&d, out);
+    }
+    let mut io = Ok(());
+    let r = dump_text(&d.data, |b| {
+        if io.is_ok() {
+            io = out.write_all(b);
+        }
+    });
+    io?;
+    r.map_err(|e| fault(&d, cause(&d, e)))?;
+    if let Some(e) = d.fault {
+        return Err(fault(&d, e));
+    }
+    Ok(())
+}
+
+fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
+    let trace = Trace::new(&d.data).map_err(|e| fault(d, e))?;
+    let h = trace.header();
+    let props: serde_json::Map<String, serde_json::Value> = h
+        .properties()
+        .map(|(n, v)| {
+            (
+                String::from_utf8_lossy(n).into_owned(),
+                String::from_utf8_lossy(v).into_owned().into(),
+            )
+        })
+        .collect();
+    let head = json!({
+        "format": "apitrace",
+        "version": h.version,
+        "semantic_version": h.semantic_version,
+        "container": d.container.name(),
+        "properties": props,
+    });
+    writeln!(out, "{head}")?;
+    let mut events = trace.events(SigTable::new());
+    let mut calls = Calls::new();
+    let mut fault_at = None;
+    while let Some(ev) = events.next() {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                fault_at = Some(e);
+                break;
+            }
+        };
+        match calls.push(&ev, events.table()) {
+            Ok(Some(call)) => {
+                json_call(out, &call, events.table()).map_err(|e| e.into_cli(d))?;
+                calls.recycle(call);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                fault_at = Some(e);
+                break;
+            }
+        }
+    }
+    if fault_at.is_none_or(|e| e.is_truncation()) {
+        let table = events.table();
+        let open: Vec<Call<'_>> = calls.finish().collect();
+        for call in &open {
+            json_call(out, call, table).map_err(|e| e.into_cli(d))?;
+        }
+    }
+    if let Some(e) = fault_at.map(|e| cause(d, e)).or(d.fault) {
+        return Err(fault(d, e));
+    }
+    Ok(())
+}
+
+enum JsonErr {
+    Io(std::io::Error),
+    Trace(Error),
+}
+
+impl From<std::io::Error> for JsonErr {
+    fn from(e: std::io::Error) -> Self {
+        JsonErr::Io(e)
+    }
+}
+
+impl From<Error> for JsonErr {
+    fn from(e: Error) -> Self {
+        JsonErr::Trace(e)
+    }
+}
+
+impl JsonErr {
+    fn into_cli(self, d: &Decompressed) -> CliError {
+        match self {
+            JsonErr::Io(e) => CliError::Io(e),
+            JsonErr::Trace(e) => fault(d, e),
+        }
+    }
+}
+
+fn json_call(out: &mut dyn Write, call: &Call<'_>, table: &SigTable) -> Result<(), JsonErr> {
+    let sig = table.function(call.sig);
+    let name = sig.map_or(&b""[..], |s| s.name());
+    write!(
+        out,
+        "{{\"no\":{},\"thread\":{},\"name\":",
+        call.no, call.thread
+    )?;
+    str_lossy(out, name)?;
+    out.write_all(b",\"args\":[")?;
+    for (i, a) in call.args.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(b"{\"name\":")?;
+        str_lossy(out, sig.and_then(|s| s.arg_name(i)).unwrap_or(b""))?;
+        out.write_all(b",\"value\":")?;
+        match a {
+            Some(v) => json_value(out, v, table)?,
+            None => out.write_all(b"null")?,
+        }
+        out.write_all(b"}")?;
+    }
+    out.write_all(b"],\"ret\":")?;
+    match &call.ret {
+        Some(v) => json_value(out, v, table)?,
+        None => out.write_all(b"null")?,
+    }
+    write!(
+        out,
+        ",\"flags\":{{\"fake\":{},\"incomplete\":{},\"end_frame\":{}}},\"backtrace\":",
+        call.is_fake(),
+        call.incomplete,
+        call_flags(name) & END_FRAME != 0
+    )?;
+    match &call.backtrace {
+        None => out.write_all(b"null")?,
+        Some(bt) => {
+            out.write_all(b"[")?;
+            for (i, id) in bt.frames(table).enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                let f = table.frame(id?).unwrap_or_default();
+                out.write_all(b"{\"module\":")?;
+                opt_str(out, f.module)?;
+                out.write_all(b",\"function\":")?;
+                opt_str(out, f.function)?;
+                out.write_all(b",\"file\":")?;
+                opt_str(out, f.filename)?;
+                out.write_all(b",\"line\":")?;
+                opt_num(out, f.line)?;
+                out.write_all(b",\"offset\":")?;
+                opt_num(out, f.offset)?;
+                out.write_all(b"}")?;
+            }
+            out.write_all(b"]")?;
+        }
+    }
+    out.write_all(b"}\n")?;
+    Ok(())
+}
+
+fn opt_str(out: &mut dyn Write, s: Option<&[u8]>) -> std::io::Result<()> {
+    match s {
+        Some(s) => str_lossy(out, s),
+        None => out.write_all(b"null"),
+    }
+}
+
+fn opt_num(out: &mut dyn Write, n: Option<u64>) -> std::io::Result<()> {
+    match n {
+        Some(n) => write!(out, "{n}"),
+        None => out.write_all(b"null"),
+    }
+}
+
+/// A wide string's text: UTF-16 when any unit is a surrogate, else code points.
+fn wide_text(units: impl Iterator<Item = u64> + Clone) -> String {
+    if units.clone().any(|u| (0xd800..=0xdfff).contains(&u)) {
+        let v: Vec<u16> = units.map(|u| u as u16).collect();
+        String::from_utf16_lossy(&v)
+    } else {
+        units
+            .map(|u| {
+                u32::try_from(u)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .unwrap_or(char::REPLACEMENT_CHARACTER)
+            })
+            .collect()
+    }
+}
+
+fn json_value(out: &mut dyn Write, v: &Value<'_>, table: &SigTable) -> Result<(), JsonErr> {
+    match *v {
+        Value::Null => out.write_all(b"{\"type\":\"null\"}")?,
+        Value::Bool(b) => write!(out, "{{\"type\":\"bool\",\"value\":{b}}}")?,
+        Value::SInt(i) => write!(out, "{{\"type\":\"sint\",\"value\":{i}}}")?,
+        Value::UInt(u) => write!(out, "{{\"type\":\"uint\",\"value\":{u}}}")?,
+        Value::Float(f) => {
+            out.write_all(b"{\"type\":\"float\",\"value\":")?;
+            f64_num(out, f64::from(f))?;
+            out.write_all(b"}")?;
+        }
+        Value::Double(f) => {
+            out.write_all(b"{\"type\":\"double\",\"value\":")?;
+            f64_num(out, f)?;
+            out.write_all(b"}")?;
+        }
+        Value::String(s) => {
+            out.write_all(b"{\"type\":\"string\",\"value\":")?;
+            str_lossy(out, s)?;
+            out.write_all(b"}")?;
+        }
+        Value::WString(w) => {
+            out.write_all(b"{\"type\":\"wstring\",\"value\":")?;
+            let s = wide_text(w.units());
+            serde_json::to_writer(&mut *out, &s).map_err(std::io::Error::other)?;
+            out.write_all(b"}")?;
+        }
+        Value::Blob(b) => write!(out, "{{\"type\":\"blob\",\"size\":{}}}", b.len())?,
+        Value::Pointer(p) => write!(out, "{{\"type\":\"pointer\",\"value\":{p}}}")?,
+        Value::Enum { sig, value } => {
+            write!(out, "{{\"type\":\"enum\",\"value\":{value},\"name\":")?;
+            opt_str(out, table.enum_sig(sig).and_then(|s| s.lookup(value)))?;
+            out.write_all(b"}")?;
+        }
+        Value::Bitmask { sig, value } => {
+            write!(out, "{{\"type\":\"bitmask\",\"value\":{value},\"flags\":[")?;
+            let mut rest = value;
+            let mut n = 0;
+            if let Some(s) = table.bitmask_sig(sig) {
+                for (name, fv) in s.flags() {
+                    if (fv != 0 && rest & fv == fv) || (fv == 0 && value == 0) {
+                        if n > 0 {
+                            out.write_all(b",")?;
+                        }
+                        str_lossy(out, name)?;
+                        rest &= !fv;
+                        n += 1;
+                    }
+                }
+            }
+            write!(out, "],\"rest\":{rest}}}")?;
+        }
+        Value::Array(a) => {
+            out.write_all(b"{\"type\":\"array\",\"values\":[")?;
+            for (i, e) in a.iter(table).enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                json_value(out, &e?, table)?;
+            }
+            out.write_all(b"]}")?;
+        }
+        Value::Struct(s) => {
+            let sig = table.struct_sig(s.sig);
+            out.write_all(b"{\"type\":\"struct\",\"name\":")?;
+            str_lossy(out, sig.map_or(&b""[..], |g| g.name()))?;
+            out.write_all(b",\"members\":[")?;
+            for (i, m) in s.iter(table).enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                out.write_all(b"{\"name\":")?;
+                str_lossy(out, sig.and_then(|g| g.member_name(i)).unwrap_or(b""))?;
+                out.write_all(b",\"value\":")?;
+                json_value(out, &m?, table)?;
+                out.write_all(b"}")?;
+            }
+            out.write_all(b"]}")?;
+        }
+        Value::Repr(r) => {
+            out.write_all(b"{\"type\":\"repr\",\"human\":")?;
+            json_value(out, &r.human(table)?, table)?;
+            out.write_all(b",\"machine\":")?;
+            json_value(out, &r.machine(table)?, table)?;
+            out.write_all(b"}")?;
+        }
+    }
+    Ok(())
+}

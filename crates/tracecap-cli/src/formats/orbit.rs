@@ -1,0 +1,287 @@
+//! Orbit `.orbit` captures: info, validate, dump.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+use tracecap_orbit::views::{EventView, ThreadName};
+use tracecap_orbit::{json, validate, Capture, Layout};
+
+use super::DumpOptions;
+use crate::error::CliError;
+
+fn fault(e: tracecap_orbit::Error) -> CliError {
+    CliError::format(e.kind, e.offset)
+}
+
+/// What `info` reports, gathered in one pass.
+#[derive(Default)]
+struct Facts {
+    counts: BTreeMap<&'static str, u64>,
+    events: u64,
+    first_ns: Option<u64>,
+    last_ns: Option<u64>,
+    process: Option<(u32, String)>,
+    orbit_version: Option<(u32, u32)>,
+    threads: BTreeMap<u32, Option<String>>,
+    pids: BTreeSet<u32>,
+    capture_end: u64,
+    finished: bool,
+    error: Option<tracecap_orbit::Error>,
+}
+
+fn gather(capture: &Capture<'_>) -> Facts {
+    let mut f = Facts::default();
+    let mut events = capture.events();
+    let name_thread = |f: &mut Facts, t: &ThreadName<'_>| {
+        f.threads
+            .insert(t.tid, Some(String::from_utf8_lossy(t.name).into_owned()));
+    };
+    for ev in events.by_ref() {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                f.error = Some(e);
+                break;
+            }
+        };
+        f.events += 1;
+        *f.counts.entry(ev.kind.name()).or_default() += 1;
+        let view = match ev.view() {
+            Ok(v) => v,
+            Err(e) => {
+                f.error = Some(e);
+                continue;
+            }
+        };
+        if let Some((a, b)) = view.time_span() {
+            if a != 0 || b != 0 {
+                f.first_ns = Some(f.first_ns.map_or(a, |x| x.min(a)));
+                f.last_ns = Some(f.last_ns.map_or(b, |x| x.max(b)));
+            }
+        }
+        if let Some(tid) = view.tid() {
+            f.threads.entry(tid).or_insert(None);
+        }
+        match view {
+            EventView::CaptureStarted(s) => {
+                f.process = Some((s.process_id, s.executable_path.to_string()));
+                f.pids.insert(s.process_id);
+                if s.orbit_version_major != 0 || s.orbit_version_minor != 0 {
+                    f.orbit_version = Some((s.orbit_version_major, s.orbit_version_minor));
+                }
+            }
+            EventView::ThreadName(t) => name_thread(&mut f, &t),
+            EventView::ThreadNamesSnapshot(s) => {
+                for (bytes, off) in s.thread_names {
+                    if let Ok(t) = ThreadName::parse(bytes, off) {
+                        name_thread(&mut f, &t);
+                        if t.pid != 0 {
+                            f.pids.insert(t.pid);
+                        }
+                    }
+                }
+            }
+            EventView::SchedulingSlice(s) if s.pid != 0 => {
+                f.pids.insert(s.pid);
+            }
+            _ => {}
+        }
+    }
+    f.finished = events.finished();
+    f.capture_end = events.position();
+    f
+}
+
+fn layout_name(l: Layout) -> &'static str {
+    match l {
+        Layout::Current => "current (Orbit 1.65+)",
+        Layout::Orbit164 => "Orbit 1.64 (u16 section count, raw USER_DATA)",
+    }
+}
+
+/// `tracecap info`.
+pub fn info(data: &[u8], json_out: bool, out: &mut dyn Write) -> Result<(), CliError> {
+    let capture = Capture::parse(data).map_err(fault)?;
+    let h = capture.header();
+    let facts = gather(&capture);
+    let user_data = capture.user_data().ok().flatten();
+    let frame_tracks: Option<Vec<u64>> = user_data
+        .and_then(|u| u.view().ok())
+        .and_then(|v| v.frame_tracks().ok())
+        .map(|f| f.frame_track_function_ids.iter().collect());
+    if json_out {
+        let sections: Vec<_> = capture
+            .sections()
+            .map(
+                |s| serde_json::json!({"type": s.section_type, "offset": s.offset, "size": s.size}),
+            )
+            .collect();
+        let threads: Vec<_> = facts
+            .threads
+            .iter()
+            .map(|(tid, name)| serde_json::json!({"tid": tid, "name": name}))
+            .collect();
+        let v = serde_json::json!({
+            "format": "orbit",
+            "version": h.version,
+            "layout": layout_name(capture.layout()),
+            "file_size": data.len(),
+            "capture_section_offset": h.capture_section_offset,
+            "section_list_offset": h.section_list_offset,
+            "capture_section_end": capture.capture_section_bound(),
+            "end_of_capture_finished": facts.capture_end,
+            "finished": facts.finished,
+            "sections": sections,
+            "orbit_version": facts.orbit_version.map(|(a, b)| format!("{a}.{b}")),
+            "event_count": facts.events,
+            "event_counts": facts.counts,
+            "time_span_ns": match (facts.first_ns, facts.last_ns) {
+                (Some(a), Some(b)) => serde_json::json!({"first": a, "last": b, "duration": b.saturating_sub(a)}),
+                _ => serde_json::Value::Null,
+            },
+            "process": facts.process.as_ref().map(|(pid, path)| serde_json::json!({"pid": pid, "executable": path})),
+            "pids": facts.pids,
+            "threads": threads,
+            "frame_track_function_ids": frame_tracks,
+            "error": facts.error.map(|e| e.to_string()),
+        });
+        writeln!(out, "{v}")?;
+    } else {
+        writeln!(out, "format: orbit (ORBT version {})", h.version)?;
+        writeln!(out, "layout: {}", layout_name(capture.layout()))?;
+        writeln!(out, "file size: {} bytes", data.len())?;
+        if let Some((a, b)) = facts.orbit_version {
+            writeln!(out, "written by: Orbit {a}.{b}")?;
+        }
+        writeln!(
+            out,
+            "capture section: offset {}, events end at {}, bound {}",
+            h.capture_section_offset,
+            facts.capture_end,
+            capture.capture_section_bound()
+        )?;
+        writeln!(out, "sections: {}", capture.sections().len())?;
+        for s in capture.sections() {
+            let kind = if s.section_type == 1 {
+                "USER_DATA"
+            } else {
+                "unknown"
+            };
+            writeln!(
+                out,
+                "  [{}] type {} ({kind}) offset {} size {}",
+                s.index, s.section_type, s.offset, s.size
+            )?;
+        }
+        if let Some(ids) = &frame_tracks {
+            writeln!(out, "frame track function ids: {ids:?}")?;
+        }
+        writeln!(
+            out,
+            "events: {}{}",
+            facts.events,
+            if facts.finished {
+                ""
+            } else {
+                " (no CaptureFinished)"
+            }
+        )?;
+        for (k, n) in &facts.counts {
+            writeln!(out, "  {k}: {n}")?;
+        }
+        if let (Some(a), Some(b)) = (facts.first_ns, facts.last_ns) {
+            writeln!(
+                out,
+                "time span: {a} .. {b} ns ({:.3} s)",
+                b.saturating_sub(a) as f64 / 1e9
+            )?;
+        }
+        if let Some((pid, path)) = &facts.process {
+            writeln!(out, "process: {pid} {path}")?;
+        }
+        writeln!(out, "threads: {}", facts.threads.len())?;
+        for (tid, name) in &facts.threads {
+            writeln!(out, "  {tid} {}", name.as_deref().unwrap_or(""))?;
+        }
+    }
+    match facts.error {
+        Some(e) => Err(fault(e)),
+        None => Ok(()),
+    }
+}
+
+/// `tracecap validate`.
+pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
+    let s = validate::validate(data).map_err(fault)?;
+    let capture = Capture::parse(data).map_err(fault)?;
+    writeln!(
+        out,
+        "ok: orbit, {} events, capture section ends at {} ({} trailing bytes), {} sections{}",
+        s.events,
+        s.capture_end,
+        s.trailing,
+        capture.sections().len(),
+        match capture.layout() {
+            Layout::Orbit164 => ", Orbit 1.64 layout",
+            Layout::Current => "",
+        }
+    )?;
+    Ok(())
+}
+
+/// `tracecap dump`.
+pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
+    let capture = Capture::parse(data).map_err(fault)?;
+    if opts.json {
+        writeln!(out, "{}", json::header_line(&capture))?;
+    } else {
+        let h = capture.header();
+        writeln!(
+            out,
+            "ORBT version {} capture section at {} (bound {}), section list at {}",
+            h.version,
+            h.capture_section_offset,
+            capture.capture_section_bound(),
+            h.section_list_offset
+        )?;
+        for s in capture.sections() {
+            writeln!(
+                out,
+                "section {} type {} offset {} size {}",
+                s.index, s.section_type, s.offset, s.size
+            )?;
+        }
+    }
+    for ev in capture.events() {
+        let ev = ev.map_err(fault)?;
+        if opts.json {
+            let line = json::event_line(&ev).map_err(fault)?;
+            writeln!(out, "{line}")?;
+        } else {
+            let message = json::event_message(&ev).map_err(fault)?;
+            let name = match ev.view().map_err(fault)?.api_name() {
+                Some(n) => format!(" name={:?}", n.to_string_lossy()),
+                None => String::new(),
+            };
+            let kind = ev.kind.name();
+            writeln!(
+                out,
+                "{:#010x} {:>6} {kind}{name} {message}",
+                ev.offset, ev.length
+            )?;
+        }
+    }
+    if let Some(ud) = capture.user_data().map_err(fault)? {
+        let line = json::user_data_line(&ud).map_err(fault)?;
+        if opts.json {
+            writeln!(out, "{line}")?;
+        } else {
+            writeln!(
+                out,
+                "user data at {} ({} unused bytes): {line}",
+                ud.message_offset, ud.unused
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! The `tracecap` binary on the apitrace corpus: identical dumps, info, validate, faults.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus() -> Option<PathBuf> {
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/apitrace"
+    ));
+    if p.is_dir() {
+        Some(p.to_path_buf())
+    } else {
+        eprintln!("!!! corpus not found at {}: skipped", p.display());
+        None
+    }
+}
+
+fn traces(root: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
+        for e in std::fs::read_dir(root.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "trace") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+fn tracecap(args: &[&str], file: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(args)
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
+fn json_number(info: &str, key: &str) -> u64 {
+    info.lines()
+        .find(|l| l.contains(&format!("\"{key}\"")))
+        .and_then(|l| l.split(':').nth(1))
+        .map(|s| s.trim().trim_end_matches(',').parse().unwrap())
+        .unwrap()
+}
+
+#[test]
+fn dump_apitrace_is_identical() {
+    let Some(root) = corpus() else { return };
+    let mut checked = 0;
+    for t in traces(&root) {
+        let name = t
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace(".zstd-seekable", "");
+        let oracle = t.with_file_name(format!("{name}.dump.txt"));
+        if !oracle.exists() {
+            continue; // .xz oracles are checked by the crate's own corpus test
+        }
+        let out = tracecap(&["dump", "--apitrace"], &t);
+        let want = std::fs::read(&oracle).unwrap();
+        assert!(out.stdout == want, "{}: dump differs", t.display());
+        let cut = name == "zlib-no-eof.trace";
+        assert_eq!(
+            out.status.code(),
+            Some(if cut { 1 } else { 0 }),
+            "{}",
+            t.display()
+        );
+        if cut {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("error: gzip container cut short at offset 0x7bd"),
+                "{err}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} traces had a text oracle");
+}
+
+#[test]
+fn info_json_matches_apitrace_info() {
+    let Some(root) = corpus() else { return };
+    for t in traces(&root) {
+        let name = t.file_name().unwrap().to_str().unwrap().to_string();
+        let out = tracecap(&["info", "--json"], &t);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for key in ["version", "container", "calls", "frames", "threads", "api"] {
+            assert!(v.get(key).is_some(), "{name}: no {key}");
+        }
+        let info = t.with_file_name(format!("{}.info.json", name.replace(".zstd-seekable", "")));
+        let info = std::fs::read_to_string(info).unwrap();
+        assert_eq!(
+            v["version"],
+            json_number(&info, "ContainerVersion"),
+            "{name}"
+        );
+        assert_eq!(v["frames"], json_number(&info, "FramesCount"), "{name}");
+        let api = v["api"].as_str().unwrap();
+        assert!(
+            info.contains(&format!("\"API\": \"{api}\"")),
+            "{name}: {api}"
+        );
+    }
+}
+
+#[test]
+fn counts_of_known_files() {
+    let Some(root) = corpus() else { return };
+    let info = |f: &str| -> serde_json::Value {
+        let out = tracecap(&["info", "--json"], &root.join(f));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = info("apitrace-tests/glthreads.trace");
+    assert_eq!(v["threads"], 3);
+    assert_eq!(v["calls"], 240);
+    let v = info("apitrace-tests/incomplete-call.trace");
+    assert_eq!(v["calls"], 8);
+    assert_eq!(v["container"], "snappy");
+    let v = info("produced-apitrace-11.1/glxinfo_tiny.zstd-seekable.trace");
+    assert_eq!(v["container"], "zstd-seekable");
+    assert_eq!(v["calls"], 571);
+    let v = info("produced-apitrace-11.1/glxinfo_tiny.brotli.trace");
+    assert_eq!(v["container"], "brotli");
+}
+
+#[test]
+fn validate_and_json_dump() {
+    let Some(root) = corpus() else { return };
+    for t in traces(&root) {
+        let name = t.file_name().unwrap().to_str().unwrap().to_string();
+        let cut = name == "zlib-no-eof.trace";
+        let out = tracecap(&["validate"], &t);
+        assert_eq!(out.status.code(), Some(if cut { 1 } else { 0 }), "{name}");
+        let out = tracecap(&["dump", "--json"], &t);
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut lines = text.lines();
+        let head: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        assert_eq!(head["format"], "apitrace");
+        let mut n = 0u64;
+        for l in lines {
+            let c: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert!(c["name"].is_string() && c["args"].is_array() && c["flags"].is_object());
+            n += 1;
+        }
+        let info = tracecap(&["info", "--json"], &t);
+        let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        assert_eq!(v["calls"], n, "{name}: one JSON line per call");
+    }
+}
+
+#[test]
+fn cut_file_reports_offset_and_keeps_earlier_calls() {
+    let Some(root) = corpus() else { return };
+    let src = std::fs::read(root.join("produced-apitrace-11.1/glxgears_backtrace.trace")).unwrap();
+    let dir = std::env::temp_dir().join(format!("tracecap-apitrace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.trace");
+    std::fs::write(&cut, &src[..src.len() - 1000]).unwrap();
+    let out = tracecap(&["dump", "--apitrace"], &cut);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: snappy container cut short at offset 0x"),
+        "{err}"
+    );
+    // The first chunk (1 MiB of stream) is whole: its calls are printed.
+    assert!(out.stdout.len() > 100_000);
+    let garbage = dir.join("garbage.trace");
+    std::fs::write(&garbage, b"at\x05\x00\x00\x00\x03\x08\xff\xff\xff").unwrap();
+    let out = tracecap(&["validate"], &garbage);
+    assert_eq!(out.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}

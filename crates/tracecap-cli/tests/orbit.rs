@@ -1,0 +1,175 @@
+//! The `tracecap` binary on the Orbit corpus: detection, info, validate, dump --json.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/orbit"
+    ));
+    if dir.is_dir() {
+        Some(dir.to_path_buf())
+    } else {
+        eprintln!("!!! corpus not found at {}: skipped", dir.display());
+        None
+    }
+}
+
+fn run(args: &[&str], file: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("run tracecap");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+#[test]
+fn dump_json_matches_oracle() {
+    let Some(c) = corpus() else { return };
+    for (file, oracle) in [
+        (
+            "generated/gen_all_events_user_data.orbit",
+            "gen_all_events_user_data.orbit.json",
+        ),
+        (
+            "real/orbit181_test_capture.orbit",
+            "orbit181_test_capture.orbit.json",
+        ),
+        (
+            "generated/gen_minimal_no_sections.orbit",
+            "gen_minimal_no_sections.orbit.json",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(&["dump", "--json"], &c.join(file));
+        assert_eq!(code, 0, "{file}: {stderr}");
+        let oracle: Value =
+            serde_json::from_slice(&std::fs::read(c.join("oracle").join(oracle)).unwrap()).unwrap();
+        let lines: Vec<Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let header = &lines[0];
+        assert_eq!(header["format"], "orbit");
+        assert_eq!(header["version"], 1);
+        for k in [
+            "capture_section_offset",
+            "section_list_offset",
+            "capture_section_end",
+            "sections",
+        ] {
+            assert_eq!(header[k], oracle["header"][k], "{file}: {k}");
+        }
+        let events = oracle["events"].as_array().unwrap();
+        for (i, want) in events.iter().enumerate() {
+            let got = &lines[i + 1];
+            for k in ["offset", "length", "event"] {
+                assert_eq!(got[k], want[k], "{file}: event {i} {k}");
+            }
+            assert!(same(&got["message"], &want["message"]), "{file}: event {i}");
+            assert_eq!(got.get("decoded_name"), want.get("decoded_name"));
+        }
+        let rest = &lines[events.len() + 1..];
+        match oracle.get("user_data") {
+            Some(ud) if !ud.is_null() => {
+                assert_eq!(rest.len(), 1, "{file}: user data line");
+                assert_eq!(rest[0]["kind"], "user_data");
+                assert!(same(&rest[0]["message"], &ud["message"]));
+            }
+            _ => assert!(rest.is_empty()),
+        }
+    }
+}
+
+#[test]
+fn validate_accepts_good_files_and_rejects_bad_ones() {
+    let Some(c) = corpus() else { return };
+    for good in [
+        "real/orbit181_test_capture.orbit",
+        "real/orbit168_OrbitTest_capture.orbit",
+        "generated/gen_all_events_user_data.orbit",
+        "generated/gen_minimal_no_sections.orbit",
+        "generated/legacy_v1_orbit164_layout.orbit",
+    ] {
+        let (code, stdout, stderr) = run(&["validate"], &c.join(good));
+        assert_eq!(code, 0, "{good}: {stderr}");
+        assert!(stdout.starts_with("ok: orbit"), "{good}: {stdout}");
+    }
+    for (bad, says) in [
+        ("generated/bad_signature.orbit", None),
+        (
+            "generated/bad_version_2.orbit",
+            Some("incompatible version 2"),
+        ),
+        (
+            "generated/bad_truncated_header.orbit",
+            Some("section list's offset"),
+        ),
+        (
+            "generated/bad_no_capture_finished.orbit",
+            Some("reading message size at offset 0x79"),
+        ),
+        (
+            "generated/bad_message_too_big.orbit",
+            Some("1048577 is too big"),
+        ),
+        (
+            "generated/bad_section_count.orbit",
+            Some("too large: 65536"),
+        ),
+        ("real/legacy_pre_orbt_OrbitTest_1-64.orbit", Some("legacy")),
+    ] {
+        let (code, _, stderr) = run(&["validate"], &c.join(bad));
+        assert_eq!(code, 1, "{bad}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{bad}: {stderr}");
+        assert!(stderr.contains(" at offset 0x"), "{bad}: {stderr}");
+        if let Some(s) = says {
+            assert!(stderr.contains(s), "{bad}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn info_reports_counts_span_and_threads() {
+    let Some(c) = corpus() else { return };
+    let (code, stdout, stderr) = run(
+        &["info", "--json"],
+        &c.join("real/orbit168_OrbitTest_capture.orbit"),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["format"], "orbit");
+    assert_eq!(v["event_count"], 38765);
+    assert_eq!(v["event_counts"]["scheduling_slice"], 7973);
+    assert!(v["time_span_ns"]["duration"].as_u64().unwrap() > 0);
+    assert!(!v["threads"].as_array().unwrap().is_empty());
+    let (code, stdout, _) = run(
+        &["info"],
+        &c.join("generated/gen_all_events_user_data.orbit"),
+    );
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("frame track function ids: [1, 2, 300]"),
+        "{stdout}"
+    );
+}

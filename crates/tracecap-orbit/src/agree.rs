@@ -1,0 +1,409 @@
+//! Agreement between the zero-copy views and prost (feature `prost`): used by the differential
+//! test and the fuzz target.
+
+use alloc::vec::Vec;
+
+use crate::event::Event;
+use crate::kind::EventKind;
+use crate::proto::orbit_grpc_protos as pb;
+use crate::views::{self, EventView};
+use pb::client_capture_event::Event as P;
+
+/// Why a view and prost disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disagreement(pub &'static str);
+
+macro_rules! same {
+    ($v:expr, $p:expr, [$($f:ident),*]) => {{
+        $( if $v.$f != $p.$f { return Err(Disagreement(stringify!($f))); } )*
+    }};
+}
+
+macro_rules! same_bytes {
+    ($v:expr, $p:expr, [$($f:ident),*]) => {{
+        $( if $v.$f != &$p.$f[..] { return Err(Disagreement(stringify!($f))); } )*
+    }};
+}
+
+macro_rules! same_name {
+    ($v:expr, $p:expr) => {{
+        same!(
+            $v,
+            $p,
+            [
+                encoded_name_1,
+                encoded_name_2,
+                encoded_name_3,
+                encoded_name_4,
+                encoded_name_5,
+                encoded_name_6,
+                encoded_name_7,
+                encoded_name_8
+            ]
+        );
+        if $v.encoded_name_additional.iter().collect::<Vec<_>>() != $p.encoded_name_additional {
+            return Err(Disagreement("encoded_name_additional"));
+        }
+    }};
+}
+
+fn check_float(a: f64, b: f64, what: &'static str) -> Result<(), Disagreement> {
+    if a.to_bits() == b.to_bits() {
+        Ok(())
+    } else {
+        Err(Disagreement(what))
+    }
+}
+
+/// The prost kind of an event.
+pub fn prost_kind(e: &pb::ClientCaptureEvent) -> EventKind {
+    let Some(ev) = &e.event else {
+        return EventKind::NotSet;
+    };
+    let n = match ev {
+        P::CallstackSample(_) => 1,
+        P::FunctionCall(_) => 2,
+        P::GpuJob(_) => 3,
+        P::GpuQueueSubmission(_) => 4,
+        P::InternedCallstack(_) => 5,
+        P::SchedulingSlice(_) => 6,
+        P::ThreadStateSlice(_) => 7,
+        P::TracepointEvent(_) => 8,
+        P::ApiScopeStart(_) => 10,
+        P::ApiScopeStop(_) => 11,
+        P::AddressInfo(_) => 16,
+        P::InternedString(_) => 18,
+        P::InternedTracepointInfo(_) => 19,
+        P::ModuleUpdateEvent(_) => 21,
+        P::ThreadName(_) => 22,
+        P::CaptureStarted(_) => 24,
+        P::ModulesSnapshot(_) => 25,
+        P::ThreadNamesSnapshot(_) => 26,
+        P::CaptureFinished(_) => 27,
+        P::MemoryUsageEvent(_) => 31,
+        P::WarningEvent(_) => 32,
+        P::ErrorEnablingOrbitApiEvent(_) => 33,
+        P::ClockResolutionEvent(_) => 34,
+        P::ErrorsWithPerfEventOpenEvent(_) => 35,
+        P::LostPerfRecordsEvent(_) => 36,
+        P::OutOfOrderEventsDiscardedEvent(_) => 37,
+        P::ApiScopeStartAsync(_) => 38,
+        P::ApiScopeStopAsync(_) => 39,
+        P::ApiStringEvent(_) => 40,
+        P::ApiTrackDouble(_) => 41,
+        P::ApiTrackFloat(_) => 42,
+        P::ApiTrackInt(_) => 43,
+        P::ApiTrackInt64(_) => 44,
+        P::ApiTrackUint(_) => 45,
+        P::ApiTrackUint64(_) => 46,
+        P::ErrorEnablingUserSpaceInstrumentationEvent(_) => 47,
+        P::WarningInstrumentingWithUserSpaceInstrumentationEvent(_) => 48,
+        P::PresentEvent(_) => 49,
+        P::WarningInstrumentingWithUprobesEvent(_) => 50,
+    };
+    EventKind::from_field_number(n).unwrap_or(EventKind::NotSet)
+}
+
+/// Checks that `event` (classified and viewed in place) equals `decoded` (prost) in kind and in
+/// every field of its typed view. Nested messages are compared when they appear once.
+pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), Disagreement> {
+    if prost_kind(decoded) != event.kind {
+        return Err(Disagreement("kind"));
+    }
+    if event.split {
+        // Merged pieces: the view only covers the last one.
+        return Ok(());
+    }
+    let view = match event.view() {
+        Ok(v) => v,
+        // Groups are rejected on purpose (no Orbit message has one); prost skips them.
+        Err(e) if matches!(e.kind, crate::error::ErrorKind::Group(_)) => return Ok(()),
+        Err(_) => return Err(Disagreement("view failed where prost succeeded")),
+    };
+    let Some(p) = &decoded.event else {
+        return Ok(());
+    };
+    match (view, p) {
+        (EventView::CallstackSample(v), P::CallstackSample(p)) => {
+            same!(v, p, [pid, tid, callstack_id, timestamp_ns])
+        }
+        (EventView::FunctionCall(v), P::FunctionCall(p)) => {
+            same!(
+                v,
+                p,
+                [
+                    pid,
+                    tid,
+                    function_id,
+                    end_timestamp_ns,
+                    depth,
+                    return_value,
+                    duration_ns
+                ]
+            );
+            if v.registers.iter().collect::<Vec<_>>() != p.registers {
+                return Err(Disagreement("registers"));
+            }
+        }
+        (EventView::GpuJob(v), P::GpuJob(p)) => same!(
+            v,
+            p,
+            [
+                pid,
+                tid,
+                context,
+                seqno,
+                depth,
+                amdgpu_cs_ioctl_time_ns,
+                amdgpu_sched_run_job_time_ns,
+                gpu_hardware_start_time_ns,
+                dma_fence_signaled_time_ns,
+                timeline_key
+            ]
+        ),
+        (EventView::InternedCallstack(v), P::InternedCallstack(p)) => {
+            same!(v, p, [key]);
+            if v.intern.present != p.intern.is_some() {
+                return Err(Disagreement("intern presence"));
+            }
+            if single(event.payload, 2) {
+                let c = v.callstack().map_err(|_| Disagreement("callstack"))?;
+                let pc = p.intern.clone().unwrap_or_default();
+                if c.pcs.iter().collect::<Vec<_>>() != pc.pcs || c.callstack_type != pc.r#type {
+                    return Err(Disagreement("callstack"));
+                }
+            }
+        }
+        (EventView::SchedulingSlice(v), P::SchedulingSlice(p)) => {
+            same!(v, p, [pid, tid, core, out_timestamp_ns, duration_ns])
+        }
+        (EventView::ThreadStateSlice(v), P::ThreadStateSlice(p)) => same!(
+            v,
+            p,
+            [
+                pid,
+                tid,
+                thread_state,
+                end_timestamp_ns,
+                duration_ns,
+                wakeup_tid,
+                wakeup_pid,
+                wakeup_reason,
+                switch_out_or_wakeup_callstack_status,
+                switch_out_or_wakeup_callstack_id
+            ]
+        ),
+        (EventView::TracepointEvent(v), P::TracepointEvent(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, cpu, tracepoint_info_key])
+        }
+        (EventView::InternedTracepointInfo(v), P::InternedTracepointInfo(p)) => {
+            same!(v, p, [key]);
+            if single(event.payload, 2) {
+                let i = v.info().map_err(|_| Disagreement("tracepoint info"))?;
+                let pi = p.intern.clone().unwrap_or_default();
+                same!(i, pi, [category, name]);
+            }
+        }
+        (EventView::AddressInfo(v), P::AddressInfo(p)) => same!(
+            v,
+            p,
+            [
+                absolute_address,
+                offset_in_function,
+                function_name_key,
+                module_name_key
+            ]
+        ),
+        (EventView::InternedString(v), P::InternedString(p)) => {
+            same!(v, p, [key]);
+            same_bytes!(v, p, [intern]);
+        }
+        (EventView::ThreadName(v), P::ThreadName(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns]);
+            same_bytes!(v, p, [name]);
+        }
+        (EventView::ThreadNamesSnapshot(v), P::ThreadNamesSnapshot(p)) => {
+            same!(v, p, [timestamp_ns]);
+            if v.thread_names.count() != p.thread_names.len() {
+                return Err(Disagreement("thread_names"));
+            }
+            for ((b, o), pt) in v.thread_names.iter().zip(&p.thread_names) {
+                let t = views::ThreadName::parse(b, o).map_err(|_| Disagreement("thread name"))?;
+                same!(t, pt, [pid, tid, timestamp_ns]);
+                same_bytes!(t, pt, [name]);
+            }
+        }
+        (EventView::CaptureStarted(v), P::CaptureStarted(p)) => {
+            same!(
+                v,
+                p,
+                [
+                    process_id,
+                    executable_path,
+                    executable_build_id,
+                    capture_start_timestamp_ns,
+                    orbit_version_major,
+                    orbit_version_minor,
+                    capture_start_unix_time_ns
+                ]
+            );
+            if v.capture_options.present != p.capture_options.is_some() {
+                return Err(Disagreement("capture_options"));
+            }
+        }
+        (EventView::CaptureFinished(v), P::CaptureFinished(p)) => same!(
+            v,
+            p,
+            [
+                status,
+                error_message,
+                target_process_state_after_capture,
+                target_process_termination_signal
+            ]
+        ),
+        (EventView::MemoryUsageEvent(v), P::MemoryUsageEvent(p)) => {
+            same!(v, p, [timestamp_ns]);
+            if single(event.payload, 2) {
+                let s = v.system().map_err(|_| Disagreement("system"))?;
+                let ps = p.system_memory_usage.unwrap_or_default();
+                same!(
+                    s,
+                    ps,
+                    [
+                        timestamp_ns,
+                        total_kb,
+                        free_kb,
+                        available_kb,
+                        buffers_kb,
+                        cached_kb,
+                        pgfault,
+                        pgmajfault
+                    ]
+                );
+            }
+            if single(event.payload, 3) {
+                let s = v.process().map_err(|_| Disagreement("process"))?;
+                let ps = p.process_memory_usage.unwrap_or_default();
+                same!(s, ps, [pid, timestamp_ns, minflt, majflt, rss_anon_kb]);
+            }
+            if single(event.payload, 4) {
+                let s = v.cgroup().map_err(|_| Disagreement("cgroup"))?;
+                let ps = p.cgroup_memory_usage.clone().unwrap_or_default();
+                same!(
+                    s,
+                    ps,
+                    [
+                        cgroup_name,
+                        timestamp_ns,
+                        limit_bytes,
+                        rss_bytes,
+                        mapped_file_bytes,
+                        pgfault,
+                        pgmajfault,
+                        unevictable_bytes,
+                        inactive_anon_bytes,
+                        active_anon_bytes,
+                        inactive_file_bytes,
+                        active_file_bytes
+                    ]
+                );
+            }
+        }
+        (EventView::ClockResolutionEvent(v), P::ClockResolutionEvent(p)) => {
+            same!(v, p, [timestamp_ns, clock_resolution_ns])
+        }
+        (EventView::PresentEvent(v), P::PresentEvent(p)) => {
+            same!(v, p, [pid, tid, begin_timestamp_ns, duration_ns, source])
+        }
+        (EventView::LostPerfRecordsEvent(v), P::LostPerfRecordsEvent(p)) => {
+            same!(v, p, [duration_ns, end_timestamp_ns])
+        }
+        (EventView::OutOfOrderEventsDiscardedEvent(v), P::OutOfOrderEventsDiscardedEvent(p)) => {
+            same!(v, p, [duration_ns, end_timestamp_ns])
+        }
+        (EventView::WarningEvent(v), P::WarningEvent(p)) => {
+            same!(v, p, [timestamp_ns]);
+            same_bytes!(v, p, [message]);
+        }
+        (EventView::ErrorEnablingOrbitApiEvent(v), P::ErrorEnablingOrbitApiEvent(p)) => {
+            same!(v, p, [timestamp_ns]);
+            same_bytes!(v, p, [message]);
+        }
+        (
+            EventView::ErrorEnablingUserSpaceInstrumentationEvent(v),
+            P::ErrorEnablingUserSpaceInstrumentationEvent(p),
+        ) => {
+            same!(v, p, [timestamp_ns]);
+            same_bytes!(v, p, [message]);
+        }
+        (EventView::ApiScopeStop(v), P::ApiScopeStop(p)) => same!(v, p, [pid, tid, timestamp_ns]),
+        (EventView::ApiScopeStopAsync(v), P::ApiScopeStopAsync(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, id])
+        }
+        (EventView::ApiScopeStart(v), P::ApiScopeStart(p)) => {
+            same!(
+                v,
+                p,
+                [
+                    pid,
+                    tid,
+                    timestamp_ns,
+                    color_rgba,
+                    group_id,
+                    address_in_function
+                ]
+            );
+            same_name!(v, p);
+        }
+        (EventView::ApiScopeStartAsync(v), P::ApiScopeStartAsync(p)) => {
+            same!(
+                v,
+                p,
+                [pid, tid, timestamp_ns, color_rgba, id, address_in_function]
+            );
+            same_name!(v, p);
+        }
+        (EventView::ApiStringEvent(v), P::ApiStringEvent(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, id, color_rgba]);
+            same_name!(v, p);
+        }
+        (EventView::ApiTrackDouble(v), P::ApiTrackDouble(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, color_rgba]);
+            check_float(v.data, p.data, "data")?;
+            same_name!(v, p);
+        }
+        (EventView::ApiTrackFloat(v), P::ApiTrackFloat(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, color_rgba]);
+            check_float(f64::from(v.data), f64::from(p.data), "data")?;
+            same_name!(v, p);
+        }
+        (EventView::ApiTrackInt(v), P::ApiTrackInt(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, data, color_rgba]);
+            same_name!(v, p);
+        }
+        (EventView::ApiTrackInt64(v), P::ApiTrackInt64(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, data, color_rgba]);
+            same_name!(v, p);
+        }
+        (EventView::ApiTrackUint(v), P::ApiTrackUint(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, data, color_rgba]);
+            same_name!(v, p);
+        }
+        (EventView::ApiTrackUint64(v), P::ApiTrackUint64(p)) => {
+            same!(v, p, [pid, tid, timestamp_ns, data, color_rgba]);
+            same_name!(v, p);
+        }
+        (EventView::Other(..), _) => {}
+        _ => return Err(Disagreement("view kind")),
+    }
+    Ok(())
+}
+
+/// True when field `number` appears at most once in `payload` (so a view of it is the whole
+/// value; protobuf would merge several pieces).
+fn single(payload: &[u8], number: u32) -> bool {
+    crate::wire::Fields::new(payload, 0)
+        .filter(|f| f.as_ref().map_or(true, |f| f.number == number))
+        .count()
+        <= 1
+}

@@ -1,0 +1,409 @@
+//! The whole file: header, section list, the capture section's bound and its events, USER_DATA.
+
+use crate::error::{Error, ErrorKind, Overlap};
+use crate::event::Event;
+use crate::header::{Header, HEADER_LEN};
+use crate::section::{Layout, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA};
+use crate::wire::varint;
+
+/// How far ahead of the current event the walk touches the input.
+const PREFETCH_AHEAD: usize = 256;
+
+/// Orbit refuses messages longer than this (1 MiB).
+pub const MAX_MESSAGE_LEN: u64 = 1 << 20;
+
+/// A parsed `.orbit` file: the header, the section list and the capture section's bound.
+///
+/// Parsing reads only the header and the section list; [`Capture::events`] walks the events
+/// lazily and [`Capture::user_data`] reads USER_DATA on demand. Nothing is allocated.
+#[derive(Clone, Copy, Debug)]
+pub struct Capture<'a> {
+    data: &'a [u8],
+    header: Header,
+    layout: Layout,
+    sections: Sections<'a>,
+    list_len: u64,
+    bound: u64,
+}
+
+impl<'a> Capture<'a> {
+    /// Reads the header and the section list and computes the capture section's bound, applying
+    /// Orbit's checks (signature, version, at most 65535 sections, a complete list).
+    pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
+        let header = Header::parse(data)?;
+        let file_len = data.len() as u64;
+        let mut layout = Layout::Current;
+        let mut sections = Sections::EMPTY;
+        let mut list_len = 0u64;
+        let list = header.section_list_offset;
+        if list != 0 {
+            let count_bytes = usize::try_from(list)
+                .ok()
+                .and_then(|l| data.get(l..)?.get(..8))
+                .ok_or(Error::new(
+                    ErrorKind::TruncatedSectionList {
+                        needed: 8,
+                        available: file_len.saturating_sub(list),
+                    },
+                    list.min(file_len),
+                ))?;
+            let mut c = [0u8; 8];
+            c.copy_from_slice(count_bytes);
+            let count = u64::from_le_bytes(c);
+            let (entries_at, n) = if count > MAX_SECTIONS {
+                // Orbit 1.64 wrote a u16 count with the entries right behind it, at the file's end.
+                let n16 = count & 0xffff;
+                let end = list
+                    .saturating_add(2)
+                    .saturating_add(n16.saturating_mul(ENTRY_LEN as u64));
+                if n16 == 0 || end != file_len {
+                    return Err(Error::new(ErrorKind::SectionListTooLarge(count), list));
+                }
+                layout = Layout::Orbit164;
+                (list.saturating_add(2), n16)
+            } else {
+                (list.saturating_add(8), count)
+            };
+            if n == 0 {
+                return Err(Error::new(ErrorKind::EmptySectionList, list));
+            }
+            let needed = n.saturating_mul(ENTRY_LEN as u64);
+            let available = file_len.saturating_sub(entries_at);
+            let entries = usize::try_from(entries_at)
+                .ok()
+                .zip(usize::try_from(needed).ok())
+                .and_then(|(at, len)| data.get(at..)?.get(..len))
+                .ok_or(Error::new(
+                    ErrorKind::TruncatedSectionList { needed, available },
+                    entries_at.min(file_len),
+                ))?;
+            sections = Sections { entries, index: 0 };
+            list_len = entries_at.saturating_sub(list).saturating_add(needed);
+            if layout == Layout::Orbit164
+                && !sections
+                    .clone()
+                    .all(|s| s.end() <= list && s.offset >= HEADER_LEN)
+            {
+                return Err(Error::new(ErrorKind::SectionListTooLarge(count), list));
+            }
+        }
+        let start = header.capture_section_offset;
+        let mut bound = if list == 0 { file_len } else { u64::MAX };
+        for s in sections {
+            bound = bound.min(s.offset);
+        }
+        if list > start {
+            bound = bound.min(list);
+        }
+        bound = bound.min(file_len);
+        if start < HEADER_LEN || start > bound {
+            return Err(Error::new(
+                ErrorKind::CaptureSectionOutOfBounds { start, bound },
+                8,
+            ));
+        }
+        Ok(Capture {
+            data,
+            header,
+            layout,
+            sections,
+            list_len,
+            bound,
+        })
+    }
+
+    /// The file's bytes.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The decoded header.
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    /// Which version-1 layout the file uses.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Every section list entry in file order, unknown types included.
+    pub fn sections(&self) -> Sections<'a> {
+        self.sections
+    }
+
+    /// Size of the section list in bytes (count plus entries), 0 without a list.
+    pub fn section_list_len(&self) -> u64 {
+        self.list_len
+    }
+
+    /// The end bound of the capture section (exclusive): the end of the file, or the first
+    /// section or list that follows it. Up to 7 zero bytes of padding may sit between the last
+    /// event and this bound.
+    pub fn capture_section_bound(&self) -> u64 {
+        self.bound
+    }
+
+    /// The events of the capture section, up to and including `CaptureFinished`.
+    pub fn events(&self) -> Events<'a> {
+        let start = self.header.capture_section_offset;
+        let section = usize::try_from(start)
+            .ok()
+            .zip(usize::try_from(self.bound).ok())
+            .and_then(|(s, e)| self.data.get(s..e))
+            .unwrap_or(&[]);
+        Events {
+            section,
+            base: start,
+            pos: 0,
+            done: false,
+            finished: false,
+        }
+    }
+
+    /// The first USER_DATA section (type 1), read the way Orbit reads it; `None` when there is none.
+    pub fn user_data(&self) -> Result<Option<UserData<'a>>, Error> {
+        let Some(s) = self
+            .sections
+            .clone()
+            .find(|s| s.section_type == SECTION_USER_DATA)
+        else {
+            return Ok(None);
+        };
+        let file_len = self.data.len() as u64;
+        if s.end() > file_len || s.offset < HEADER_LEN {
+            return Err(out_of_bounds(&s, file_len));
+        }
+        let bytes = usize::try_from(s.offset)
+            .ok()
+            .zip(usize::try_from(s.size).ok())
+            .and_then(|(o, n)| self.data.get(o..)?.get(..n))
+            .ok_or(out_of_bounds(&s, file_len))?;
+        if self.layout == Layout::Orbit164 {
+            return Ok(Some(UserData {
+                section: s,
+                message: bytes,
+                message_offset: s.offset,
+                unused: 0,
+            }));
+        }
+        let (message, prefix) = read_message(bytes, 0, s.offset)?;
+        let used = prefix.saturating_add(message.len());
+        Ok(Some(UserData {
+            section: s,
+            message,
+            message_offset: s.offset.saturating_add(prefix as u64),
+            unused: s.size.saturating_sub(used as u64),
+        }))
+    }
+
+    /// Checks what Orbit does not: every section lies inside the file, after the header, and
+    /// overlaps neither the list, the events (up to `capture_end`) nor another section.
+    ///
+    /// `capture_end` is where `CaptureFinished` ends (see [`Events::position`]). Sections are
+    /// compared pairwise when there are few, so this is meant for validation, not the hot path.
+    pub fn check_layout(&self, capture_end: u64) -> Result<(), Error> {
+        let file_len = self.data.len() as u64;
+        let list = self.header.section_list_offset;
+        let list_end = list.saturating_add(self.list_len);
+        let start = self.header.capture_section_offset;
+        let overlaps = |a: u64, b: u64, c: u64, d: u64| a < d && c < b;
+        for s in self.sections {
+            let err = |other| {
+                Err(Error::new(
+                    ErrorKind::SectionOverlap {
+                        index: s.index,
+                        other,
+                    },
+                    s.offset,
+                ))
+            };
+            if s.end() > file_len || s.offset.checked_add(s.size).is_none() {
+                return Err(out_of_bounds(&s, file_len));
+            }
+            if s.size == 0 {
+                continue;
+            }
+            if s.offset < HEADER_LEN {
+                return err(Overlap::Header);
+            }
+            if overlaps(s.offset, s.end(), start, capture_end) {
+                return err(Overlap::CaptureSection);
+            }
+            if list != 0 && overlaps(s.offset, s.end(), list, list_end) {
+                return err(Overlap::SectionList);
+            }
+        }
+        // Pairwise overlaps: quadratic, bounded to keep validation linear-ish on huge lists.
+        if self.sections.len() <= 4096 {
+            for a in self.sections {
+                for b in self.sections.skip(a.index as usize + 1) {
+                    if a.size != 0 && b.size != 0 && overlaps(a.offset, a.end(), b.offset, b.end())
+                    {
+                        return Err(Error::new(
+                            ErrorKind::SectionOverlap {
+                                index: b.index,
+                                other: Overlap::Section(a.index),
+                            },
+                            b.offset,
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cold]
+fn out_of_bounds(s: &Section, file_len: u64) -> Error {
+    Error::new(
+        ErrorKind::SectionOutOfBounds {
+            index: s.index,
+            start: s.offset,
+            size: s.size,
+            file_len,
+        },
+        s.offset.min(file_len),
+    )
+}
+
+/// Reads one varint-length-prefixed message at `section[pos..]` the way Orbit does (1 MiB
+/// limit); returns the message and the prefix's length. `base` is the section's absolute offset.
+#[inline]
+fn read_message(section: &[u8], pos: usize, base: u64) -> Result<(&[u8], usize), Error> {
+    let at = |p: usize| base.saturating_add(p as u64);
+    let mut p = pos;
+    let len = match varint(section, &mut p) {
+        Ok(v) => v,
+        Err(true) => return Err(Error::new(ErrorKind::TruncatedMessageSize, at(pos))),
+        Err(false) => return Err(Error::new(ErrorKind::MalformedVarint, at(pos))),
+    };
+    if len > MAX_MESSAGE_LEN {
+        return Err(Error::new(ErrorKind::MessageTooBig(len), at(pos)));
+    }
+    let available = section.len().saturating_sub(p);
+    match section.get(p..p.saturating_add(len as usize)) {
+        Some(m) if len as usize <= available => Ok((m, p - pos)),
+        _ => Err(Error::new(
+            ErrorKind::TruncatedMessage {
+                needed: len,
+                available: available as u64,
+            },
+            at(p),
+        )),
+    }
+}
+
+/// One length-prefixed message of a section, not yet classified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Framed<'a> {
+    /// Absolute offset of the varint length prefix.
+    pub offset: u64,
+    /// Absolute offset of the message's first byte.
+    pub message_offset: u64,
+    /// The message.
+    pub message: &'a [u8],
+}
+
+/// The events of the capture section; fused after `CaptureFinished` or the first error.
+#[derive(Clone, Debug)]
+pub struct Events<'a> {
+    section: &'a [u8],
+    base: u64,
+    pos: usize,
+    done: bool,
+    finished: bool,
+}
+
+impl<'a> Events<'a> {
+    /// Absolute offset of the next event (after the end: of the byte after `CaptureFinished`).
+    pub fn position(&self) -> u64 {
+        self.base.saturating_add(self.pos as u64)
+    }
+
+    /// True once `CaptureFinished` has been returned.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Bytes between the end of `CaptureFinished` and the capture section's bound.
+    pub fn trailing(&self) -> &'a [u8] {
+        self.section.get(self.pos..).unwrap_or(&[])
+    }
+
+    /// The next message without classifying it. Does not stop at `CaptureFinished` (it cannot
+    /// see it); for tools that only frame messages.
+    #[inline]
+    pub fn next_raw(&mut self) -> Option<Result<Framed<'a>, Error>> {
+        if self.done {
+            return None;
+        }
+        let at = self.pos;
+        // Touch a byte well ahead: each length says where the next event starts, so the loads
+        // form a dependent chain; starting the next cache miss early keeps the walk moving.
+        core::hint::black_box(self.section.get(at.wrapping_add(PREFETCH_AHEAD)).copied());
+        match read_message(self.section, at, self.base) {
+            Ok((m, prefix)) => {
+                self.pos = at + prefix + m.len();
+                let off = self.base.saturating_add(at as u64);
+                Some(Ok(Framed {
+                    offset: off,
+                    message_offset: off.saturating_add(prefix as u64),
+                    message: m,
+                }))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = Result<Event<'a>, Error>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let f = match self.next_raw()? {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e)),
+        };
+        match Event::classify(f.message, f.offset, f.message_offset) {
+            Ok(ev) => {
+                if ev.kind == crate::kind::EventKind::CaptureFinished {
+                    self.done = true;
+                    self.finished = true;
+                }
+                Some(Ok(ev))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for Events<'_> {}
+
+/// The USER_DATA section's message (`orbit_client_protos.UserDefinedCaptureInfo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserData<'a> {
+    /// The section list entry it was read from.
+    pub section: Section,
+    /// The serialized message.
+    pub message: &'a [u8],
+    /// Absolute offset of the message's first byte.
+    pub message_offset: u64,
+    /// Bytes of the section after the message (left over from an earlier, longer message).
+    pub unused: u64,
+}
+
+impl<'a> UserData<'a> {
+    /// The typed view of the message.
+    pub fn view(&self) -> Result<crate::views::UserDefinedCaptureInfo<'a>, Error> {
+        crate::views::UserDefinedCaptureInfo::parse(self.message, self.message_offset)
+    }
+}

@@ -1,0 +1,96 @@
+//! Zero-copy reader for Orbit `.orbit` capture files.
+//!
+//! An Orbit capture is a 24-byte `ORBT` header, a capture section of varint-length-prefixed
+//! protobuf `ClientCaptureEvent` messages ending at `CaptureFinished`, and an optional section
+//! list pointing at additional sections (USER_DATA, the frame tracks the user picked). This crate
+//! reads all of it in place:
+//!
+//! - [`Capture`] checks the container the way Orbit does (and more, see
+//!   [`Capture::check_layout`]), and recognises the Orbit 1.64 layout Orbit itself can no longer
+//!   read and the legacy pre-ORBT files;
+//! - [`Capture::events`] yields every [`Event`] classified by its oneof member ([`EventKind`])
+//!   without decoding it; [`views`] has typed borrowed views of the common events, including
+//!   Orbit API names decoded from their packed `fixed64` chunks ([`ApiName`]);
+//! - [`wire`] is the protobuf wire-format reader underneath;
+//! - with `alloc`: [`intern::InternTables`] (strings, callstacks and tracepoints by key) and
+//!   [`json`], the proto3 canonical JSON of any message driven by the static [`schema`];
+//! - with `prost`: [`proto`], prost types for all 61 messages;
+//! - with `write`: [`write`], a writer that lays files out the way Orbit does.
+//!
+//! The core (`--no-default-features`) is `no_std` and never allocates.
+//!
+//! ```
+//! use tracecap_orbit::{Capture, EventKind, views::EventView};
+//!
+//! // Header (capture section at 24, no section list), then CaptureStarted{process_id: 42}
+//! // and CaptureFinished{}.
+//! let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+//! file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42]);
+//! file.extend_from_slice(&[3, 0xda, 0x01, 0]);
+//!
+//! let capture = Capture::parse(&file)?;
+//! let mut kinds = Vec::new();
+//! for event in capture.events() {
+//!     let event = event?;
+//!     kinds.push(event.kind);
+//!     if let EventView::CaptureStarted(started) = event.view()? {
+//!         assert_eq!(started.process_id, 42);
+//!     }
+//! }
+//! assert_eq!(kinds, [EventKind::CaptureStarted, EventKind::CaptureFinished]);
+//! # Ok::<(), tracecap_orbit::Error>(())
+//! ```
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod api_name;
+mod capture;
+mod error;
+mod event;
+mod header;
+mod kind;
+mod repeated;
+pub mod schema;
+pub mod schema_types;
+mod section;
+pub mod views;
+pub mod wire;
+
+#[cfg(feature = "prost")]
+pub mod agree;
+#[cfg(feature = "alloc")]
+pub mod intern;
+#[cfg(feature = "alloc")]
+pub mod json;
+#[cfg(feature = "prost")]
+pub mod proto;
+#[cfg(feature = "alloc")]
+pub mod validate;
+#[cfg(feature = "write")]
+pub mod write;
+
+pub use api_name::{ApiName, ApiNameBytes};
+pub use capture::{Capture, Events, Framed, UserData, MAX_MESSAGE_LEN};
+pub use error::{Error, ErrorKind, HeaderField, Overlap};
+pub use event::Event;
+pub use header::{is_legacy, is_orbit, Header, RawHeader, HEADER_LEN, MAGIC, VERSION};
+pub use kind::EventKind;
+pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};
+pub use section::{
+    Layout, RawSection, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA,
+};

@@ -1,0 +1,260 @@
+//! Whole-file validation: Orbit's reader rules plus ours (feature `alloc`).
+//!
+//! Orbit re-serializes every message it reads and rejects it when the size differs from the
+//! length in the file; [`canonical_size`] computes that size from the bytes and the schema
+//! without building the message. [`validate`] applies it to every event and to USER_DATA,
+//! requires `CaptureFinished`, and checks the section layout ([`Capture::check_layout`]). It does
+//! not require the typed views to parse: a known field with a foreign wire type is an unknown
+//! field to Orbit (and passes its size check), while the views, like prost, reject it.
+
+use alloc::vec::Vec;
+
+use crate::capture::Capture;
+use crate::error::{Error, ErrorKind};
+use crate::kind::EventKind;
+use crate::schema::{
+    ORBIT_CLIENT_PROTOS_USERDEFINEDCAPTUREINFO, ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT,
+};
+use crate::schema_types::{FieldType, MessageDesc};
+use crate::wire::{varint, varint_len, Field, Fields, Value, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN};
+
+const MAX_DEPTH: u32 = 64;
+
+/// What [`validate`] found in a good file.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Events per kind, indexed by [`EventKind::index`].
+    pub counts: [u64; EventKind::ALL.len()],
+    /// All events, `CaptureFinished` included.
+    pub events: u64,
+    /// Where `CaptureFinished` ends.
+    pub capture_end: u64,
+    /// Bytes between that and the capture section's bound (padding, or stale bytes).
+    pub trailing: u64,
+    /// Unused bytes of the USER_DATA section after its message, when there is one.
+    pub user_data_unused: Option<u64>,
+}
+
+impl Default for Summary {
+    fn default() -> Self {
+        Summary {
+            counts: [0; EventKind::ALL.len()],
+            events: 0,
+            capture_end: 0,
+            trailing: 0,
+            user_data_unused: None,
+        }
+    }
+}
+
+/// Validates a whole file; the first fault is returned with its offset.
+pub fn validate(data: &[u8]) -> Result<Summary, Error> {
+    let capture = Capture::parse(data)?;
+    let mut summary = Summary::default();
+    if let Some(ud) = capture.user_data()? {
+        if capture.layout() == crate::section::Layout::Current {
+            check_canonical(
+                &ORBIT_CLIENT_PROTOS_USERDEFINEDCAPTUREINFO,
+                ud.message,
+                ud.message_offset,
+            )?;
+        }
+        summary.user_data_unused = Some(ud.unused);
+    }
+    let mut events = capture.events();
+    for ev in events.by_ref() {
+        let ev = ev?;
+        check_canonical(
+            &ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT,
+            ev.message,
+            ev.message_offset,
+        )?;
+        if let Some(c) = summary.counts.get_mut(ev.kind.index()) {
+            *c += 1;
+        }
+        summary.events += 1;
+    }
+    if !events.finished() {
+        // Orbit reads past the last event and fails at the bound.
+        return Err(Error::new(
+            ErrorKind::TruncatedMessageSize,
+            events.position(),
+        ));
+    }
+    summary.capture_end = events.position();
+    summary.trailing = events.trailing().len() as u64;
+    capture.check_layout(summary.capture_end)?;
+    Ok(summary)
+}
+
+fn check_canonical(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), Error> {
+    let size = canonical_size(desc, &[(bytes, offset)])?;
+    if size != bytes.len() as u64 {
+        return Err(Error::new(
+            ErrorKind::NonCanonicalMessage {
+                parsed: size,
+                stated: bytes.len() as u64,
+            },
+            offset,
+        ));
+    }
+    Ok(())
+}
+
+/// The size protobuf's C++ runtime gives the message made of `pieces` after parsing it: the
+/// length Orbit compares with the stated one.
+pub fn canonical_size(desc: &MessageDesc, pieces: &[(&[u8], u64)]) -> Result<u64, Error> {
+    size(desc, pieces, 0)
+}
+
+fn tag_len(number: u32) -> u64 {
+    varint_len(u64::from(number) << 3) as u64
+}
+
+fn scalar_len(ty: FieldType, v: Value<'_>) -> u64 {
+    match (ty, v) {
+        (FieldType::Uint32, Value::Varint(x)) => varint_len(u64::from(x as u32)) as u64,
+        (FieldType::Int32 | FieldType::Enum(_), Value::Varint(x)) => {
+            varint_len(i64::from(x as i32) as u64) as u64
+        }
+        (FieldType::Bool, Value::Varint(_)) => 1,
+        (_, Value::Varint(x)) => varint_len(x) as u64,
+        (_, Value::Fixed64(_)) => 8,
+        (_, Value::Fixed32(_)) => 4,
+        (_, Value::Len(p)) => varint_len(p.len() as u64) as u64 + p.len() as u64,
+    }
+}
+
+fn is_default(ty: FieldType, v: Value<'_>) -> bool {
+    match (ty, v) {
+        (FieldType::Uint32, Value::Varint(x)) => x as u32 == 0,
+        (FieldType::Int32 | FieldType::Enum(_), Value::Varint(x)) => x as i32 == 0,
+        (_, Value::Varint(x)) | (_, Value::Fixed64(x)) => x == 0,
+        (_, Value::Fixed32(x)) => x == 0,
+        (_, Value::Len(p)) => p.is_empty(),
+    }
+}
+
+fn raw_len(f: &Field<'_>) -> u64 {
+    tag_len(f.number)
+        + match f.value {
+            Value::Varint(x) => varint_len(x) as u64,
+            Value::Fixed64(_) => 8,
+            Value::Fixed32(_) => 4,
+            Value::Len(p) => varint_len(p.len() as u64) as u64 + p.len() as u64,
+        }
+}
+
+fn size(desc: &MessageDesc, pieces: &[(&[u8], u64)], depth: u32) -> Result<u64, Error> {
+    if depth > MAX_DEPTH {
+        let at = pieces.first().map(|p| p.1).unwrap_or(0);
+        return Err(Error::new(ErrorKind::TooDeep, at));
+    }
+    let mut fields: Vec<Field<'_>> = Vec::new();
+    for &(bytes, base) in pieces {
+        for f in Fields::new(bytes, base) {
+            fields.push(f?);
+        }
+    }
+    let fits = |f: &Field<'_>| {
+        desc.field(f.number).filter(|fd| {
+            let wt = f.value.wire_type();
+            wt == fd.ty.wire_type() || (fd.repeated && fd.ty.is_packable() && wt == WIRE_LEN)
+        })
+    };
+    let mut winner = 0u32;
+    let mut winner_from = 0usize;
+    for (i, f) in fields.iter().enumerate() {
+        if let Some(fd) = fits(f) {
+            if fd.oneof && f.number != winner {
+                winner = f.number;
+                winner_from = i;
+            }
+        }
+    }
+    let mut total = 0u64;
+    // Unknown fields (and known ones with a foreign wire type) are kept as they are.
+    for f in &fields {
+        if fits(f).is_none() {
+            total += raw_len(f);
+        }
+    }
+    for fd in desc.fields {
+        if fd.oneof && fd.number != winner {
+            continue;
+        }
+        let skip = if fd.oneof { winner_from } else { 0 };
+        let occ: Vec<&Field<'_>> = fields
+            .iter()
+            .skip(skip)
+            .filter(|f| f.number == fd.number && fits(f).is_some())
+            .collect();
+        if occ.is_empty() {
+            continue;
+        }
+        if fd.repeated {
+            if fd.ty.is_packable() {
+                let mut payload = 0u64;
+                let mut count = 0u64;
+                for f in &occ {
+                    match f.value {
+                        Value::Len(p) => match fd.ty.wire_type() {
+                            WIRE_FIXED64 => {
+                                payload += (p.len() / 8 * 8) as u64;
+                                count += (p.len() / 8) as u64;
+                            }
+                            WIRE_FIXED32 => {
+                                payload += (p.len() / 4 * 4) as u64;
+                                count += (p.len() / 4) as u64;
+                            }
+                            _ => {
+                                let mut pos = 0;
+                                while pos < p.len() {
+                                    match varint(p, &mut pos) {
+                                        Ok(v) => {
+                                            payload += scalar_len(fd.ty, Value::Varint(v));
+                                            count += 1;
+                                        }
+                                        Err(_) => break,
+                                    }
+                                }
+                            }
+                        },
+                        v => {
+                            payload += scalar_len(fd.ty, v);
+                            count += 1;
+                        }
+                    }
+                }
+                if count > 0 {
+                    total += tag_len(fd.number) + varint_len(payload) as u64 + payload;
+                }
+            } else {
+                for f in &occ {
+                    if let Value::Len(p) = f.value {
+                        let inner = match fd.ty {
+                            FieldType::Message(m) => size(m, &[(p, f.value_offset)], depth + 1)?,
+                            _ => p.len() as u64,
+                        };
+                        total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
+                    }
+                }
+            }
+        } else if let FieldType::Message(m) = fd.ty {
+            let parts: Vec<(&[u8], u64)> = occ
+                .iter()
+                .filter_map(|f| match f.value {
+                    Value::Len(p) => Some((p, f.value_offset)),
+                    _ => None,
+                })
+                .collect();
+            let inner = size(m, &parts, depth + 1)?;
+            total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
+        } else if let Some(last) = occ.last() {
+            if !is_default(fd.ty, last.value) {
+                total += tag_len(fd.number) + scalar_len(fd.ty, last.value);
+            }
+        }
+    }
+    Ok(total)
+}

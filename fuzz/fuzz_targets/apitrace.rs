@@ -1,0 +1,77 @@
+//! apitrace: arbitrary bytes as a file (any container) and as a decompressed stream. No panic,
+//! error offsets inside the input, and whole-stream and chunked reading (random chunk sizes
+//! taken from the input) give the same events and the same error.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
+use tracecap_apitrace::{decompress_limited, ChunkedReader, SigTable, SliceSource, Space, Trace};
+
+fn whole(stream: &[u8]) -> (Vec<u8>, Option<String>) {
+    let mut out = Vec::new();
+    let trace = match Trace::new(stream) {
+        Ok(t) => t,
+        Err(e) => return (out, Some(e.to_string())),
+    };
+    let mut d = Dumper::new();
+    let mut events = trace.events(SigTable::new());
+    while let Some(ev) = events.next() {
+        match ev {
+            Ok(ev) => {
+                if let Err(e) = event_text(&mut d, &mut out, &ev, events.table()) {
+                    panic!("a parsed event failed to re-read: {e}");
+                }
+            }
+            Err(e) => {
+                assert_eq!(e.space, Space::Stream);
+                assert!(e.offset <= stream.len() as u64, "{e} past {}", stream.len());
+                return (out, Some(e.to_string()));
+            }
+        }
+    }
+    (out, None)
+}
+
+fn chunked(stream: &[u8], sizes: &[usize]) -> (Vec<u8>, Option<String>) {
+    let mut out = Vec::new();
+    let mut d = Dumper::new();
+    let mut r = ChunkedReader::new(SliceSource::with_sizes(stream, sizes), SigTable::new());
+    while let Some(ev) = r.next_event() {
+        match ev {
+            Ok((ev, table)) => {
+                if let Err(e) = event_text(&mut d, &mut out, &ev, table) {
+                    panic!("a parsed event failed to re-read: {e}");
+                }
+            }
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+    (out, None)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    if mode & 1 == 0 {
+        // A file: any container.
+        // A few KiB of zstd or brotli can claim gigabytes: cap the stream.
+        if let Ok(d) = decompress_limited(rest, 64 << 20) {
+            if let Some(e) = d.fault {
+                assert_eq!(e.space, Space::File);
+                assert!(e.offset <= rest.len() as u64, "{e} past {}", rest.len());
+            }
+            let _ = dump_text(&d.data, |_| {});
+            whole(&d.data);
+        }
+        let _ = tracecap_apitrace::is_apitrace(rest);
+    } else {
+        // A stream; chunk sizes from the mode byte's other bits.
+        let sizes = [1 + (mode as usize >> 1), 1, 3 + (mode as usize >> 3), 64];
+        let (w, werr) = whole(rest);
+        let (c, cerr) = chunked(rest, &sizes);
+        assert!(w == c, "whole and chunked events differ");
+        assert_eq!(werr, cerr);
+        let _ = dump_text(rest, |_| {});
+    }
+});
