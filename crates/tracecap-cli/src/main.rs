@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 the file is not a good capture (the error names an offset),
 //! 2 usage or I/O errors.
 
+mod convert;
 mod detect;
 mod error;
 mod formats;
@@ -52,6 +53,23 @@ enum Command {
         #[arg(long)]
         apitrace: bool,
     },
+    /// Convert a capture to Chrome Trace Event JSON or a Perfetto trace (open it in ui.perfetto.dev).
+    Convert {
+        /// The capture file.
+        file: std::path::PathBuf,
+        /// Output file; its extension picks the format (.json, .pftrace or .perfetto-trace).
+        #[arg(short, long)]
+        output: std::path::PathBuf,
+        /// Output format, whatever the extension.
+        #[arg(long, value_enum)]
+        to: Option<convert::Target>,
+        /// No progress bar and no summary.
+        #[arg(short, long)]
+        quiet: bool,
+        /// Print the summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -84,6 +102,24 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let opts = DumpOptions { json, apitrace };
             let result = formats::dump(format, input.bytes(), &opts, &mut out);
             // Records printed before a fault are kept: flush them before reporting it.
+            out.flush().map_err(CliError::Io)?;
+            result?;
+        }
+        Command::Convert {
+            file,
+            output,
+            to,
+            quiet,
+            json,
+        } => {
+            let args = convert::ConvertArgs {
+                file,
+                output,
+                to,
+                quiet,
+                json,
+            };
+            let result = convert::run(&args, &mut out);
             out.flush().map_err(CliError::Io)?;
             result?;
         }

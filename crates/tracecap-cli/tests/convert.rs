@@ -1,0 +1,287 @@
+//! `tracecap convert` on every EasyProfiler corpus file: exit codes, the summary, and the Trace
+//! Event rules on the JSON it writes (every B has its E on the same thread, in order; X durations
+//! non-negative; metadata names every thread and process that has events).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/easyprofiler"
+    );
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        println!("corpus not found: skipped ({dir})");
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "prof"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn tracecap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(args)
+        .output()
+        .expect("run tracecap")
+}
+
+fn out_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracecap-convert-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Checks the Trace Event rules; returns (slices, instants, counter samples).
+fn check_chrome(path: &Path) -> (u64, u64, u64) {
+    let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()));
+    let events = doc["traceEvents"].as_array().expect("traceEvents");
+    let mut stacks: HashMap<(u64, u64), Vec<f64>> = HashMap::new();
+    let mut named_threads = HashSet::new();
+    let mut named_processes = HashSet::new();
+    let mut used_threads = HashSet::new();
+    let mut used_processes = HashSet::new();
+    let (mut slices, mut instants, mut samples) = (0, 0, 0);
+    for (i, e) in events.iter().enumerate() {
+        let key = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap());
+        let ph = e["ph"].as_str().unwrap();
+        if ph == "M" {
+            match e["name"].as_str().unwrap() {
+                "thread_name" => named_threads.insert(key),
+                "process_name" => named_processes.insert(key.0),
+                _ => true,
+            };
+            continue;
+        }
+        let ts = e["ts"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("event {i}: no ts"));
+        used_processes.insert(key.0);
+        match ph {
+            "B" => {
+                slices += 1;
+                used_threads.insert(key);
+                let stack = stacks.entry(key).or_default();
+                assert!(
+                    stack.last().is_none_or(|&b| b <= ts),
+                    "event {i}: B before its parent"
+                );
+                stack.push(ts);
+            }
+            "E" => {
+                let b = stacks.get_mut(&key).and_then(|s| s.pop());
+                assert!(
+                    b.is_some_and(|b| b <= ts),
+                    "event {i}: E without its B on {key:?}"
+                );
+            }
+            "X" => {
+                slices += 1;
+                used_threads.insert(key);
+                assert!(
+                    e["dur"].as_f64().is_some_and(|d| d >= 0.0),
+                    "event {i}: bad dur"
+                );
+            }
+            "i" => {
+                instants += 1;
+                if e["s"] == "t" {
+                    used_threads.insert(key);
+                }
+            }
+            "C" => samples += 1,
+            other => panic!("event {i}: unexpected phase {other}"),
+        }
+    }
+    assert!(
+        stacks.values().all(|s| s.is_empty()),
+        "{}: B without E",
+        path.display()
+    );
+    for t in &used_threads {
+        assert!(
+            named_threads.contains(t),
+            "{}: thread {t:?} unnamed",
+            path.display()
+        );
+    }
+    for p in &used_processes {
+        assert!(
+            named_processes.contains(p),
+            "{}: process {p} unnamed",
+            path.display()
+        );
+    }
+    (slices, instants, samples)
+}
+
+#[test]
+fn every_corpus_file_converts_to_both_formats() {
+    let dir = out_dir();
+    for file in corpus() {
+        let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+        let json_out = dir.join(format!("{stem}.json"));
+        let out = tracecap(&[
+            "convert",
+            file.to_str().unwrap(),
+            "-o",
+            json_out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{stem}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["to"], "chrome");
+        let (slices, instants, samples) = check_chrome(&json_out);
+        assert_eq!(summary["slices"], slices, "{stem}");
+        assert_eq!(summary["instants"], instants, "{stem}");
+        assert_eq!(summary["counter_samples"], samples, "{stem}");
+
+        let info = tracecap(&["info", "--json", file.to_str().unwrap()]);
+        let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+        let r = &info["records"];
+        assert_eq!(
+            slices,
+            r["blocks"].as_u64().unwrap() + r["context_switches"].as_u64().unwrap(),
+            "{stem}"
+        );
+        assert_eq!(
+            instants + samples,
+            r["events"].as_u64().unwrap()
+                + r["values"].as_u64().unwrap()
+                + info["bookmarks"].as_u64().unwrap(),
+            "{stem}"
+        );
+
+        let pf_out = dir.join(format!("{stem}.pftrace"));
+        let out = tracecap(&[
+            "convert",
+            file.to_str().unwrap(),
+            "-o",
+            pf_out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(
+            out.status.success(),
+            "{stem}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stdout.is_empty() && out.stderr.is_empty(),
+            "--quiet printed"
+        );
+        let bytes = std::fs::read(&pf_out).unwrap();
+        assert_eq!(
+            bytes.first(),
+            Some(&0x0a),
+            "{stem}: a Trace starts with packet 1"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn extension_and_to_choose_the_exporter() {
+    let Some(file) = corpus()
+        .into_iter()
+        .find(|p| p.ends_with("sample_small.prof"))
+    else {
+        return;
+    };
+    let dir = out_dir().join("ext");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = file.to_str().unwrap();
+    let odd = dir.join("trace.out");
+    let out = tracecap(&["convert", f, "-o", odd.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "unknown extension is a usage error"
+    );
+    let out = tracecap(&["convert", f, "-o", odd.to_str().unwrap(), "--to", "chrome"]);
+    assert!(out.status.success());
+    check_chrome(&odd);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("slices:") && text.contains("span:"), "{text}");
+    let pf = dir.join("t.perfetto-trace");
+    let out = tracecap(&["convert", f, "-o", pf.to_str().unwrap(), "--json"]);
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["to"], "perfetto");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn damaged_capture_exits_1_with_a_usable_output() {
+    let Some(file) = corpus()
+        .into_iter()
+        .find(|p| p.ends_with("sample_small.prof"))
+    else {
+        return;
+    };
+    let dir = out_dir().join("cut");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let cut = dir.join("cut.prof");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let json_out = dir.join("cut.json");
+    let out = tracecap(&[
+        "convert",
+        cut.to_str().unwrap(),
+        "-o",
+        json_out.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: ") && err.contains("at offset 0x"),
+        "{err}"
+    );
+    let (slices, _, _) = check_chrome(&json_out);
+    assert!(slices > 0, "what precedes the damage is converted");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn syscall_captures_convert_like_validate_reads_them() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/syscall"
+    );
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        println!("corpus not found: skipped ({dir})");
+        return;
+    };
+    let out_dir = out_dir().join("syscall");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    for file in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if file.extension().is_none_or(|x| x != "dat") {
+            continue;
+        }
+        let f = file.to_str().unwrap();
+        let validate = tracecap(&["validate", f]);
+        let json_out = out_dir.join("out.json");
+        let out = tracecap(&["convert", f, "-o", json_out.to_str().unwrap(), "--json"]);
+        // Same verdict as validate: 0 for a good capture, 1 for a damaged or empty one.
+        assert_eq!(out.status.code(), validate.status.code(), "{f}");
+        if out.stdout.is_empty() {
+            continue; // not a capture at all: nothing written
+        }
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (slices, _, _) = check_chrome(&json_out);
+        assert_eq!(summary["slices"], slices, "{f}");
+        let info = tracecap(&["info", "--json", f]);
+        let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+        assert_eq!(info["syscalls"], slices, "{f}");
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}

@@ -1,0 +1,569 @@
+//! EasyProfiler `.prof` -> timeline.
+//!
+//! | capture | timeline |
+//! |---|---|
+//! | the capture (pid from the header) | one process track |
+//! | thread | thread track (its name, or `thread <id>`) |
+//! | block | slice on its thread, named by the run-time name or the descriptor; args `file`, `line`, `color` (and `descriptor` for run-time names) |
+//! | event | instant on its thread, same name and args |
+//! | scalar numeric value | sample on a counter track per (thread, descriptor) |
+//! | array or string value | instant on its thread with `value`, `type`, `value_id` args |
+//! | context switch | slice on a `<thread> context switches` track, named by the task switched in |
+//! | bookmark | global instant on a `Bookmarks` track |
+//!
+//! Times are converted to nanoseconds exactly as the format defines ([`Header::to_ns`]).
+//!
+//! Blocks are stored children-first, so a thread is handled in two passes over its (borrowed)
+//! records: the first rebuilds the tree with the crate's [`Nesting`], the second puts every record
+//! at its pre-order position, and slices are then emitted as begin/end pairs, each clamped into its
+//! parent so that a track is always properly nested. Scratch memory is 56 bytes per record of the
+//! *largest thread* (plus its values and run-time names, which borrow the file), reused from thread
+//! to thread; everything else is sized by descriptors and threads.
+
+use alloc::borrow::Cow;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write as _;
+
+use tracecap_easyprofiler::{
+    Capture, DataType, Element, Header, KindTable, NestSlot, Nesting, Record, Thread,
+    Value as EpValue,
+};
+
+use crate::error::ConvertError;
+use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
+
+const CATEGORY: &str = "easyprofiler";
+const PROCESS: TrackId = TrackId(1);
+const BOOKMARKS: TrackId = TrackId(2);
+
+/// A descriptor, with its strings decoded once.
+struct Desc<'a> {
+    name: Cow<'a, str>,
+    file: Cow<'a, str>,
+    line: i32,
+    color: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Empty,
+    Block,
+    Event,
+    Value,
+}
+
+/// One record at its pre-order position.
+#[derive(Clone, Copy)]
+struct Item {
+    begin: u64,
+    end: u64,
+    id: u32,
+    depth: u32,
+    /// Index into the thread's run-time names (values: into its values), or `u32::MAX`.
+    name: u32,
+    kind: Kind,
+}
+
+const EMPTY: Item = Item {
+    begin: 0,
+    end: 0,
+    id: 0,
+    depth: 0,
+    name: u32::MAX,
+    kind: Kind::Empty,
+};
+
+/// An open node while emitting in pre-order.
+#[derive(Clone, Copy)]
+struct Open {
+    begin: u64,
+    end: u64,
+    slice: bool,
+}
+
+/// Per-thread scratch, reused from thread to thread.
+#[derive(Default)]
+struct Scratch<'a> {
+    slots: Vec<NestSlot>,
+    items: Vec<Item>,
+    names: Vec<&'a [u8]>,
+    values: Vec<EpValue<'a>>,
+    stack: Vec<(u32, u32)>,
+    open: Vec<Open>,
+    text: String,
+    label: String,
+}
+
+struct Ctx<'c, 'a, S: Sink> {
+    sink: &'c mut S,
+    header: Header,
+    descs: &'c [Desc<'a>],
+    next_track: u64,
+    total: u64,
+}
+
+fn lossy(b: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+/// Converts an EasyProfiler capture, driving `sink`.
+pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
+    let capture = Capture::parse(data)?;
+    let header = *capture.header();
+    let kinds = KindTable::new(&capture)?;
+    let mut descs = Vec::new();
+    for d in capture.descriptors() {
+        let d = d?;
+        let mut color = String::new();
+        let _ = write!(color, "#{:08x}", d.color);
+        descs.push(Desc {
+            name: lossy(d.name),
+            file: lossy(d.file),
+            line: d.line,
+            color,
+        });
+    }
+    sink.track(&Track {
+        id: PROCESS,
+        parent: None,
+        kind: TrackKind::Process {
+            pid: header.pid.unwrap_or(0),
+        },
+        name: "EasyProfiler capture",
+    })
+    .map_err(ConvertError::Sink)?;
+    let mut ctx = Ctx {
+        sink,
+        header,
+        descs: &descs,
+        next_track: BOOKMARKS.0 + 1,
+        total: data.len() as u64,
+    };
+    let mut scratch = Scratch::default();
+    let mut threads = capture.threads();
+    for thread in threads.by_ref() {
+        let thread = thread?;
+        ctx.sink.progress(thread.offset, ctx.total);
+        convert_thread(&mut ctx, &thread, &kinds, &mut scratch)?;
+    }
+    let bookmarks = threads.tail()?;
+    let mut declared = false;
+    for b in bookmarks {
+        let b = b?;
+        if !declared {
+            declared = true;
+            ctx.sink
+                .track(&Track {
+                    id: BOOKMARKS,
+                    parent: None,
+                    kind: TrackKind::Slices,
+                    name: "Bookmarks",
+                })
+                .map_err(ConvertError::Sink)?;
+        }
+        scratch.label.clear();
+        let _ = write!(scratch.label, "#{:08x}", b.color);
+        let text = lossy(b.text);
+        let args = [Arg {
+            name: "color",
+            value: Value::Str(&scratch.label),
+        }];
+        ctx.sink
+            .instant(&Event {
+                track: BOOKMARKS,
+                ts: b.position,
+                name: if text.is_empty() { "bookmark" } else { &text },
+                category: CATEGORY,
+                args: &args,
+                flows: &[],
+            })
+            .map_err(ConvertError::Sink)?;
+    }
+    ctx.sink.progress(ctx.total, ctx.total);
+    Ok(())
+}
+
+impl<S: Sink> Ctx<'_, '_, S> {
+    fn new_track(&mut self) -> TrackId {
+        self.next_track = self.next_track.saturating_add(1);
+        TrackId(self.next_track)
+    }
+}
+
+fn convert_thread<'a, S: Sink>(
+    ctx: &mut Ctx<'_, 'a, S>,
+    thread: &Thread<'a>,
+    kinds: &KindTable,
+    s: &mut Scratch<'a>,
+) -> Result<(), ConvertError<S::Error>> {
+    let h = ctx.header;
+    let track = ctx.new_track();
+    let tname = lossy(thread.name);
+    let mut label = String::new();
+    let tname: &str = if tname.is_empty() {
+        let _ = write!(label, "thread {}", thread.id);
+        &label
+    } else {
+        &tname
+    };
+    ctx.sink
+        .track(&Track {
+            id: track,
+            parent: Some(PROCESS),
+            kind: TrackKind::Thread {
+                pid: h.pid.unwrap_or(0),
+                tid: thread.id,
+            },
+            name: tname,
+        })
+        .map_err(ConvertError::Sink)?;
+
+    // Context switches: a track of their own, one slice per interval switched out.
+    let mut cs_track = None;
+    let mut prev_end = 0u64;
+    for cs in thread.context_switches() {
+        let cs = cs?;
+        let id = match cs_track {
+            Some(id) => id,
+            None => {
+                let id = ctx.new_track();
+                s.text.clear();
+                let _ = write!(s.text, "{tname} context switches");
+                ctx.sink
+                    .track(&Track {
+                        id,
+                        parent: Some(track),
+                        kind: TrackKind::Slices,
+                        name: &s.text,
+                    })
+                    .map_err(ConvertError::Sink)?;
+                cs_track = Some(id);
+                id
+            }
+        };
+        let b = h.to_ns(cs.begin).max(prev_end);
+        let e = h.to_ns(cs.end).max(b);
+        prev_end = e;
+        let name = lossy(cs.name);
+        let args = [Arg {
+            name: "target_thread",
+            value: Value::Uint(cs.target_thread),
+        }];
+        ctx.sink
+            .complete(
+                &Event {
+                    track: id,
+                    ts: b,
+                    name: if name.is_empty() {
+                        "switched out"
+                    } else {
+                        &name
+                    },
+                    category: CATEGORY,
+                    args: &args,
+                    flows: &[],
+                },
+                e - b,
+            )
+            .map_err(ConvertError::Sink)?;
+    }
+
+    // Pass 1: the tree, as upstream rebuilds it (times in ns).
+    let n = thread.records_count() as usize;
+    s.slots.clear();
+    s.slots.resize(n, NestSlot::default());
+    let mut nesting = Nesting::new(&mut s.slots);
+    let mut fault = None;
+    let mut good = 0usize;
+    for rec in thread.records(kinds) {
+        match rec {
+            Ok(r) => {
+                if nesting.push(h.to_ns(r.begin()), h.to_ns(r.end())).is_none() {
+                    break;
+                }
+                good += 1;
+            }
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        }
+    }
+    let tree = nesting.finish();
+
+    // Pass 2: every record at its pre-order position (first of its subtree + depth); values are
+    // kept aside (they borrow the file) for the emission.
+    s.items.clear();
+    s.items.resize(good, EMPTY);
+    s.names.clear();
+    s.values.clear();
+    s.stack.clear();
+    let mut counters: BTreeMap<u32, TrackId> = BTreeMap::new();
+    for (i, rec) in thread.records(kinds).take(good).enumerate() {
+        let Ok(rec) = rec else { break };
+        if i % 65536 == 0 {
+            ctx.sink.progress(rec.offset(), ctx.total);
+        }
+        let depth = tree.depth(i).unwrap_or(0);
+        while s.stack.last().is_some_and(|&(d, _)| d > depth) {
+            s.stack.pop();
+        }
+        let first = s.stack.last().map_or(0, |&(_, j)| j as usize + 1);
+        s.stack.push((depth, i as u32));
+        let item = match rec {
+            Record::Block(b) => {
+                let name = if b.name.is_empty() {
+                    u32::MAX
+                } else {
+                    s.names.push(b.name);
+                    (s.names.len() - 1) as u32
+                };
+                Item {
+                    begin: h.to_ns(b.begin),
+                    end: h.to_ns(b.end),
+                    id: b.id,
+                    depth,
+                    name,
+                    kind: if b.is_event() {
+                        Kind::Event
+                    } else {
+                        Kind::Block
+                    },
+                }
+            }
+            Record::Value(v) => {
+                let ts = h.to_ns(v.time);
+                s.values.push(v);
+                Item {
+                    begin: ts,
+                    end: ts,
+                    id: v.id,
+                    depth,
+                    name: (s.values.len() - 1) as u32,
+                    kind: Kind::Value,
+                }
+            }
+        };
+        if let Some(slot) = s.items.get_mut(first + depth as usize) {
+            *slot = item;
+        }
+    }
+
+    // Emission in pre-order, each node clamped into its parent and never before what was already
+    // emitted (damaged times can make a node end before it begins, or a sibling start too early).
+    s.open.clear();
+    let mut floor = 0u64;
+    for item in &s.items {
+        if item.kind == Kind::Empty {
+            continue;
+        }
+        while s.open.len() > item.depth as usize {
+            if let Some(o) = s.open.pop() {
+                if o.slice {
+                    ctx.sink.end(track, o.end).map_err(ConvertError::Sink)?;
+                }
+                floor = floor.max(o.end);
+            }
+        }
+        let (lo, hi) = s.open.last().map_or((0, u64::MAX), |o| (o.begin, o.end));
+        let b = item.begin.max(lo).max(floor).min(hi);
+        let e = item.end.min(hi).max(b);
+        floor = b;
+        if item.kind == Kind::Value {
+            if let Some(v) = s.values.get(item.name as usize) {
+                emit_value(ctx, v, b, track, &mut counters, &mut s.text)?;
+            }
+            s.open.push(Open {
+                begin: b,
+                end: b,
+                slice: false,
+            });
+            continue;
+        }
+        let desc = ctx.descs.get(item.id as usize);
+        let runtime = s.names.get(item.name as usize).map(|n| lossy(n));
+        s.label.clear();
+        let name: &str = match (&runtime, desc) {
+            (Some(r), _) if !r.is_empty() => r,
+            (_, Some(d)) => &d.name,
+            (_, None) => {
+                let _ = write!(s.label, "block #{}", item.id);
+                &s.label
+            }
+        };
+        let with_desc;
+        let args: &[Arg<'_>] = match desc {
+            Some(d) => {
+                with_desc = [
+                    Arg {
+                        name: "file",
+                        value: Value::Str(&d.file),
+                    },
+                    Arg {
+                        name: "line",
+                        value: Value::Int(i64::from(d.line)),
+                    },
+                    Arg {
+                        name: "color",
+                        value: Value::Str(&d.color),
+                    },
+                    Arg {
+                        name: "descriptor",
+                        value: Value::Str(&d.name),
+                    },
+                ];
+                let n = if runtime.is_some() { 4 } else { 3 };
+                with_desc.get(..n).unwrap_or(&[])
+            }
+            None => &[],
+        };
+        let event = Event {
+            track,
+            ts: b,
+            name,
+            category: CATEGORY,
+            args,
+            flows: &[],
+        };
+        if item.kind == Kind::Event {
+            ctx.sink.instant(&event).map_err(ConvertError::Sink)?;
+            s.open.push(Open {
+                begin: b,
+                end: b,
+                slice: false,
+            });
+        } else {
+            ctx.sink.begin(&event).map_err(ConvertError::Sink)?;
+            s.open.push(Open {
+                begin: b,
+                end: e,
+                slice: true,
+            });
+        }
+    }
+    while let Some(o) = s.open.pop() {
+        if o.slice {
+            ctx.sink.end(track, o.end).map_err(ConvertError::Sink)?;
+        }
+    }
+    match fault {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+/// A scalar as a counter sample, when it is one.
+fn counter_value(v: &EpValue<'_>) -> Option<CounterValue> {
+    if v.is_array || v.data_type == DataType::String {
+        return None;
+    }
+    Some(match v.elements().next()? {
+        Element::Bool(b) => CounterValue::Int(i64::from(b)),
+        Element::Char(x) | Element::Int8(x) => CounterValue::Int(i64::from(x)),
+        Element::Uint8(x) => CounterValue::Int(i64::from(x)),
+        Element::Int16(x) => CounterValue::Int(i64::from(x)),
+        Element::Uint16(x) => CounterValue::Int(i64::from(x)),
+        Element::Int32(x) => CounterValue::Int(i64::from(x)),
+        Element::Uint32(x) => CounterValue::Int(i64::from(x)),
+        Element::Int64(x) => CounterValue::Int(x),
+        Element::Uint64(x) => match i64::try_from(x) {
+            Ok(x) => CounterValue::Int(x),
+            Err(_) => CounterValue::Double(x as f64),
+        },
+        Element::Float(x) if x.is_finite() => CounterValue::Double(f64::from(x)),
+        Element::Double(x) if x.is_finite() => CounterValue::Double(x),
+        Element::Float(_) | Element::Double(_) => return None,
+    })
+}
+
+fn write_element(out: &mut String, e: Element) {
+    let _ = match e {
+        Element::Bool(b) => write!(out, "{b}"),
+        Element::Char(x) | Element::Int8(x) => write!(out, "{x}"),
+        Element::Uint8(x) => write!(out, "{x}"),
+        Element::Int16(x) => write!(out, "{x}"),
+        Element::Uint16(x) => write!(out, "{x}"),
+        Element::Int32(x) => write!(out, "{x}"),
+        Element::Uint32(x) => write!(out, "{x}"),
+        Element::Int64(x) => write!(out, "{x}"),
+        Element::Uint64(x) => write!(out, "{x}"),
+        Element::Float(x) => write!(out, "{x}"),
+        Element::Double(x) => write!(out, "{x}"),
+    };
+}
+
+fn emit_value<S: Sink>(
+    ctx: &mut Ctx<'_, '_, S>,
+    v: &EpValue<'_>,
+    ts: u64,
+    thread_track: TrackId,
+    counters: &mut BTreeMap<u32, TrackId>,
+    text: &mut String,
+) -> Result<(), ConvertError<S::Error>> {
+    let desc = ctx.descs.get(v.id as usize);
+    let name: &str = desc.map_or("value", |d| &d.name);
+    if let Some(value) = counter_value(v) {
+        let id = match counters.get(&v.id) {
+            Some(&id) => id,
+            None => {
+                let id = ctx.new_track();
+                ctx.sink
+                    .track(&Track {
+                        id,
+                        parent: Some(thread_track),
+                        kind: TrackKind::Counter,
+                        name,
+                    })
+                    .map_err(ConvertError::Sink)?;
+                counters.insert(v.id, id);
+                id
+            }
+        };
+        return ctx.sink.counter(id, ts, value).map_err(ConvertError::Sink);
+    }
+    text.clear();
+    if let Some(bytes) = v.string_bytes() {
+        let mut end = bytes.len();
+        while end > 0 && bytes.get(end - 1) == Some(&0) {
+            end -= 1;
+        }
+        text.push_str(&lossy(bytes.get(..end).unwrap_or(bytes)));
+    } else if v.is_array {
+        text.push('[');
+        for (k, e) in v.elements().enumerate() {
+            if k > 0 {
+                text.push_str(", ");
+            }
+            write_element(text, e);
+        }
+        text.push(']');
+    } else if let Some(e) = v.elements().next() {
+        write_element(text, e);
+    }
+    let args = [
+        Arg {
+            name: "value",
+            value: Value::Str(text),
+        },
+        Arg {
+            name: "type",
+            value: Value::Str(v.data_type.name()),
+        },
+        Arg {
+            name: "value_id",
+            value: Value::Uint(v.value_id),
+        },
+    ];
+    ctx.sink
+        .instant(&Event {
+            track: thread_track,
+            ts,
+            name,
+            category: CATEGORY,
+            args: &args,
+            flows: &[],
+        })
+        .map_err(ConvertError::Sink)
+}

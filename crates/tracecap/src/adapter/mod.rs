@@ -1,0 +1,49 @@
+//! Format adapters: each walks one capture and drives a [`Sink`], streaming.
+//!
+//! Adding a format takes one feature line in Cargo.toml, one re-export in lib.rs, its detection
+//! line in `format.rs`, one module here and its arm in [`convert`].
+
+#[cfg(feature = "easyprofiler")]
+pub mod easyprofiler;
+#[cfg(feature = "syscall")]
+pub mod syscall;
+
+use crate::error::ConvertError;
+use crate::stats::{Counting, Stats};
+use crate::timeline::Sink;
+use crate::Format;
+
+/// Converts `data` (a capture of `format`) into `sink`, and returns what went through it.
+///
+/// On a damaged capture, everything before the damage reaches the sink, then the error is
+/// returned; the sink is left open either way (finish it yourself).
+pub fn convert<S: Sink>(
+    format: Format,
+    data: &[u8],
+    sink: S,
+) -> Result<Stats, ConvertError<S::Error>> {
+    let (stats, result) = convert_counted(format, data, sink);
+    result.map(|()| stats)
+}
+
+/// Like [`convert`], but also returns the counts on failure (what reached the sink before it).
+pub fn convert_counted<S: Sink>(
+    format: Format,
+    data: &[u8],
+    sink: S,
+) -> (Stats, Result<(), ConvertError<S::Error>>) {
+    let mut counting = Counting::new(sink);
+    let result = match format {
+        #[cfg(feature = "easyprofiler")]
+        Format::EasyProfiler => easyprofiler::convert(data, &mut counting),
+        #[cfg(feature = "syscall")]
+        Format::Syscall => syscall::convert(data, &mut counting),
+        // Unreachable once every format has its adapter.
+        #[allow(unreachable_patterns)]
+        other => {
+            let _ = (data, &mut counting);
+            Err(ConvertError::Unsupported(other))
+        }
+    };
+    (counting.stats, result)
+}

@@ -1,0 +1,301 @@
+//! syscall_capture `.dat` -> timeline.
+//!
+//! | capture | timeline |
+//! |---|---|
+//! | the capture (and each appended capture of a forked child) | a process track, pid from its header, named with the host's `uname` |
+//! | thread (record's tid, else the header's pid) | thread track |
+//! | syscall record | slice on its thread from the entry timestamp for its duration, named by the syscall (`syscall_<n>` if unassigned); args `ret` and `arg0`, `arg1`, ... |
+//! | no timestamps (`RECORD_TIMES=false`) | calls laid one microsecond apart in file order, which the process name says |
+//! | the header's uname | args of a `capture start` instant on the process track |
+//!
+//! Syscalls of one thread never nest; a call that would begin before the previous one on its thread
+//! ended (duration rounding of the f32 field) starts at that end instead.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write as _;
+
+use tracecap_syscall::{Arg as SysArg, Capture, Entry, Header, Syscall};
+
+use crate::error::ConvertError;
+use crate::timeline::{Arg, Event, Sink, Track, TrackId, TrackKind, Value};
+
+const CATEGORY: &str = "syscall";
+/// Step of the synthetic clock for calls without timestamps.
+const UNTIMED_STEP_NS: u64 = 1000;
+const ARG_NAMES: [&str; 8] = [
+    "arg0", "arg1", "arg2", "arg3", "arg4", "arg5", "arg6", "arg7",
+];
+/// Longest argument text written (buffers are cut, with their full length in the text).
+const MAX_TEXT: usize = 256;
+
+struct State<'c, S: Sink> {
+    sink: &'c mut S,
+    next_track: u64,
+    process: TrackId,
+    pid: i32,
+    threads: BTreeMap<(u64, i32), (TrackId, u64)>,
+    clock: u64,
+    untimed: bool,
+    texts: Vec<String>,
+    label: String,
+}
+
+fn lossy(b: &[u8]) -> alloc::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+/// Converts a syscall_capture file, driving `sink`.
+pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
+    let capture = Capture::parse(data)?;
+    let header = *capture.header();
+    // Whether the first record carries times decides how the capture is laid out.
+    let untimed = capture
+        .syscalls()
+        .next()
+        .and_then(Result::ok)
+        .is_some_and(|c| c.timestamp_ns.is_none());
+    let mut st = State {
+        sink,
+        next_track: 0,
+        process: TrackId(0),
+        pid: header.pid,
+        threads: BTreeMap::new(),
+        clock: 0,
+        untimed,
+        texts: Vec::new(),
+        label: String::new(),
+    };
+    st.process(&header)?;
+    let total = data.len() as u64;
+    for (n, entry) in capture.entries().enumerate() {
+        let entry = entry?;
+        if n % 65536 == 0 {
+            st.sink.progress(entry.offset(), total);
+        }
+        match entry {
+            Entry::Syscall(call) => st.call(&call)?,
+            Entry::Header(h) => st.process(&h)?,
+            Entry::Filler(_) | Entry::Gap(_) => {}
+        }
+    }
+    st.sink.progress(total, total);
+    Ok(())
+}
+
+impl<S: Sink> State<'_, S> {
+    fn new_track(&mut self) -> TrackId {
+        self.next_track += 1;
+        TrackId(self.next_track)
+    }
+
+    fn process(&mut self, h: &Header<'_>) -> Result<(), ConvertError<S::Error>> {
+        let id = self.new_track();
+        self.process = id;
+        self.pid = h.pid;
+        let uname = h.uname();
+        self.label.clear();
+        let _ = write!(self.label, "syscall_capture pid {}", h.pid);
+        if let Some(u) = &uname {
+            let _ = write!(
+                self.label,
+                " on {} ({} {} {})",
+                lossy(u.nodename),
+                lossy(u.sysname),
+                lossy(u.release),
+                lossy(u.machine)
+            );
+        }
+        if self.untimed {
+            self.label
+                .push_str(" [no timestamps: calls laid out 1 us apart in file order]");
+        }
+        self.sink
+            .track(&Track {
+                id,
+                parent: None,
+                kind: TrackKind::Process {
+                    pid: u64::from(h.pid.unsigned_abs()),
+                },
+                name: &self.label,
+            })
+            .map_err(ConvertError::Sink)?;
+        // Synthetic clock: where the next call goes. Recorded times: the clock reference (the base
+        // of the record timestamps) when the header has one, else the previous call's time.
+        let start = match h.clock_reference_ns {
+            Some(t) if !self.untimed => u64::try_from(t).unwrap_or(0),
+            _ => self.clock,
+        };
+        let fields = uname.map(|u| {
+            [
+                ("sysname", lossy(u.sysname)),
+                ("nodename", lossy(u.nodename)),
+                ("release", lossy(u.release)),
+                ("version", lossy(u.version)),
+                ("machine", lossy(u.machine)),
+                ("domainname", lossy(u.domainname)),
+            ]
+        });
+        let mut args: Vec<Arg<'_>> = Vec::new();
+        args.push(Arg {
+            name: "epoch_seconds",
+            value: Value::Int(h.epoch_seconds),
+        });
+        args.push(Arg {
+            name: "timing",
+            value: Value::Str(if self.untimed {
+                "synthetic"
+            } else {
+                "recorded"
+            }),
+        });
+        if let Some(fields) = &fields {
+            for (name, v) in fields {
+                args.push(Arg {
+                    name,
+                    value: Value::Str(v),
+                });
+            }
+        }
+        self.sink
+            .instant(&Event {
+                track: id,
+                ts: start,
+                name: "capture start",
+                category: CATEGORY,
+                args: &args,
+                flows: &[],
+            })
+            .map_err(ConvertError::Sink)
+    }
+
+    fn thread(&mut self, tid: i32) -> Result<TrackId, ConvertError<S::Error>> {
+        let key = (self.process.0, tid);
+        if let Some(&(id, _)) = self.threads.get(&key) {
+            return Ok(id);
+        }
+        let id = self.new_track();
+        let mut name = String::new();
+        let _ = write!(name, "thread {tid}");
+        self.sink
+            .track(&Track {
+                id,
+                parent: Some(self.process),
+                kind: TrackKind::Thread {
+                    pid: u64::from(self.pid.unsigned_abs()),
+                    tid: u64::from(tid.unsigned_abs()),
+                },
+                name: &name,
+            })
+            .map_err(ConvertError::Sink)?;
+        self.threads.insert(key, (id, 0));
+        Ok(id)
+    }
+
+    fn call(&mut self, call: &Syscall<'_>) -> Result<(), ConvertError<S::Error>> {
+        let tid = call.tid.unwrap_or(self.pid);
+        let track = self.thread(tid)?;
+        let key = (self.process.0, tid);
+        let prev_end = self.threads.get(&key).map_or(0, |t| t.1);
+        let (ts, dur) = match call.timestamp_ns {
+            Some(t) if !self.untimed => {
+                let dur = call
+                    .duration_ns
+                    .filter(|d| d.is_finite() && *d > 0.0)
+                    .map_or(0, |d| d as u64);
+                (u64::try_from(t).unwrap_or(0), dur)
+            }
+            _ => {
+                let t = self.clock;
+                self.clock = self.clock.saturating_add(UNTIMED_STEP_NS);
+                (t, UNTIMED_STEP_NS)
+            }
+        };
+        let ts = ts.max(prev_end);
+        let dur = dur.min(u64::MAX - ts);
+        if !self.untimed {
+            self.clock = self.clock.max(ts);
+        }
+        if let Some(t) = self.threads.get_mut(&key) {
+            t.1 = ts.saturating_add(dur);
+        }
+        // Texts of the arguments, in reused buffers.
+        let mut n = 0usize;
+        for a in call.args().take(ARG_NAMES.len()) {
+            if self.texts.len() <= n {
+                self.texts.push(String::new());
+            }
+            if let Some(text) = self.texts.get_mut(n) {
+                text.clear();
+                arg_text(text, &a);
+            }
+            n += 1;
+        }
+        let mut args: Vec<Arg<'_>> = Vec::with_capacity(n + 1);
+        if call.result.is_some() {
+            args.push(Arg {
+                name: "ret",
+                value: Value::Int(call.ret()),
+            });
+        }
+        for (a, (name, text)) in call
+            .args()
+            .zip(ARG_NAMES.iter().zip(self.texts.iter()))
+            .take(n)
+        {
+            args.push(Arg {
+                name,
+                value: match a {
+                    SysArg::Int(x) => Value::Int(x),
+                    _ => Value::Str(text),
+                },
+            });
+        }
+        self.label.clear();
+        let name: &str = match call.name() {
+            Some(name) => name,
+            None => {
+                let _ = write!(self.label, "syscall_{}", call.number);
+                &self.label
+            }
+        };
+        self.sink
+            .complete(
+                &Event {
+                    track,
+                    ts,
+                    name,
+                    category: CATEGORY,
+                    args: &args,
+                    flows: &[],
+                },
+                dur,
+            )
+            .map_err(ConvertError::Sink)
+    }
+}
+
+fn bytes_text(out: &mut String, data: &[u8]) {
+    let cut = data.get(..MAX_TEXT).unwrap_or(data);
+    out.push_str(&lossy(cut));
+    if cut.len() < data.len() {
+        let _ = write!(out, "... ({} bytes)", data.len());
+    }
+}
+
+fn arg_text(out: &mut String, a: &SysArg<'_>) {
+    match a {
+        SysArg::Int(x) => {
+            let _ = write!(out, "{x}");
+        }
+        SysArg::Data(d) => bytes_text(out, d),
+        SysArg::Partial { original_len, data } => {
+            bytes_text(out, data);
+            let _ = write!(out, " [{} of {original_len} bytes captured]", data.len());
+        }
+        other => {
+            let _ = write!(out, "{other:?}");
+        }
+    }
+}

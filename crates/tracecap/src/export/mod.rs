@@ -1,0 +1,169 @@
+//! Exporters: [`timeline::Sink`](crate::timeline::Sink)s that write a standard trace file as they
+//! are called. Both keep only per-track and interning state (bounded by the number of tracks and
+//! distinct names, never by the number of events).
+
+mod chrome;
+mod perfetto;
+
+pub use chrome::ChromeJson;
+pub use perfetto::Perfetto;
+
+/// The generated Perfetto protobuf messages (a minimal subset of Perfetto's trace schema, with
+/// Perfetto's field numbers).
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod perfetto_proto {
+    include!("perfetto_generated.rs");
+}
+
+/// Writes `ns` nanoseconds as microseconds with the nanoseconds as a fraction (`1234.567`).
+pub(crate) fn write_us(out: &mut impl std::io::Write, ns: u64) -> std::io::Result<()> {
+    let frac = ns % 1000;
+    if frac == 0 {
+        write!(out, "{}", ns / 1000)
+    } else {
+        write!(out, "{}.{:03}", ns / 1000, frac)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::{Arg, CounterValue, Event, Flow, Sink, Track, TrackId, TrackKind, Value};
+
+    fn us(ns: u64) -> String {
+        let mut v = Vec::new();
+        write_us(&mut v, ns).unwrap();
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn microseconds_keep_every_nanosecond() {
+        assert_eq!(us(0), "0");
+        assert_eq!(us(1), "0.001");
+        assert_eq!(us(1_000), "1");
+        assert_eq!(us(1_234_567), "1234.567");
+        assert_eq!(us(u64::MAX), "18446744073709551.615");
+    }
+
+    /// Drives a sink through every kind of call, odd values included.
+    fn drive<S: Sink>(s: &mut S) -> Result<(), S::Error> {
+        let (p, t, c, g) = (TrackId(1), TrackId(2), TrackId(3), TrackId(4));
+        s.track(&Track {
+            id: p,
+            parent: None,
+            kind: TrackKind::Process { pid: 1 << 40 },
+            name: "big \"pid\"",
+        })?;
+        s.track(&Track {
+            id: t,
+            parent: Some(p),
+            kind: TrackKind::Thread {
+                pid: 1 << 40,
+                tid: 5,
+            },
+            name: "",
+        })?;
+        s.track(&Track {
+            id: c,
+            parent: Some(t),
+            kind: TrackKind::Counter,
+            name: "mem",
+        })?;
+        s.track(&Track {
+            id: g,
+            parent: None,
+            kind: TrackKind::Slices,
+            name: "markers",
+        })?;
+        let args = [
+            Arg {
+                name: "nan",
+                value: Value::Double(f64::NAN),
+            },
+            Arg {
+                name: "s",
+                value: Value::Str("a\n\"b\"\u{1}"),
+            },
+            Arg {
+                name: "u",
+                value: Value::Uint(u64::MAX),
+            },
+            Arg {
+                name: "b",
+                value: Value::Bool(true),
+            },
+        ];
+        let flows = [Flow {
+            id: 9,
+            terminating: false,
+        }];
+        let ev = |track, ts, name, flows| Event {
+            track,
+            ts,
+            name,
+            category: "cat",
+            args: &args,
+            flows,
+        };
+        s.begin(&ev(t, 10, "outer", &flows[..]))?;
+        s.complete(&ev(t, 11, "leaf", &[]), 2)?;
+        s.end(t, 20)?;
+        s.instant(&ev(
+            g,
+            15,
+            "mark",
+            &[Flow {
+                id: 9,
+                terminating: true,
+            }][..],
+        ))?;
+        s.counter(c, 12, CounterValue::Double(1.5))?;
+        s.counter(c, 13, CounterValue::Int(-3))?;
+        Ok(())
+    }
+
+    #[test]
+    fn chrome_json_is_valid_json_with_names() {
+        let mut w = ChromeJson::new(Vec::new()).unwrap();
+        drive(&mut w).unwrap();
+        let bytes = w.finish().unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let events = doc["traceEvents"].as_array().unwrap();
+        let phases: String = events.iter().map(|e| e["ph"].as_str().unwrap()).collect();
+        assert_eq!(phases, "MMMMBsXEifCC");
+        assert_eq!(events[0]["args"]["name"], "big \"pid\"");
+        assert_eq!(events[4]["args"]["s"], "a\n\"b\"\u{1}");
+        assert_eq!(events[4]["args"]["nan"], "NaN");
+        assert_eq!(events[6]["dur"], 0.002);
+        assert_eq!(events[10]["name"], "mem (thread 5)");
+    }
+
+    #[test]
+    fn chrome_rejects_undeclared_tracks() {
+        let mut w = ChromeJson::new(Vec::new()).unwrap();
+        assert!(w.end(TrackId(7), 0).is_err());
+    }
+
+    #[test]
+    fn perfetto_interns_and_falls_back_for_wide_pids() {
+        use prost::Message;
+        let mut w = Perfetto::new(Vec::new()).unwrap();
+        drive(&mut w).unwrap();
+        drive(&mut w).unwrap_or(()); // same names again: interned once
+        let bytes = w.finish().unwrap();
+        let trace = perfetto_proto::Trace::decode(bytes.as_slice()).unwrap();
+        let first = &trace.packet[0];
+        assert_eq!(first.sequence_flags, Some(1));
+        // A pid past i32 gives a named track, not a process descriptor.
+        let process = trace.packet[1].track_descriptor.as_ref().unwrap();
+        assert!(process.process.is_none());
+        assert_eq!(process.name.as_deref(), Some("big \"pid\""));
+        let names: usize = trace
+            .packet
+            .iter()
+            .filter_map(|p| p.interned_data.as_ref())
+            .map(|d| d.event_names.len())
+            .sum();
+        assert_eq!(names, 3, "outer, leaf, mark interned once each");
+    }
+}

@@ -1,0 +1,78 @@
+//! Which format a capture is, from its first bytes.
+
+/// The capture formats tracecap knows. Only the formats whose feature is on are detected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// EasyProfiler `.prof`.
+    EasyProfiler,
+    /// syscall_capture `.dat`.
+    Syscall,
+    /// apitrace `.trace`.
+    Apitrace,
+    /// Web Tracing Framework `.wtf-trace`.
+    Wtf,
+    /// Orbit `.orbit`.
+    Orbit,
+}
+
+impl Format {
+    /// Lower-case name (`easyprofiler`, `syscall`, `apitrace`, `wtf`, `orbit`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::EasyProfiler => "easyprofiler",
+            Format::Syscall => "syscall",
+            Format::Apitrace => "apitrace",
+            Format::Wtf => "wtf",
+            Format::Orbit => "orbit",
+        }
+    }
+
+    /// True when this build can convert the format (its feature is on).
+    pub const fn is_enabled(self) -> bool {
+        match self {
+            Format::EasyProfiler => cfg!(feature = "easyprofiler"),
+            Format::Syscall => cfg!(feature = "syscall"),
+            Format::Apitrace => false,
+            Format::Wtf => false,
+            Format::Orbit => false,
+        }
+    }
+}
+
+impl core::fmt::Display for Format {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The format of `bytes`, from magic bytes (and structure where a format has no magic), among
+/// the formats whose feature is enabled.
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    #[cfg(feature = "easyprofiler")]
+    if tracecap_easyprofiler::is_easyprofiler(bytes) {
+        return Some(Format::EasyProfiler);
+    }
+    #[cfg(feature = "syscall")]
+    if tracecap_syscall::is_syscall_capture(bytes) {
+        return Some(Format::Syscall);
+    }
+    let _ = bytes;
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_enabled_formats_only() {
+        assert_eq!(detect(b""), None);
+        assert_eq!(detect(b"not a capture"), None);
+        #[cfg(feature = "easyprofiler")]
+        assert_eq!(
+            detect(&[0x79, 0x73, 0x61, 0x45, 0, 0, 1, 2]),
+            Some(Format::EasyProfiler)
+        );
+    }
+}

@@ -1,0 +1,65 @@
+//! Every tracecap format behind one crate: detect a capture's format, open it memory-mapped, and
+//! stream it through one [`timeline::Sink`] into Chrome Trace Event JSON or Perfetto protobuf.
+//!
+//! Each format is a feature (all on by default) that re-exports its crate (`tracecap::easyprofiler`,
+//! ...) and adds its timeline adapter. Conversion streams: an adapter drives the sink while it
+//! parses, so nothing like the whole trace is built in memory.
+//!
+//! ```
+//! # #[cfg(all(feature = "std", feature = "easyprofiler"))]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/easyprofiler/sample_small.prof");
+//! # if !std::path::Path::new(path).exists() { return Ok(()) }
+//! let input = tracecap::open(path)?;                  // memory-mapped
+//! let format = tracecap::detect(&input).ok_or("unknown format")?;
+//! let mut out = Vec::new();
+//! let mut sink = tracecap::export::ChromeJson::new(&mut out)?;
+//! let stats = tracecap::convert(format, &input, &mut sink)?;
+//! sink.finish()?;
+//! println!("{} tracks, {} slices", stats.tracks, stats.slices);
+//! # Ok(())
+//! # }
+//! # #[cfg(not(all(feature = "std", feature = "easyprofiler")))]
+//! # fn main() {}
+//! ```
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+#[cfg(feature = "alloc")]
+pub mod adapter;
+mod error;
+#[cfg(feature = "std")]
+pub mod export;
+mod format;
+#[cfg(feature = "std")]
+mod open;
+pub mod stats;
+pub mod timeline;
+
+/// The EasyProfiler crate (feature `easyprofiler`).
+#[cfg(feature = "easyprofiler")]
+pub use tracecap_easyprofiler as easyprofiler;
+/// The syscall_capture crate (feature `syscall`).
+#[cfg(feature = "syscall")]
+pub use tracecap_syscall as syscall;
+
+#[cfg(feature = "alloc")]
+pub use adapter::convert;
+pub use error::{ConvertError, FormatError};
+pub use format::{detect, Format};
+#[cfg(feature = "std")]
+pub use open::{open, Input};
+pub use stats::Stats;

@@ -1,0 +1,167 @@
+//! The timeline: what every format adapter says about a capture, and what every exporter hears.
+//!
+//! An adapter walks a capture once and calls a [`Sink`] as it goes: first a [`Track`] declaration
+//! for each process, thread, counter or other track (before the track's first event), then slices,
+//! instants and counter samples on those tracks. Exporters implement [`Sink`] and write as they
+//! are called, so a conversion holds no more than the adapter's own bounded state.
+//!
+//! The contract an adapter keeps, so that every exporter can stream:
+//! - a track is declared once, before its first event, and its parent is declared before it;
+//! - on one track, [`Sink::begin`] / [`Sink::end`] pairs are properly nested and come in time order
+//!   (every `end` closes the most recent open slice of that track, at a time not before its begin);
+//! - [`Sink::complete`] is used only for slices that have no children in the stream (leaves), so an
+//!   exporter may write it as a begin immediately followed by an end;
+//! - times are nanoseconds on the capture's own clock.
+
+/// A track, named by the adapter: unique within one conversion, never 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TrackId(pub u64);
+
+/// What a track is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrackKind {
+    /// A process (its slices, if any, are process-wide).
+    Process {
+        /// Process id.
+        pid: u64,
+    },
+    /// A thread of a process (the parent track must be that process).
+    Thread {
+        /// Process id.
+        pid: u64,
+        /// Thread id.
+        tid: u64,
+    },
+    /// A counter: carries [`Sink::counter`] samples only.
+    Counter,
+    /// Any other track of slices and instants (per-CPU, context switches, async, global markers).
+    /// Without a parent it is global.
+    Slices,
+}
+
+/// A track declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Track<'s> {
+    /// Its id.
+    pub id: TrackId,
+    /// The track it belongs to (a thread's process, a counter's thread, ...), if any.
+    pub parent: Option<TrackId>,
+    /// What it is.
+    pub kind: TrackKind,
+    /// Display name (may be empty for threads and processes without a name).
+    pub name: &'s str,
+}
+
+/// The value of an event argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value<'s> {
+    /// A boolean.
+    Bool(bool),
+    /// A signed integer.
+    Int(i64),
+    /// An unsigned integer.
+    Uint(u64),
+    /// A floating-point number (exporters write non-finite ones as strings).
+    Double(f64),
+    /// Text.
+    Str(&'s str),
+}
+
+/// A named argument of an event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arg<'s> {
+    /// Name.
+    pub name: &'s str,
+    /// Value.
+    pub value: Value<'s>,
+}
+
+/// A flow arrow end attached to a slice or instant: events sharing an `id` are linked in time order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flow {
+    /// Flow id, unique within one conversion.
+    pub id: u64,
+    /// True on the last event of the flow.
+    pub terminating: bool,
+}
+
+/// A slice start or an instant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Event<'s> {
+    /// Where.
+    pub track: TrackId,
+    /// When, in nanoseconds.
+    pub ts: u64,
+    /// Name.
+    pub name: &'s str,
+    /// Category (a short word such as the format name).
+    pub category: &'s str,
+    /// Arguments.
+    pub args: &'s [Arg<'s>],
+    /// Flow ends attached to this event.
+    pub flows: &'s [Flow],
+}
+
+/// A counter sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CounterValue {
+    /// Integer sample.
+    Int(i64),
+    /// Floating-point sample (adapters only send finite ones).
+    Double(f64),
+}
+
+/// Receives a capture's timeline as an adapter walks it (see the module docs for the contract).
+pub trait Sink {
+    /// What can go wrong while writing.
+    type Error;
+
+    /// Declares a track.
+    fn track(&mut self, track: &Track<'_>) -> Result<(), Self::Error>;
+
+    /// Opens a slice on `event.track`.
+    fn begin(&mut self, event: &Event<'_>) -> Result<(), Self::Error>;
+
+    /// Closes the most recent open slice of `track` at `ts`.
+    fn end(&mut self, track: TrackId, ts: u64) -> Result<(), Self::Error>;
+
+    /// A slice of known duration without children in the stream.
+    fn complete(&mut self, event: &Event<'_>, dur: u64) -> Result<(), Self::Error>;
+
+    /// An instant.
+    fn instant(&mut self, event: &Event<'_>) -> Result<(), Self::Error>;
+
+    /// A counter sample on a [`TrackKind::Counter`] track.
+    fn counter(&mut self, track: TrackId, ts: u64, value: CounterValue) -> Result<(), Self::Error>;
+
+    /// How far the adapter is: `done` of `total` input bytes. Called now and then; ignore it freely.
+    fn progress(&mut self, done: u64, total: u64) {
+        let _ = (done, total);
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    type Error = S::Error;
+
+    fn track(&mut self, track: &Track<'_>) -> Result<(), Self::Error> {
+        (**self).track(track)
+    }
+    fn begin(&mut self, event: &Event<'_>) -> Result<(), Self::Error> {
+        (**self).begin(event)
+    }
+    fn end(&mut self, track: TrackId, ts: u64) -> Result<(), Self::Error> {
+        (**self).end(track, ts)
+    }
+    fn complete(&mut self, event: &Event<'_>, dur: u64) -> Result<(), Self::Error> {
+        (**self).complete(event, dur)
+    }
+    fn instant(&mut self, event: &Event<'_>) -> Result<(), Self::Error> {
+        (**self).instant(event)
+    }
+    fn counter(&mut self, track: TrackId, ts: u64, value: CounterValue) -> Result<(), Self::Error> {
+        (**self).counter(track, ts, value)
+    }
+    fn progress(&mut self, done: u64, total: u64) {
+        (**self).progress(done, total)
+    }
+}
