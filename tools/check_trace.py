@@ -218,9 +218,9 @@ def run_tool(tool, capture, tmp):
         res = subprocess.run([tool, "convert", capture, "-o", out, "--json"],
                              capture_output=True, text=True)
         if res.returncode != 0:
-            if info.get("error") and res.returncode == 1 and res.stdout:
+            if (info.get("error") or info.get("fault")) and res.returncode == 1 and res.stdout:
                 # A damaged capture (info reports its error too): what precedes it is converted.
-                print(f"note {capture}: damaged ({info['error']}), checking the part before it")
+                print(f"note {capture}: damaged ({info.get('error') or info.get('fault')}), checking the part before it")
             else:
                 fail(capture, f"convert to {ext} exited {res.returncode}: {res.stderr.strip()}")
                 continue

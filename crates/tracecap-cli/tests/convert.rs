@@ -97,6 +97,8 @@ fn check_chrome(path: &Path) -> (u64, u64, u64) {
                 }
             }
             "C" => samples += 1,
+            // Flow arrows (WTF flows).
+            "s" | "t" | "f" => {}
             other => panic!("event {i}: unexpected phase {other}"),
         }
     }
@@ -124,7 +126,9 @@ fn check_chrome(path: &Path) -> (u64, u64, u64) {
 
 #[test]
 fn every_corpus_file_converts_to_both_formats() {
-    let dir = out_dir();
+    // Its own folder: removing the shared one would race with the other tests' outputs.
+    let dir = out_dir().join("easyprofiler");
+    std::fs::create_dir_all(&dir).unwrap();
     for file in corpus() {
         let stem = file.file_stem().unwrap().to_string_lossy().to_string();
         let json_out = dir.join(format!("{stem}.json"));
@@ -282,6 +286,165 @@ fn syscall_captures_convert_like_validate_reads_them() {
         let info = tracecap(&["info", "--json", f]);
         let info: Value = serde_json::from_slice(&info.stdout).unwrap();
         assert_eq!(info["syscalls"], slices, "{f}");
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn orbit_captures_convert_like_validate_reads_them() {
+    let mut files = Vec::new();
+    for sub in ["real", "generated"] {
+        let dir = format!(
+            "{}/../../../shared/corpus/orbit/{sub}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            println!("corpus not found: skipped ({dir})");
+            return;
+        };
+        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+    }
+    files.retain(|p| p.extension().is_some_and(|x| x == "orbit"));
+    // Its own directory: the other tests remove theirs while this one runs.
+    let out_dir =
+        std::env::temp_dir().join(format!("tracecap-convert-orbit-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    for file in files {
+        let f = file.to_str().unwrap();
+        let validate = tracecap(&["validate", f]);
+        let json_out = out_dir.join("out.json");
+        let out = tracecap(&["convert", f, "-o", json_out.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), validate.status.code(), "{f}");
+        if out.stdout.is_empty() {
+            continue; // refused before anything was written
+        }
+        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (slices, instants, _) = check_chrome(&json_out);
+        assert_eq!(summary["slices"], slices, "{f}");
+        assert_eq!(summary["instants"], instants, "{f}");
+        let info = tracecap(&["info", "--json", f]);
+        let Ok(info) = serde_json::from_slice::<Value>(&info.stdout) else {
+            continue; // info refuses the file (its header is bad): nothing to compare
+        };
+        let n = |k: &str| info["event_counts"][k].as_u64().unwrap_or(0);
+        if validate.status.success() {
+            let want_slices = n("function_call")
+                + n("scheduling_slice")
+                + n("thread_state_slice")
+                + n("api_scope_start")
+                + n("api_scope_start_async")
+                + 4 * n("gpu_job");
+            assert_eq!(slices, want_slices, "{f}");
+            let want_instants = [
+                "capture_started",
+                "callstack_sample",
+                "api_string_event",
+                "tracepoint_event",
+                "present_event",
+                "warning_event",
+                "error_enabling_orbit_api_event",
+                "error_enabling_user_space_instrumentation_event",
+                "lost_perf_records_event",
+                "out_of_order_events_discarded_event",
+                "gpu_queue_submission",
+            ]
+            .iter()
+            .map(|k| n(k))
+            .sum::<u64>();
+            assert_eq!(instants, want_instants, "{f}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn wtf_traces_convert_like_validate_reads_them() {
+    let mut files = Vec::new();
+    for sub in ["cff-cpp", "cff-js", "legacy-v3"] {
+        let dir = format!(
+            "{}/../../../shared/corpus/wtf/{sub}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            println!("corpus not found: skipped ({dir})");
+            return;
+        };
+        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+    }
+    files.retain(|p| p.extension().is_some_and(|x| x == "wtf-trace"));
+    assert!(!files.is_empty());
+    let out_dir = out_dir().join("wtf");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    for file in files {
+        let f = file.to_str().unwrap();
+        let validate = tracecap(&["validate", f]);
+        for ext in ["json", "pftrace"] {
+            let out_file = out_dir.join(format!("out.{ext}"));
+            let out = tracecap(&["convert", f, "-o", out_file.to_str().unwrap(), "--json"]);
+            assert_eq!(out.status.code(), validate.status.code(), "{f}");
+            let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(summary["threads"].as_u64().unwrap() >= 1, "{f}");
+            if ext == "json" {
+                let (slices, instants, _) = check_chrome(&out_file);
+                assert_eq!(summary["slices"], slices, "{f}");
+                assert_eq!(summary["instants"], instants, "{f}");
+                let info = tracecap(&["info", "--json", f]);
+                let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+                // Every leave that closes a scope ends one slice; scopes left open are closed too.
+                let leaves = info["events_by_name"]["wtf.scope#leave"]
+                    .as_u64()
+                    .unwrap_or(0);
+                assert!(slices >= leaves.min(1), "{f}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn apitrace_traces_convert_like_info_reads_them() {
+    let mut files = Vec::new();
+    for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
+        let dir = format!(
+            "{}/../../../shared/corpus/apitrace/{sub}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            println!("corpus not found: skipped ({dir})");
+            return;
+        };
+        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+    }
+    files.retain(|p| p.extension().is_some_and(|x| x == "trace"));
+    let out_dir = out_dir().join("apitrace");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    for file in files {
+        let f = file.to_str().unwrap();
+        let info = tracecap(&["info", "--json", f]);
+        let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+        // A fault (zlib-no-eof.trace: gzip without its trailer) converts what precedes it, exit 1.
+        let code = if info["fault"].is_null() { 0 } else { 1 };
+        for ext in ["json", "pftrace"] {
+            let out_file = out_dir.join(format!("out.{ext}"));
+            let out = tracecap(&["convert", f, "-o", out_file.to_str().unwrap(), "--json"]);
+            assert_eq!(out.status.code(), Some(code), "{f}");
+            let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+            // One slice per call and per frame (the corpus has no debug groups).
+            let want = info["calls"].as_u64().unwrap() + info["frames"].as_u64().unwrap();
+            assert_eq!(summary["slices"], want, "{f}");
+            assert_eq!(summary["threads"], info["threads"], "{f}");
+            // The synthetic clock: one microsecond per call.
+            assert_eq!(
+                summary["span_ns"],
+                info["calls"].as_u64().unwrap() * 1000,
+                "{f}"
+            );
+            if ext == "json" {
+                let (slices, instants, samples) = check_chrome(&out_file);
+                assert_eq!(summary["slices"], slices, "{f}");
+                assert_eq!(instants + samples, 0, "{f}");
+            }
+        }
     }
     let _ = std::fs::remove_dir_all(&out_dir);
 }

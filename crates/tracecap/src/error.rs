@@ -10,6 +10,21 @@ pub enum FormatError {
     /// From `tracecap-syscall`.
     #[cfg(feature = "syscall")]
     Syscall(tracecap_syscall::Error),
+    /// From `tracecap-wtf`.
+    #[cfg(feature = "wtf")]
+    Wtf(tracecap_wtf::Error),
+    /// From `tracecap-apitrace`, with the file offset of the fault (for a fault in the
+    /// decompressed stream: the offset of the snappy chunk holding it, 0 in other containers).
+    #[cfg(feature = "apitrace")]
+    Apitrace {
+        /// The crate's error (its offset may count in the decompressed stream).
+        error: tracecap_apitrace::Error,
+        /// File offset.
+        file: u64,
+    },
+    /// From `tracecap-orbit`.
+    #[cfg(feature = "orbit")]
+    Orbit(tracecap_orbit::Error),
     /// No format is enabled (never constructed).
     #[doc(hidden)]
     None(core::convert::Infallible),
@@ -23,6 +38,12 @@ impl FormatError {
             FormatError::EasyProfiler(e) => e.offset,
             #[cfg(feature = "syscall")]
             FormatError::Syscall(e) => e.offset,
+            #[cfg(feature = "wtf")]
+            FormatError::Wtf(e) => e.offset,
+            #[cfg(feature = "apitrace")]
+            FormatError::Apitrace { file, .. } => *file,
+            #[cfg(feature = "orbit")]
+            FormatError::Orbit(e) => e.offset,
             FormatError::None(n) => match *n {},
         }
     }
@@ -38,6 +59,19 @@ impl FormatError {
                     FormatError::EasyProfiler(e) => write!(f, "{}", e.kind),
                     #[cfg(feature = "syscall")]
                     FormatError::Syscall(e) => write!(f, "{}", e.kind),
+                    #[cfg(feature = "wtf")]
+                    FormatError::Wtf(e) => write!(f, "{}", e.kind),
+                    #[cfg(feature = "apitrace")]
+                    FormatError::Apitrace { error, .. } => match error.space {
+                        tracecap_apitrace::Space::File => write!(f, "{}", error.kind),
+                        tracecap_apitrace::Space::Stream => write!(
+                            f,
+                            "{} (decompressed stream offset {:#x})",
+                            error.kind, error.offset
+                        ),
+                    },
+                    #[cfg(feature = "orbit")]
+                    FormatError::Orbit(e) => write!(f, "{}", e.kind),
                     FormatError::None(n) => match *n {},
                 }
             }
@@ -101,5 +135,19 @@ impl<E> From<tracecap_easyprofiler::Error> for ConvertError<E> {
 impl<E> From<tracecap_syscall::Error> for ConvertError<E> {
     fn from(e: tracecap_syscall::Error) -> Self {
         ConvertError::Format(FormatError::Syscall(e))
+    }
+}
+
+#[cfg(feature = "orbit")]
+impl<E> From<tracecap_orbit::Error> for ConvertError<E> {
+    fn from(e: tracecap_orbit::Error) -> Self {
+        ConvertError::Format(FormatError::Orbit(e))
+    }
+}
+
+#[cfg(feature = "wtf")]
+impl<E> From<tracecap_wtf::Error> for ConvertError<E> {
+    fn from(e: tracecap_wtf::Error) -> Self {
+        ConvertError::Format(FormatError::Wtf(e))
     }
 }

@@ -33,9 +33,9 @@ impl Format {
         match self {
             Format::EasyProfiler => cfg!(feature = "easyprofiler"),
             Format::Syscall => cfg!(feature = "syscall"),
-            Format::Apitrace => false,
-            Format::Wtf => false,
-            Format::Orbit => false,
+            Format::Apitrace => cfg!(feature = "apitrace"),
+            Format::Wtf => cfg!(feature = "wtf"),
+            Format::Orbit => cfg!(feature = "orbit"),
         }
     }
 }
@@ -56,6 +56,19 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     #[cfg(feature = "syscall")]
     if tracecap_syscall::is_syscall_capture(bytes) {
         return Some(Format::Syscall);
+    }
+    #[cfg(feature = "wtf")]
+    if tracecap_wtf::is_wtf(bytes) {
+        return Some(Format::Wtf);
+    }
+    #[cfg(feature = "orbit")]
+    if tracecap_orbit::is_orbit(bytes) || tracecap_orbit::is_legacy(bytes) {
+        return Some(Format::Orbit);
+    }
+    // apitrace near the end: its brotli container has no magic, so this decodes a little.
+    #[cfg(feature = "apitrace")]
+    if tracecap_apitrace::is_apitrace(bytes) {
+        return Some(Format::Apitrace);
     }
     let _ = bytes;
     None

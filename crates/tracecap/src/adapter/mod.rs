@@ -3,10 +3,16 @@
 //! Adding a format takes one feature line in Cargo.toml, one re-export in lib.rs, its detection
 //! line in `format.rs`, one module here and its arm in [`convert`].
 
+#[cfg(feature = "apitrace")]
+pub mod apitrace;
 #[cfg(feature = "easyprofiler")]
 pub mod easyprofiler;
+#[cfg(feature = "orbit")]
+pub mod orbit;
 #[cfg(feature = "syscall")]
 pub mod syscall;
+#[cfg(feature = "wtf")]
+pub mod wtf;
 
 use crate::error::ConvertError;
 use crate::stats::{Counting, Stats};
@@ -38,6 +44,12 @@ pub fn convert_counted<S: Sink>(
         Format::EasyProfiler => easyprofiler::convert(data, &mut counting),
         #[cfg(feature = "syscall")]
         Format::Syscall => syscall::convert(data, &mut counting),
+        #[cfg(feature = "wtf")]
+        Format::Wtf => wtf::convert(data, &mut counting),
+        #[cfg(feature = "apitrace")]
+        Format::Apitrace => apitrace::convert(data, &mut counting),
+        #[cfg(feature = "orbit")]
+        Format::Orbit => orbit::convert(data, &mut counting),
         // Unreachable once every format has its adapter.
         #[allow(unreachable_patterns)]
         other => {

@@ -1,0 +1,705 @@
+//! apitrace `.trace` -> timeline.
+//!
+//! | trace | timeline |
+//! |---|---|
+//! | the trace | a process track (pid 1: apitrace records no process ids), named `apitrace: <process.name>` |
+//! | trace thread (the per-trace thread index `n`, 0 before version 4) | thread track `thread n` (tid `n + 1`) |
+//! | call | slice on its thread from the synthetic time of its ENTER to that of its LEAVE, named by the function; args by the signature's argument names, `ret`, `call_no`, `fake`, `incomplete` |
+//! | frame (ends at a call apitrace flags end-of-frame) | slice `frame N` on a `Frames` track |
+//! | debug group push ... pop | slice named by the group's text, from the push call's end to the pop call's start |
+//!
+//! apitrace records no time at all, only the order of calls. The synthetic clock ticks once per
+//! call ([`TICK_NS`], one microsecond): the call numbered `n` enters at `n` ticks, and a call
+//! leaves at the tick of the next call to enter, so calls of a single-threaded trace are one
+//! tick long and back to back.
+//!
+//! Streaming: the file is decompressed piece by piece through the crate's `ChunkedReader`; what is
+//! kept is the signature table, one entry per thread and, per call that has entered and not yet
+//! left, its arguments' text (each value cut at [`MAX_TEXT`] bytes).
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+use core::fmt::Write as _;
+
+use tracecap_apitrace::dump::Dumper;
+use tracecap_apitrace::{
+    call_flags, ByteSource, ChunkedReader, Container, ContainerSource, Detail, Error as ApiError,
+    Event as ApiEvent, EventKind, SigTable, SnappyChunks, Space, Value as ApiValue, END_FRAME,
+    MARKER_POP, MARKER_PUSH,
+};
+
+use crate::error::{ConvertError, FormatError};
+use crate::timeline::{Arg, Event, Sink, Track, TrackId, TrackKind, Value};
+
+const CATEGORY: &str = "apitrace";
+const MARKER_CATEGORY: &str = "apitrace.marker";
+/// One tick of the synthetic clock (one call), in nanoseconds.
+pub const TICK_NS: u64 = 1000;
+/// Longest argument text written (longer values are cut, with `...`).
+pub const MAX_TEXT: usize = 256;
+/// The pid given to the trace's process (apitrace records none).
+pub const PID: u64 = 1;
+/// Decoded pieces remembered to map a stream offset back to the file (snappy chunks).
+const MAP_LEN: usize = 256;
+/// Reused argument buffers kept.
+const POOL: usize = 64;
+
+/// Where each decoded piece of the stream came from: (stream start, file offset of its chunk).
+#[derive(Default)]
+struct OffsetMap {
+    pieces: VecDeque<(u64, u64)>,
+    produced: u64,
+    last_file: u64,
+}
+
+impl OffsetMap {
+    fn file_offset(&self, stream: u64) -> u64 {
+        let mut best = 0;
+        for &(s, f) in &self.pieces {
+            if s <= stream {
+                best = f;
+            } else {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// The container source, noting the file offset of every snappy chunk it decodes.
+struct Source<'f> {
+    inner: ContainerSource<'f>,
+    chunks: Option<SnappyChunks<'f>>,
+    map: Rc<RefCell<OffsetMap>>,
+}
+
+impl ByteSource for Source<'_> {
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, ApiError> {
+        let at = self
+            .chunks
+            .as_mut()
+            .and_then(Iterator::next)
+            .and_then(Result::ok)
+            .map(|c| c.offset);
+        let n = self.inner.fill(out)?;
+        let mut map = self.map.borrow_mut();
+        if let (Some(f), true) = (at, n > 0) {
+            let start = map.produced;
+            map.pieces.push_back((start, f));
+            if map.pieces.len() > MAP_LEN {
+                map.pieces.pop_front();
+            }
+            map.last_file = f;
+        }
+        map.produced = map.produced.saturating_add(n as u64);
+        Ok(n)
+    }
+}
+
+/// An argument value kept until the call is written.
+#[derive(Clone, Copy)]
+enum Val {
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    /// A range of the call's text buffer.
+    Text(usize, usize),
+}
+
+/// Which argument: an index into the signature's names, or the return value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Arg(u64),
+    Ret,
+}
+
+/// A call that has entered and is not yet written.
+struct Pending {
+    no: u64,
+    sig: u64,
+    ts: u64,
+    /// Set when its LEAVE was read (the call may still wait for calls above it to close).
+    left: Option<u64>,
+    /// Already written as a begin (a call entered on the same thread before it left).
+    begun: bool,
+    flags: u32,
+    fake: bool,
+    text: String,
+    args: Vec<(Slot, Val)>,
+    /// The group's text, for a marker push.
+    label: Option<(usize, usize)>,
+}
+
+enum Entry {
+    Call(Pending),
+    Marker,
+}
+
+struct Thread {
+    track: TrackId,
+    stack: Vec<Entry>,
+    last: u64,
+}
+
+struct State<'c, S: Sink> {
+    sink: &'c mut S,
+    next_track: u64,
+    process: TrackId,
+    frames: Option<TrackId>,
+    frame_no: u64,
+    frame_start: Option<u64>,
+    threads: BTreeMap<u64, Thread>,
+    /// Thread of every open call.
+    open: BTreeMap<u64, u64>,
+    /// Enters seen (the clock, in ticks).
+    enters: u64,
+    pool: Vec<(String, Vec<(Slot, Val)>)>,
+    dumper: Dumper,
+    bytes: Vec<u8>,
+    scratch: String,
+}
+
+fn utf8(b: &[u8]) -> &str {
+    core::str::from_utf8(b).unwrap_or("<non-UTF-8 name>")
+}
+
+fn fault(map: &Rc<RefCell<OffsetMap>>, e: ApiError) -> FormatError {
+    let file = match e.space {
+        Space::File => e.offset,
+        Space::Stream => map.borrow().file_offset(e.offset),
+    };
+    FormatError::Apitrace { error: e, file }
+}
+
+/// Converts an apitrace file (any container), driving `sink`.
+pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
+    let map = Rc::new(RefCell::new(OffsetMap::default()));
+    let inner = ContainerSource::new(data).map_err(|e| fault(&map, e))?;
+    let chunks = match inner.container() {
+        Container::Snappy => SnappyChunks::new(data).ok(),
+        _ => None,
+    };
+    let src = Source {
+        inner,
+        chunks,
+        map: Rc::clone(&map),
+    };
+    let mut reader = ChunkedReader::new(src, SigTable::new());
+    let header = reader.header().map_err(|e| fault(&map, e))?;
+    let mut name = String::from("apitrace");
+    if let Some((_, v)) = header
+        .properties
+        .iter()
+        .find(|(n, _)| n.as_slice() == b"process.name")
+    {
+        name.push_str(": ");
+        name.push_str(&String::from_utf8_lossy(v));
+    }
+    let mut st = State {
+        sink,
+        next_track: 0,
+        process: TrackId(0),
+        frames: None,
+        frame_no: 0,
+        frame_start: None,
+        threads: BTreeMap::new(),
+        open: BTreeMap::new(),
+        enters: 0,
+        pool: Vec::new(),
+        dumper: Dumper::new(),
+        bytes: Vec::new(),
+        scratch: String::new(),
+    };
+    st.process = st.new_track();
+    st.sink
+        .track(&Track {
+            id: st.process,
+            parent: None,
+            kind: TrackKind::Process { pid: PID },
+            name: &name,
+        })
+        .map_err(ConvertError::Sink)?;
+    let total = data.len() as u64;
+    let mut n = 0u64;
+    let failure = loop {
+        match reader.next_event() {
+            None => break None,
+            Some(Err(e)) => break Some(e),
+            Some(Ok((ev, table))) => st.event(&ev, table)?,
+        }
+        n += 1;
+        if n % 65536 == 0 {
+            let done = map.borrow().last_file;
+            st.sink.progress(done, total);
+        }
+    };
+    // Calls still open (or waiting for calls above them) are closed, even after a fault.
+    st.finish(reader.table())?;
+    if let Some(e) = failure {
+        return Err(ConvertError::Format(fault(&map, e)));
+    }
+    st.sink.progress(total, total);
+    Ok(())
+}
+
+impl<S: Sink> State<'_, S> {
+    fn new_track(&mut self) -> TrackId {
+        self.next_track += 1;
+        TrackId(self.next_track)
+    }
+
+    fn thread(&mut self, n: u64) -> Result<(), ConvertError<S::Error>> {
+        if self.threads.contains_key(&n) {
+            return Ok(());
+        }
+        let id = self.new_track();
+        self.scratch.clear();
+        let _ = write!(self.scratch, "thread {n}");
+        self.sink
+            .track(&Track {
+                id,
+                parent: Some(self.process),
+                kind: TrackKind::Thread {
+                    pid: PID,
+                    tid: n.saturating_add(1),
+                },
+                name: &self.scratch,
+            })
+            .map_err(ConvertError::Sink)?;
+        self.threads.insert(
+            n,
+            Thread {
+                track: id,
+                stack: Vec::new(),
+                last: 0,
+            },
+        );
+        Ok(())
+    }
+
+    fn event(&mut self, ev: &ApiEvent<'_>, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+        match ev.kind {
+            EventKind::Enter => self.enter(ev, table),
+            EventKind::Leave => self.leave(ev, table),
+        }
+    }
+
+    fn enter(&mut self, ev: &ApiEvent<'_>, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+        let now = ev.call_no.saturating_mul(TICK_NS);
+        self.enters = self.enters.max(ev.call_no.saturating_add(1));
+        let flags = table.function(ev.sig).map_or(0, |f| call_flags(f.name()));
+        if self.frame_start.is_none() {
+            self.frame_start = Some(now);
+        }
+        self.thread(ev.thread)?;
+        if flags & MARKER_POP != 0 {
+            let top_is_marker = self
+                .threads
+                .get(&ev.thread)
+                .is_some_and(|t| matches!(t.stack.last(), Some(Entry::Marker)));
+            if top_is_marker {
+                self.close_top(ev.thread, now)?;
+                self.drain(ev.thread, table)?;
+            }
+        }
+        // A call still open on this thread becomes the parent of this one.
+        let Some(thread) = self.threads.get_mut(&ev.thread) else {
+            return Ok(());
+        };
+        let track = thread.track;
+        let ts = now.max(thread.last);
+        if let Some(Entry::Call(parent)) = thread.stack.last_mut() {
+            if !parent.begun {
+                parent.begun = true;
+                thread.last = thread.last.max(parent.ts);
+                emit(
+                    self.sink,
+                    track,
+                    parent,
+                    table,
+                    &mut self.scratch,
+                    false,
+                    None,
+                )?;
+            }
+        }
+        let (text, args) = self.pool.pop().unwrap_or_default();
+        let mut call = Pending {
+            no: ev.call_no,
+            sig: ev.sig,
+            ts,
+            left: None,
+            begun: false,
+            flags,
+            fake: false,
+            text,
+            args,
+            label: None,
+        };
+        apply(&mut call, ev, table, &mut self.dumper, &mut self.bytes);
+        if let Some(thread) = self.threads.get_mut(&ev.thread) {
+            thread.stack.push(Entry::Call(call));
+        }
+        self.open.insert(ev.call_no, ev.thread);
+        if flags & END_FRAME != 0 {
+            let start = self.frame_start.take().unwrap_or(now);
+            let frames = match self.frames {
+                Some(id) => id,
+                None => {
+                    let id = self.new_track();
+                    self.sink
+                        .track(&Track {
+                            id,
+                            parent: Some(self.process),
+                            kind: TrackKind::Slices,
+                            name: "Frames",
+                        })
+                        .map_err(ConvertError::Sink)?;
+                    self.frames = Some(id);
+                    id
+                }
+            };
+            self.scratch.clear();
+            let _ = write!(self.scratch, "frame {}", self.frame_no);
+            let end = now.saturating_add(TICK_NS);
+            let args = [
+                Arg {
+                    name: "frame",
+                    value: Value::Uint(self.frame_no),
+                },
+                Arg {
+                    name: "end_call_no",
+                    value: Value::Uint(ev.call_no),
+                },
+            ];
+            self.sink
+                .complete(
+                    &Event {
+                        track: frames,
+                        ts: start,
+                        name: &self.scratch,
+                        category: CATEGORY,
+                        args: &args,
+                        flows: &[],
+                    },
+                    end.saturating_sub(start),
+                )
+                .map_err(ConvertError::Sink)?;
+            self.frame_no += 1;
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self, ev: &ApiEvent<'_>, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+        let Some(&tn) = self.open.get(&ev.call_no) else {
+            return Ok(()); // a LEAVE without its ENTER: nothing to close
+        };
+        let now = self.enters.saturating_mul(TICK_NS);
+        if let Some(thread) = self.threads.get_mut(&tn) {
+            for entry in thread.stack.iter_mut().rev() {
+                if let Entry::Call(c) = entry {
+                    if c.no == ev.call_no {
+                        if !c.begun {
+                            apply(c, ev, table, &mut self.dumper, &mut self.bytes);
+                        }
+                        c.left = Some(now.max(c.ts.saturating_add(TICK_NS)));
+                        break;
+                    }
+                }
+            }
+        }
+        self.drain(tn, table)
+    }
+
+    /// Closes the calls on top of `tn`'s stack that have left.
+    fn drain(&mut self, tn: u64, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+        loop {
+            let at = match self.threads.get(&tn).and_then(|t| t.stack.last()) {
+                Some(Entry::Call(c)) => match c.left {
+                    Some(at) => at,
+                    None => return Ok(()),
+                },
+                _ => return Ok(()),
+            };
+            self.close_top_call(tn, at, table, false)?;
+        }
+    }
+
+    /// Ends the marker on top of `tn`'s stack at `at`.
+    fn close_top(&mut self, tn: u64, at: u64) -> Result<(), ConvertError<S::Error>> {
+        let Some(thread) = self.threads.get_mut(&tn) else {
+            return Ok(());
+        };
+        if let Some(Entry::Marker) = thread.stack.last() {
+            thread.stack.pop();
+            let end = at.max(thread.last);
+            thread.last = end;
+            self.sink
+                .end(thread.track, end)
+                .map_err(ConvertError::Sink)?;
+        }
+        Ok(())
+    }
+
+    /// Writes (or ends) the call on top of `tn`'s stack at `at`; a finished marker push then
+    /// opens its group.
+    fn close_top_call(
+        &mut self,
+        tn: u64,
+        at: u64,
+        table: &SigTable,
+        incomplete: bool,
+    ) -> Result<(), ConvertError<S::Error>> {
+        let Some(thread) = self.threads.get_mut(&tn) else {
+            return Ok(());
+        };
+        let Some(Entry::Call(call)) = thread.stack.pop() else {
+            return Ok(());
+        };
+        self.open.remove(&call.no);
+        let end = at.max(thread.last).max(call.ts);
+        thread.last = end;
+        let track = thread.track;
+        if call.begun {
+            self.sink.end(track, end).map_err(ConvertError::Sink)?;
+        } else {
+            emit(
+                self.sink,
+                track,
+                &call,
+                table,
+                &mut self.scratch,
+                incomplete,
+                Some(end.saturating_sub(call.ts)),
+            )?;
+        }
+        if call.flags & MARKER_PUSH != 0 && !incomplete {
+            let name = match call.label {
+                Some((a, b)) => call.text.get(a..b).unwrap_or(""),
+                None => "",
+            };
+            let name = if name.is_empty() {
+                table.function(call.sig).map_or("group", |f| utf8(f.name()))
+            } else {
+                name
+            };
+            self.sink
+                .begin(&Event {
+                    track,
+                    ts: end,
+                    name,
+                    category: MARKER_CATEGORY,
+                    args: &[],
+                    flows: &[],
+                })
+                .map_err(ConvertError::Sink)?;
+            if let Some(thread) = self.threads.get_mut(&tn) {
+                thread.stack.push(Entry::Marker);
+            }
+        }
+        let Pending {
+            mut text, mut args, ..
+        } = call;
+        if self.pool.len() < POOL {
+            text.clear();
+            args.clear();
+            self.pool.push((text, args));
+        }
+        Ok(())
+    }
+
+    /// Closes everything still open at the end of the stream (or at a fault): calls that never
+    /// left are marked incomplete.
+    fn finish(&mut self, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+        let end = self.enters.saturating_mul(TICK_NS);
+        let keys: Vec<u64> = self.threads.keys().copied().collect();
+        for tn in keys {
+            loop {
+                let top = match self.threads.get(&tn).and_then(|t| t.stack.last()) {
+                    None => break,
+                    Some(Entry::Marker) => None,
+                    Some(Entry::Call(c)) => Some(c.left),
+                };
+                match top {
+                    None => self.close_top(tn, end)?,
+                    Some(left) => {
+                        self.close_top_call(tn, left.unwrap_or(end), table, left.is_none())?
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Applies an event's details (arguments, return value, flags) to a pending call.
+fn apply(
+    call: &mut Pending,
+    ev: &ApiEvent<'_>,
+    table: &SigTable,
+    dumper: &mut Dumper,
+    bytes: &mut Vec<u8>,
+) {
+    for d in ev.details().iter(table) {
+        let Ok(d) = d else { break };
+        let (slot, v) = match d {
+            Detail::Arg { index, value } => (Slot::Arg(index), value),
+            Detail::Ret(v) => (Slot::Ret, v),
+            Detail::Flags(f) => {
+                call.fake |= f & 1 != 0;
+                continue;
+            }
+            Detail::Backtrace(_) => continue,
+        };
+        // A later value of the same argument replaces the earlier one.
+        call.args.retain(|(s, _)| *s != slot);
+        let val = match v {
+            ApiValue::Bool(b) => Val::Bool(b),
+            ApiValue::SInt(i) => Val::Int(i),
+            ApiValue::UInt(u) => Val::Uint(u),
+            ApiValue::Float(f) => Val::Double(f64::from(f)),
+            ApiValue::Double(f) => Val::Double(f),
+            ApiValue::String(s) => {
+                let a = call.text.len();
+                push_cut(&mut call.text, &String::from_utf8_lossy(s));
+                let b = call.text.len();
+                if call.flags & MARKER_PUSH != 0 && call.label.is_none() {
+                    call.label = Some((a, b));
+                }
+                Val::Text(a, b)
+            }
+            other => {
+                bytes.clear();
+                if dumper.value(bytes, &other, table).is_err() {
+                    bytes.clear();
+                    bytes.push(b'?');
+                }
+                let a = call.text.len();
+                let mut s = String::from_utf8_lossy(bytes);
+                if matches!(other, ApiValue::WString(_)) {
+                    // L"text": the group's text is what is inside the quotes.
+                    let inner = s
+                        .strip_prefix("L\"")
+                        .and_then(|x| x.strip_suffix('"'))
+                        .map(String::from);
+                    if let Some(inner) = inner {
+                        s = inner.into();
+                    }
+                }
+                push_cut(&mut call.text, &s);
+                let b = call.text.len();
+                if matches!(other, ApiValue::WString(_))
+                    && call.flags & MARKER_PUSH != 0
+                    && call.label.is_none()
+                {
+                    call.label = Some((a, b));
+                }
+                Val::Text(a, b)
+            }
+        };
+        call.args.push((slot, val));
+    }
+}
+
+/// Appends `s`, cut at [`MAX_TEXT`] bytes (on a character boundary) with `...`.
+fn push_cut(out: &mut String, s: &str) {
+    if s.len() <= MAX_TEXT {
+        out.push_str(s);
+        return;
+    }
+    let mut end = MAX_TEXT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.push_str(s.get(..end).unwrap_or(""));
+    out.push_str("...");
+}
+
+/// Writes a call: a complete slice when `dur` is given, else a begin.
+fn emit<S: Sink>(
+    sink: &mut S,
+    track: TrackId,
+    call: &Pending,
+    table: &SigTable,
+    scratch: &mut String,
+    incomplete: bool,
+    dur: Option<u64>,
+) -> Result<(), ConvertError<S::Error>> {
+    let sig = table.function(call.sig);
+    // Names of arguments past the signature's count, written into `scratch`.
+    scratch.clear();
+    let mut extra: Vec<(usize, usize)> = Vec::new();
+    for (slot, _) in &call.args {
+        if let Slot::Arg(i) = slot {
+            let named = usize::try_from(*i)
+                .ok()
+                .and_then(|i| sig.and_then(|s| s.arg_name(i)))
+                .is_some();
+            if !named {
+                let a = scratch.len();
+                let _ = write!(scratch, "arg{i}");
+                extra.push((a, scratch.len()));
+            }
+        }
+    }
+    let mut args: Vec<Arg<'_>> = Vec::with_capacity(call.args.len() + 3);
+    args.push(Arg {
+        name: "call_no",
+        value: Value::Uint(call.no),
+    });
+    let mut extra_names = extra.iter();
+    for (slot, val) in &call.args {
+        let name = match slot {
+            Slot::Ret => "ret",
+            Slot::Arg(i) => {
+                match usize::try_from(*i)
+                    .ok()
+                    .and_then(|i| sig.and_then(|s| s.arg_name(i)))
+                {
+                    Some(n) => utf8(n),
+                    None => extra_names
+                        .next()
+                        .and_then(|&(a, b)| scratch.get(a..b))
+                        .unwrap_or("arg"),
+                }
+            }
+        };
+        let value = match *val {
+            Val::Bool(b) => Value::Bool(b),
+            Val::Int(i) => Value::Int(i),
+            Val::Uint(u) => Value::Uint(u),
+            Val::Double(d) => Value::Double(d),
+            Val::Text(a, b) => Value::Str(call.text.get(a..b).unwrap_or("")),
+        };
+        args.push(Arg { name, value });
+    }
+    if call.fake {
+        args.push(Arg {
+            name: "fake",
+            value: Value::Bool(true),
+        });
+    }
+    if incomplete {
+        args.push(Arg {
+            name: "incomplete",
+            value: Value::Bool(true),
+        });
+    }
+    let event = Event {
+        track,
+        ts: call.ts,
+        name: sig.map_or("call", |s| utf8(s.name())),
+        category: CATEGORY,
+        args: &args,
+        flows: &[],
+    };
+    match dur {
+        Some(d) => sink.complete(&event, d),
+        None => sink.begin(&event),
+    }
+    .map_err(ConvertError::Sink)
+}

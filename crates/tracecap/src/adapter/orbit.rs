@@ -1,0 +1,1069 @@
+//! Orbit `.orbit` -> timeline.
+//!
+//! | Orbit | timeline |
+//! |---|---|
+//! | the target process (`CaptureStarted`) | process track, named by the executable |
+//! | thread (names from `ThreadName` / `ThreadNamesSnapshot`) | thread track |
+//! | function call | slice on its thread, named by the instrumented function |
+//! | Orbit API scope (sync) | slice on the thread's `API scopes` track |
+//! | Orbit API async scope | slice on one of the process's `async scopes` lanes |
+//! | Orbit API string event | instant on its thread |
+//! | Orbit API track value, memory usage | counter samples |
+//! | scheduling slice | slice on a `CPU <n>` track |
+//! | thread state slice | slice on the thread's `state` track |
+//! | GPU job | a `gpu job` slice with its three stages on a GPU timeline track |
+//! | GPU queue submission | instant on the submitting thread |
+//! | callstack sample | instant on its thread with the resolved frames as args |
+//! | present event, tracepoint | instants |
+//!
+//! The file is read twice from the mapped bytes: pass 1 collects the definitions (interned
+//! strings and callstacks, address infos, thread names, instrumented functions), pass 2 emits.
+//! Function calls are stored when they end, children before their parent: a thread's calls are
+//! held until its outermost call (depth 0) ends, then emitted in start order as begin/end pairs,
+//! each clamped into its parent. Every time written on a track is clamped to not go back.
+
+use alloc::borrow::Cow;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write as _;
+
+use tracecap_orbit::views::{AddressInfo, EventView, FunctionCall as CallView, Nested};
+use tracecap_orbit::wire::{Fields, Value as Wire};
+use tracecap_orbit::ApiName;
+use tracecap_orbit::{intern::InternTables, Capture, Event as OrbitEvent, EventKind};
+
+use crate::error::ConvertError;
+use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
+
+const CATEGORY: &str = "orbit";
+/// At most this many frames of a sample become args.
+const MAX_FRAMES: usize = 64;
+/// A thread's pending calls are flushed once this many are held (bounds memory on captures
+/// whose outermost call never ends).
+const MAX_PENDING_CALLS: usize = 1 << 20;
+
+const THREAD_STATES: [&str; 10] = [
+    "Running",
+    "Runnable",
+    "Interruptible sleep",
+    "Uninterruptible sleep",
+    "Stopped",
+    "Traced",
+    "Dead",
+    "Zombie",
+    "Parked",
+    "Idle",
+];
+
+const FRAME_NAMES: [&str; MAX_FRAMES] = [
+    "frame 00", "frame 01", "frame 02", "frame 03", "frame 04", "frame 05", "frame 06", "frame 07",
+    "frame 08", "frame 09", "frame 10", "frame 11", "frame 12", "frame 13", "frame 14", "frame 15",
+    "frame 16", "frame 17", "frame 18", "frame 19", "frame 20", "frame 21", "frame 22", "frame 23",
+    "frame 24", "frame 25", "frame 26", "frame 27", "frame 28", "frame 29", "frame 30", "frame 31",
+    "frame 32", "frame 33", "frame 34", "frame 35", "frame 36", "frame 37", "frame 38", "frame 39",
+    "frame 40", "frame 41", "frame 42", "frame 43", "frame 44", "frame 45", "frame 46", "frame 47",
+    "frame 48", "frame 49", "frame 50", "frame 51", "frame 52", "frame 53", "frame 54", "frame 55",
+    "frame 56", "frame 57", "frame 58", "frame 59", "frame 60", "frame 61", "frame 62", "frame 63",
+];
+
+/// What pass 1 collects: everything events refer to by key (bounded by definitions).
+#[derive(Default)]
+struct Defs<'a> {
+    intern: InternTables<'a>,
+    addresses: BTreeMap<u64, AddressInfo<'a>>,
+    thread_names: BTreeMap<u32, &'a [u8]>,
+    functions: BTreeMap<u64, &'a str>,
+}
+
+impl<'a> Defs<'a> {
+    fn add(&mut self, ev: &OrbitEvent<'a>) -> Option<()> {
+        match ev.kind {
+            EventKind::InternedString
+            | EventKind::InternedCallstack
+            | EventKind::InternedTracepointInfo => {
+                self.intern.add(ev).ok()?;
+            }
+            EventKind::AddressInfo
+            | EventKind::ThreadName
+            | EventKind::ThreadNamesSnapshot
+            | EventKind::CaptureStarted => match ev.view().ok()? {
+                EventView::AddressInfo(a) => {
+                    self.addresses.entry(a.absolute_address).or_insert(a);
+                }
+                EventView::ThreadName(t) => {
+                    self.thread_names.insert(t.tid, t.name);
+                }
+                EventView::ThreadNamesSnapshot(s) => {
+                    for (bytes, offset) in s.thread_names {
+                        if let Ok(t) = tracecap_orbit::views::ThreadName::parse(bytes, offset) {
+                            self.thread_names.insert(t.tid, t.name);
+                        }
+                    }
+                }
+                EventView::CaptureStarted(c) => {
+                    self.instrumented(c.capture_options);
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        Some(())
+    }
+
+    /// `CaptureOptions.instrumented_functions` (field 5): `function_id` (3) -> `function_name` (5).
+    fn instrumented(&mut self, opts: Nested<'a>) {
+        for f in Fields::new(opts.bytes, opts.offset).map_while(Result::ok) {
+            let (5, Wire::Len(func)) = (f.number, f.value) else {
+                continue;
+            };
+            let (mut id, mut name) = (None, "");
+            for g in Fields::new(func, f.value_offset).map_while(Result::ok) {
+                match (g.number, g.value) {
+                    (3, Wire::Varint(v)) => id = Some(v),
+                    (5, Wire::Len(b)) => name = core::str::from_utf8(b).unwrap_or(""),
+                    _ => {}
+                }
+            }
+            if let Some(id) = id {
+                self.functions.entry(id).or_insert(name);
+            }
+        }
+    }
+
+    fn string(&self, key: u64) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.intern.string(key).unwrap_or(b""))
+    }
+}
+
+/// The sink with each track's latest time: every time written is clamped to not go back.
+struct Out<'s, S: Sink> {
+    sink: &'s mut S,
+    last: BTreeMap<TrackId, u64>,
+    next_track: u64,
+}
+
+type R<S> = Result<(), ConvertError<<S as Sink>::Error>>;
+
+impl<S: Sink> Out<'_, S> {
+    fn new_track(
+        &mut self,
+        parent: Option<TrackId>,
+        kind: TrackKind,
+        name: &str,
+    ) -> Result<TrackId, ConvertError<S::Error>> {
+        self.next_track += 1;
+        let id = TrackId(self.next_track);
+        self.sink
+            .track(&Track {
+                id,
+                parent,
+                kind,
+                name,
+            })
+            .map_err(ConvertError::Sink)?;
+        Ok(id)
+    }
+
+    fn clamp(&mut self, track: TrackId, ts: u64) -> u64 {
+        let last = self.last.entry(track).or_insert(0);
+        let t = ts.max(*last);
+        *last = t;
+        t
+    }
+
+    fn begin(&mut self, track: TrackId, ts: u64, name: &str, args: &[Arg<'_>]) -> R<S> {
+        let ts = self.clamp(track, ts);
+        self.sink
+            .begin(&Event {
+                track,
+                ts,
+                name,
+                category: CATEGORY,
+                args,
+                flows: &[],
+            })
+            .map_err(ConvertError::Sink)
+    }
+
+    fn end(&mut self, track: TrackId, ts: u64) -> R<S> {
+        let ts = self.clamp(track, ts);
+        self.sink.end(track, ts).map_err(ConvertError::Sink)
+    }
+
+    fn complete(
+        &mut self,
+        track: TrackId,
+        start: u64,
+        end: u64,
+        name: &str,
+        args: &[Arg<'_>],
+    ) -> R<S> {
+        let ts = self.clamp(track, start);
+        let end = self.clamp(track, end);
+        self.sink
+            .complete(
+                &Event {
+                    track,
+                    ts,
+                    name,
+                    category: CATEGORY,
+                    args,
+                    flows: &[],
+                },
+                end - ts,
+            )
+            .map_err(ConvertError::Sink)
+    }
+
+    fn instant(&mut self, track: TrackId, ts: u64, name: &str, args: &[Arg<'_>]) -> R<S> {
+        self.sink
+            .instant(&Event {
+                track,
+                ts,
+                name,
+                category: CATEGORY,
+                args,
+                flows: &[],
+            })
+            .map_err(ConvertError::Sink)
+    }
+
+    fn counter(&mut self, track: TrackId, ts: u64, value: CounterValue) -> R<S> {
+        let ts = self.clamp(track, ts);
+        self.sink
+            .counter(track, ts, value)
+            .map_err(ConvertError::Sink)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Call {
+    start: u64,
+    end: u64,
+    depth: i32,
+    function_id: u64,
+}
+
+struct Thread {
+    track: TrackId,
+    /// Calls ended but not yet emitted (waiting for their outermost call).
+    calls: Vec<Call>,
+    /// The `API scopes` track and how many scopes are open on it.
+    api: Option<TrackId>,
+    api_open: u32,
+    state: Option<TrackId>,
+}
+
+struct Process {
+    track: TrackId,
+    pid: u32,
+    /// Async lanes: the scope id open on each (None: free).
+    lanes: Vec<(TrackId, Option<u64>)>,
+    async_open: BTreeMap<u64, usize>,
+    counters: BTreeMap<Vec<u8>, TrackId>,
+}
+
+struct State<'a, 's, S: Sink> {
+    out: Out<'s, S>,
+    defs: Defs<'a>,
+    main_pid: Option<u32>,
+    processes: BTreeMap<u32, Process>,
+    threads: BTreeMap<u32, Thread>,
+    cpus: BTreeMap<i32, TrackId>,
+    gpu: BTreeMap<(u64, i32), TrackId>,
+    global: BTreeMap<&'static str, TrackId>,
+    stack: Vec<u64>,
+    name: Vec<u8>,
+    label: String,
+    texts: Vec<String>,
+}
+
+/// Converts an Orbit capture, driving `sink`.
+pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
+    let capture = Capture::parse(data)?;
+    let mut defs = Defs::default();
+    for ev in capture.events().map_while(Result::ok) {
+        let _ = defs.add(&ev);
+    }
+    let mut st = State {
+        out: Out {
+            sink,
+            last: BTreeMap::new(),
+            next_track: 0,
+        },
+        defs,
+        main_pid: None,
+        processes: BTreeMap::new(),
+        threads: BTreeMap::new(),
+        cpus: BTreeMap::new(),
+        gpu: BTreeMap::new(),
+        global: BTreeMap::new(),
+        stack: Vec::new(),
+        name: Vec::new(),
+        label: String::new(),
+        texts: Vec::new(),
+    };
+    let total = data.len() as u64;
+    let mut fault = None;
+    for (n, ev) in capture.events().enumerate() {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        };
+        if n % 65536 == 0 {
+            st.out.sink.progress(ev.offset, total);
+        }
+        match ev.view() {
+            Ok(view) => st.event(&view)?,
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        }
+    }
+    st.finish()?;
+    st.out.sink.progress(total, total);
+    match fault {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+fn opt_uint(args: &mut Vec<Arg<'_>>, name: &'static str, v: u64) {
+    if v != 0 {
+        args.push(Arg {
+            name,
+            value: Value::Uint(v),
+        });
+    }
+}
+
+impl<'a, S: Sink> State<'a, '_, S> {
+    fn process(&mut self, pid: u32) -> Result<&mut Process, ConvertError<S::Error>> {
+        if !self.processes.contains_key(&pid) {
+            self.label.clear();
+            let _ = write!(self.label, "process {pid}");
+            let track = self.out.new_track(
+                None,
+                TrackKind::Process {
+                    pid: u64::from(pid),
+                },
+                &self.label,
+            )?;
+            self.processes.insert(
+                pid,
+                Process {
+                    track,
+                    pid,
+                    lanes: Vec::new(),
+                    async_open: BTreeMap::new(),
+                    counters: BTreeMap::new(),
+                },
+            );
+        }
+        self.processes
+            .get_mut(&pid)
+            .ok_or(ConvertError::Unsupported(crate::Format::Orbit))
+    }
+
+    fn pid_or_main(&self, pid: u32) -> u32 {
+        if pid != 0 {
+            pid
+        } else {
+            self.main_pid.unwrap_or(0)
+        }
+    }
+
+    fn thread(&mut self, pid: u32, tid: u32) -> Result<&mut Thread, ConvertError<S::Error>> {
+        if !self.threads.contains_key(&tid) {
+            let pid = self.pid_or_main(pid);
+            let process = self.process(pid)?.track;
+            let name = match self.defs.thread_names.get(&tid) {
+                Some(n) => String::from_utf8_lossy(n).into_owned(),
+                None => alloc::format!("thread {tid}"),
+            };
+            let track = self.out.new_track(
+                Some(process),
+                TrackKind::Thread {
+                    pid: u64::from(pid),
+                    tid: u64::from(tid),
+                },
+                &name,
+            )?;
+            self.threads.insert(
+                tid,
+                Thread {
+                    track,
+                    calls: Vec::new(),
+                    api: None,
+                    api_open: 0,
+                    state: None,
+                },
+            );
+        }
+        self.threads
+            .get_mut(&tid)
+            .ok_or(ConvertError::Unsupported(crate::Format::Orbit))
+    }
+
+    /// A child track of a thread (`API scopes`, `state`), declared on first use.
+    fn thread_child(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        state: bool,
+    ) -> Result<TrackId, ConvertError<S::Error>> {
+        let t = self.thread(pid, tid)?;
+        let slot = if state { t.state } else { t.api };
+        if let Some(id) = slot {
+            return Ok(id);
+        }
+        let parent = t.track;
+        let mut name = match self.defs.thread_names.get(&tid) {
+            Some(n) => String::from_utf8_lossy(n).into_owned(),
+            None => alloc::format!("thread {tid}"),
+        };
+        name.push_str(if state { " state" } else { " API scopes" });
+        let id = self.out.new_track(Some(parent), TrackKind::Slices, &name)?;
+        if let Some(t) = self.threads.get_mut(&tid) {
+            if state {
+                t.state = Some(id);
+            } else {
+                t.api = Some(id);
+            }
+        }
+        Ok(id)
+    }
+
+    fn global(
+        &mut self,
+        name: &'static str,
+        parent: Option<TrackId>,
+        kind: TrackKind,
+    ) -> Result<TrackId, ConvertError<S::Error>> {
+        if let Some(&id) = self.global.get(name) {
+            return Ok(id);
+        }
+        let id = self.out.new_track(parent, kind, name)?;
+        self.global.insert(name, id);
+        Ok(id)
+    }
+
+    fn api_name(&mut self, name: ApiName<'_>) {
+        self.name.clear();
+        self.name.extend(name.bytes());
+    }
+
+    fn event(&mut self, view: &EventView<'a>) -> R<S> {
+        match *view {
+            EventView::CaptureStarted(c) => {
+                self.main_pid = Some(c.process_id);
+                let exe = c.executable_path;
+                let base = exe.rsplit('/').next().unwrap_or(exe);
+                let label = alloc::format!("{base} (pid {})", c.process_id);
+                let track = match self.processes.get(&c.process_id) {
+                    Some(p) => p.track,
+                    None => self.out.new_track(
+                        None,
+                        TrackKind::Process {
+                            pid: u64::from(c.process_id),
+                        },
+                        &label,
+                    )?,
+                };
+                self.processes
+                    .entry(c.process_id)
+                    .or_insert_with(|| Process {
+                        track,
+                        pid: c.process_id,
+                        lanes: Vec::new(),
+                        async_open: BTreeMap::new(),
+                        counters: BTreeMap::new(),
+                    });
+                let version = alloc::format!("{}.{}", c.orbit_version_major, c.orbit_version_minor);
+                let args = [
+                    Arg {
+                        name: "executable",
+                        value: Value::Str(exe),
+                    },
+                    Arg {
+                        name: "orbit_version",
+                        value: Value::Str(&version),
+                    },
+                    Arg {
+                        name: "unix_time_ns",
+                        value: Value::Uint(c.capture_start_unix_time_ns),
+                    },
+                ];
+                self.out
+                    .instant(track, c.capture_start_timestamp_ns, "capture start", &args)?;
+            }
+            EventView::FunctionCall(c) => self.call(&c)?,
+            EventView::ApiScopeStart(s) => {
+                let track = self.thread_child(s.pid, s.tid, false)?;
+                self.api_name(s.name());
+                let mut args = Vec::new();
+                opt_uint(&mut args, "group_id", s.group_id);
+                opt_uint(&mut args, "color_rgba", u64::from(s.color_rgba));
+                let name = String::from_utf8_lossy(&self.name);
+                self.out.begin(track, s.timestamp_ns, &name, &args)?;
+                if let Some(t) = self.threads.get_mut(&s.tid) {
+                    t.api_open += 1;
+                }
+            }
+            EventView::ApiScopeStop(s) => {
+                let open = self
+                    .threads
+                    .get(&s.tid)
+                    .and_then(|t| Some((t.api?, t.api_open)));
+                if let Some((track, n)) = open.filter(|o| o.1 > 0) {
+                    self.out.end(track, s.timestamp_ns)?;
+                    if let Some(t) = self.threads.get_mut(&s.tid) {
+                        t.api_open = n - 1;
+                    }
+                }
+            }
+            EventView::ApiScopeStartAsync(s) => {
+                self.api_name(s.name());
+                let pid = self.pid_or_main(s.pid);
+                let name = String::from_utf8_lossy(&self.name).into_owned();
+                self.async_stop(pid, s.id, s.timestamp_ns)?;
+                let p = self.process(pid)?;
+                let (parent, ppid) = (p.track, p.pid);
+                let free = p.lanes.iter().position(|l| l.1.is_none());
+                let lane = match free {
+                    Some(i) => i,
+                    None => {
+                        let n = p.lanes.len();
+                        let label = alloc::format!("async scopes {ppid}.{n}");
+                        let id = self
+                            .out
+                            .new_track(Some(parent), TrackKind::Slices, &label)?;
+                        let p = self.process(pid)?;
+                        p.lanes.push((id, None));
+                        n
+                    }
+                };
+                let p = self.process(pid)?;
+                let Some(l) = p.lanes.get_mut(lane) else {
+                    return Ok(());
+                };
+                l.1 = Some(s.id);
+                let track = l.0;
+                p.async_open.insert(s.id, lane);
+                let args = [
+                    Arg {
+                        name: "id",
+                        value: Value::Uint(s.id),
+                    },
+                    Arg {
+                        name: "tid",
+                        value: Value::Uint(u64::from(s.tid)),
+                    },
+                ];
+                self.out.begin(track, s.timestamp_ns, &name, &args)?;
+            }
+            EventView::ApiScopeStopAsync(s) => {
+                let pid = self.pid_or_main(s.pid);
+                self.async_stop(pid, s.id, s.timestamp_ns)?;
+            }
+            EventView::ApiStringEvent(s) => {
+                let track = self.thread(s.pid, s.tid)?.track;
+                self.api_name(s.name());
+                let mut args = Vec::new();
+                opt_uint(&mut args, "async_id", s.id);
+                let name = String::from_utf8_lossy(&self.name);
+                self.out.instant(track, s.timestamp_ns, &name, &args)?;
+            }
+            EventView::ApiTrackDouble(v) => {
+                self.api_name(v.name());
+                self.api_value(v.pid, v.timestamp_ns, double(v.data))?;
+            }
+            EventView::ApiTrackFloat(v) => {
+                self.api_name(v.name());
+                self.api_value(v.pid, v.timestamp_ns, double(f64::from(v.data)))?;
+            }
+            EventView::ApiTrackInt(v) => {
+                self.api_name(v.name());
+                self.api_value(
+                    v.pid,
+                    v.timestamp_ns,
+                    Some(CounterValue::Int(i64::from(v.data))),
+                )?;
+            }
+            EventView::ApiTrackInt64(v) => {
+                self.api_name(v.name());
+                self.api_value(v.pid, v.timestamp_ns, Some(CounterValue::Int(v.data)))?;
+            }
+            EventView::ApiTrackUint(v) => {
+                self.api_name(v.name());
+                self.api_value(
+                    v.pid,
+                    v.timestamp_ns,
+                    Some(CounterValue::Int(i64::from(v.data))),
+                )?;
+            }
+            EventView::ApiTrackUint64(v) => {
+                self.api_name(v.name());
+                let value = match i64::try_from(v.data) {
+                    Ok(i) => CounterValue::Int(i),
+                    Err(_) => CounterValue::Double(v.data as f64),
+                };
+                self.api_value(v.pid, v.timestamp_ns, Some(value))?;
+            }
+            EventView::SchedulingSlice(s) => {
+                let track = match self.cpus.get(&s.core) {
+                    Some(&t) => t,
+                    None => {
+                        let label = alloc::format!("CPU {}", s.core);
+                        let t = self.out.new_track(None, TrackKind::Slices, &label)?;
+                        self.cpus.insert(s.core, t);
+                        t
+                    }
+                };
+                let name = match self.defs.thread_names.get(&s.tid) {
+                    Some(n) => String::from_utf8_lossy(n),
+                    None => Cow::Owned(alloc::format!("thread {}", s.tid)),
+                };
+                let args = [
+                    Arg {
+                        name: "pid",
+                        value: Value::Uint(u64::from(s.pid)),
+                    },
+                    Arg {
+                        name: "tid",
+                        value: Value::Uint(u64::from(s.tid)),
+                    },
+                ];
+                let start = s.out_timestamp_ns.saturating_sub(s.duration_ns);
+                self.out
+                    .complete(track, start, s.out_timestamp_ns, &name, &args)?;
+            }
+            EventView::ThreadStateSlice(s) => {
+                let track = self.thread_child(s.pid, s.tid, true)?;
+                let name = usize::try_from(s.thread_state)
+                    .ok()
+                    .and_then(|i| THREAD_STATES.get(i))
+                    .copied()
+                    .unwrap_or("unknown state");
+                let mut args = Vec::new();
+                opt_uint(&mut args, "wakeup_tid", u64::from(s.wakeup_tid));
+                opt_uint(&mut args, "wakeup_pid", u64::from(s.wakeup_pid));
+                if s.wakeup_reason != 0 {
+                    args.push(Arg {
+                        name: "wakeup_reason",
+                        value: Value::Str(if s.wakeup_reason == 2 {
+                            "created"
+                        } else {
+                            "unblocked"
+                        }),
+                    });
+                }
+                let start = s.end_timestamp_ns.saturating_sub(s.duration_ns);
+                self.out
+                    .complete(track, start, s.end_timestamp_ns, name, &args)?;
+            }
+            EventView::CallstackSample(s) => self.sample(&s)?,
+            EventView::TracepointEvent(t) => {
+                let track = self.thread(t.pid, t.tid)?.track;
+                let info = self.defs.intern.tracepoint(t.tracepoint_info_key);
+                let name = info.map_or("tracepoint", |i| i.name);
+                let args = [
+                    Arg {
+                        name: "category",
+                        value: Value::Str(info.map_or("", |i| i.category)),
+                    },
+                    Arg {
+                        name: "cpu",
+                        value: Value::Int(i64::from(t.cpu)),
+                    },
+                ];
+                self.out.instant(track, t.timestamp_ns, name, &args)?;
+            }
+            EventView::GpuJob(j) => {
+                let key = (j.timeline_key, j.depth);
+                let track = match self.gpu.get(&key) {
+                    Some(&t) => t,
+                    None => {
+                        let mut label = alloc::format!("GPU {}", self.defs.string(j.timeline_key));
+                        if j.depth != 0 {
+                            let _ = write!(label, " ({})", j.depth);
+                        }
+                        let t = self.out.new_track(None, TrackKind::Slices, &label)?;
+                        self.gpu.insert(key, t);
+                        t
+                    }
+                };
+                let t0 = j.amdgpu_cs_ioctl_time_ns;
+                let t1 = j.amdgpu_sched_run_job_time_ns.max(t0);
+                let t2 = j.gpu_hardware_start_time_ns.max(t1);
+                let t3 = j.dma_fence_signaled_time_ns.max(t2);
+                let args = [
+                    Arg {
+                        name: "seqno",
+                        value: Value::Uint(u64::from(j.seqno)),
+                    },
+                    Arg {
+                        name: "context",
+                        value: Value::Uint(u64::from(j.context)),
+                    },
+                    Arg {
+                        name: "tid",
+                        value: Value::Uint(u64::from(j.tid)),
+                    },
+                ];
+                self.out.begin(track, t0, "gpu job", &args)?;
+                self.out.complete(track, t0, t1, "sw queue", &[])?;
+                self.out.complete(track, t1, t2, "hw queue", &[])?;
+                self.out.complete(track, t2, t3, "hw execution", &[])?;
+                self.out.end(track, t3)?;
+            }
+            EventView::Other(EventKind::GpuQueueSubmission, bytes) => {
+                self.submission(bytes)?;
+            }
+            EventView::MemoryUsageEvent(m) => self.memory(&m)?,
+            EventView::PresentEvent(p) => {
+                let parent = self.process(self.pid_or_main(p.pid))?.track;
+                let track = self.global("Present events", Some(parent), TrackKind::Slices)?;
+                let source = match p.source {
+                    1 => "DXGI",
+                    2 => "D3D9",
+                    _ => "unknown",
+                };
+                let args = [
+                    Arg {
+                        name: "source",
+                        value: Value::Str(source),
+                    },
+                    Arg {
+                        name: "duration_ns",
+                        value: Value::Uint(p.duration_ns),
+                    },
+                    Arg {
+                        name: "tid",
+                        value: Value::Uint(u64::from(p.tid)),
+                    },
+                ];
+                self.out
+                    .instant(track, p.begin_timestamp_ns, "present", &args)?;
+            }
+            EventView::WarningEvent(m)
+            | EventView::ErrorEnablingOrbitApiEvent(m)
+            | EventView::ErrorEnablingUserSpaceInstrumentationEvent(m) => {
+                let track = self.global("Capture messages", None, TrackKind::Slices)?;
+                let name = if matches!(view, EventView::WarningEvent(_)) {
+                    "warning"
+                } else {
+                    "error"
+                };
+                let text = String::from_utf8_lossy(m.message);
+                let args = [Arg {
+                    name: "message",
+                    value: Value::Str(&text),
+                }];
+                self.out.instant(track, m.timestamp_ns, name, &args)?;
+            }
+            EventView::LostPerfRecordsEvent(d) | EventView::OutOfOrderEventsDiscardedEvent(d) => {
+                let track = self.global("Capture messages", None, TrackKind::Slices)?;
+                let name = if matches!(view, EventView::LostPerfRecordsEvent(_)) {
+                    "lost perf records"
+                } else {
+                    "out-of-order events discarded"
+                };
+                let args = [Arg {
+                    name: "duration_ns",
+                    value: Value::Uint(d.duration_ns),
+                }];
+                let start = d.end_timestamp_ns.saturating_sub(d.duration_ns);
+                self.out.instant(track, start, name, &args)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn async_stop(&mut self, pid: u32, id: u64, ts: u64) -> R<S> {
+        let Some(p) = self.processes.get_mut(&pid) else {
+            return Ok(());
+        };
+        let Some(lane) = p.async_open.remove(&id) else {
+            return Ok(());
+        };
+        let Some(l) = p.lanes.get_mut(lane) else {
+            return Ok(());
+        };
+        l.1 = None;
+        let track = l.0;
+        self.out.end(track, ts)
+    }
+
+    fn api_value(&mut self, pid: u32, ts: u64, value: Option<CounterValue>) -> R<S> {
+        let Some(value) = value else {
+            return Ok(());
+        };
+        let pid = self.pid_or_main(pid);
+        let parent = self.process(pid)?.track;
+        let track = match self
+            .processes
+            .get(&pid)
+            .and_then(|p| p.counters.get(&self.name[..]))
+        {
+            Some(&t) => t,
+            None => {
+                let label = String::from_utf8_lossy(&self.name).into_owned();
+                let t = self
+                    .out
+                    .new_track(Some(parent), TrackKind::Counter, &label)?;
+                if let Some(p) = self.processes.get_mut(&pid) {
+                    p.counters.insert(self.name.clone(), t);
+                }
+                t
+            }
+        };
+        self.out.counter(track, ts, value)
+    }
+
+    fn call(&mut self, c: &CallView<'_>) -> R<S> {
+        let call = Call {
+            start: c.end_timestamp_ns.saturating_sub(c.duration_ns),
+            end: c.end_timestamp_ns,
+            depth: c.depth,
+            function_id: c.function_id,
+        };
+        let t = self.thread(c.pid, c.tid)?;
+        t.calls.push(call);
+        if call.depth <= 0 || t.calls.len() >= MAX_PENDING_CALLS {
+            self.flush(c.tid)?;
+        }
+        Ok(())
+    }
+
+    /// Emits a thread's pending calls in start order, each clamped into its parent.
+    fn flush(&mut self, tid: u32) -> R<S> {
+        let Some(t) = self.threads.get_mut(&tid) else {
+            return Ok(());
+        };
+        let track = t.track;
+        let mut calls = core::mem::take(&mut t.calls);
+        calls.sort_unstable_by(|a, b| {
+            a.start
+                .cmp(&b.start)
+                .then(a.depth.cmp(&b.depth))
+                .then(b.end.cmp(&a.end))
+        });
+        self.stack.clear();
+        let mut result = Ok(());
+        for c in &calls {
+            let mut start = c.start;
+            while let Some(&top) = self.stack.last() {
+                if top > start {
+                    break;
+                }
+                self.stack.pop();
+                result = self.out.end(track, top);
+                if result.is_err() {
+                    break;
+                }
+            }
+            if result.is_err() {
+                break;
+            }
+            let mut end = c.end.max(start);
+            if let Some(&parent_end) = self.stack.last() {
+                end = end.min(parent_end);
+                start = start.min(end);
+            }
+            let name: Cow<'_, str> = match self.defs.functions.get(&c.function_id) {
+                Some(n) if !n.is_empty() => Cow::Borrowed(n),
+                _ => Cow::Owned(alloc::format!("function {}", c.function_id)),
+            };
+            let args = [Arg {
+                name: "function_id",
+                value: Value::Uint(c.function_id),
+            }];
+            result = self.out.begin(track, start, &name, &args);
+            if result.is_err() {
+                break;
+            }
+            self.stack.push(end);
+        }
+        while let Some(top) = self.stack.pop() {
+            if result.is_ok() {
+                result = self.out.end(track, top);
+            }
+        }
+        calls.clear();
+        if let Some(t) = self.threads.get_mut(&tid) {
+            t.calls = calls; // keep the allocation
+        }
+        result
+    }
+
+    fn sample(&mut self, s: &tracecap_orbit::views::CallstackSample<'_>) -> R<S> {
+        let track = self.thread(s.pid, s.tid)?.track;
+        let stack = self.defs.intern.callstack(s.callstack_id);
+        let mut n = 0usize;
+        let mut frames = 0u64;
+        if let Some(stack) = stack {
+            for pc in stack.pcs.iter() {
+                frames += 1;
+                if n >= MAX_FRAMES {
+                    continue;
+                }
+                if self.texts.len() <= n {
+                    self.texts.push(String::new());
+                }
+                let Some(text) = self.texts.get_mut(n) else {
+                    break;
+                };
+                text.clear();
+                match self.defs.addresses.get(&pc) {
+                    Some(a) => {
+                        let f = self.defs.string(a.function_name_key);
+                        let m = self.defs.string(a.module_name_key);
+                        let _ = write!(text, "{f}+{:#x} [{m}]", a.offset_in_function);
+                    }
+                    None => {
+                        let _ = write!(text, "{pc:#x}");
+                    }
+                }
+                n += 1;
+            }
+        }
+        let mut args: Vec<Arg<'_>> = Vec::with_capacity(n + 2);
+        args.push(Arg {
+            name: "frames",
+            value: Value::Uint(frames),
+        });
+        if let Some(stack) = stack {
+            args.push(Arg {
+                name: "callstack_type",
+                value: Value::Int(i64::from(stack.callstack_type)),
+            });
+        }
+        for (name, text) in FRAME_NAMES.iter().zip(self.texts.iter()).take(n) {
+            args.push(Arg {
+                name,
+                value: Value::Str(text),
+            });
+        }
+        self.out
+            .instant(track, s.timestamp_ns, "callstack sample", &args)
+    }
+
+    /// `GpuQueueSubmission`: an instant on the submitting thread (meta info: tid 1, pre 2,
+    /// post 3, pid 4), with the number of submits and completed markers.
+    fn submission(&mut self, bytes: &[u8]) -> R<S> {
+        let (mut tid, mut pid, mut pre, mut post) = (0u32, 0u32, 0u64, 0u64);
+        let (mut submits, mut markers) = (0u64, 0u64);
+        for f in Fields::new(bytes, 0).map_while(Result::ok) {
+            match (f.number, f.value) {
+                (1, Wire::Len(meta)) => {
+                    for g in Fields::new(meta, 0).map_while(Result::ok) {
+                        match (g.number, g.value) {
+                            (1, Wire::Varint(v)) => tid = v as u32,
+                            (2, Wire::Varint(v)) => pre = v,
+                            (3, Wire::Varint(v)) => post = v,
+                            (4, Wire::Varint(v)) => pid = v as u32,
+                            _ => {}
+                        }
+                    }
+                }
+                (2, _) => submits += 1,
+                (3, _) => markers += 1,
+                _ => {}
+            }
+        }
+        let track = self.thread(pid, tid)?.track;
+        let args = [
+            Arg {
+                name: "post_submission_ns",
+                value: Value::Uint(post),
+            },
+            Arg {
+                name: "submit_infos",
+                value: Value::Uint(submits),
+            },
+            Arg {
+                name: "completed_markers",
+                value: Value::Uint(markers),
+            },
+        ];
+        self.out.instant(track, pre, "gpu queue submission", &args)
+    }
+
+    fn memory(&mut self, m: &tracecap_orbit::views::MemoryUsageEvent<'_>) -> R<S> {
+        let ts = m.timestamp_ns;
+        if m.system_memory_usage.present {
+            if let Ok(s) = m.system() {
+                for (name, v) in [
+                    ("system free (kB)", s.free_kb),
+                    ("system available (kB)", s.available_kb),
+                    ("system buffers (kB)", s.buffers_kb),
+                    ("system cached (kB)", s.cached_kb),
+                ] {
+                    let track = self.global(name, None, TrackKind::Counter)?;
+                    self.out.counter(track, ts, CounterValue::Int(v))?;
+                }
+            }
+        }
+        if m.process_memory_usage.present {
+            if let Ok(p) = m.process() {
+                let parent = self.process(self.pid_or_main(p.pid))?.track;
+                let track =
+                    self.global("process RSS anon (kB)", Some(parent), TrackKind::Counter)?;
+                self.out
+                    .counter(track, ts, CounterValue::Int(p.rss_anon_kb))?;
+            }
+        }
+        if m.cgroup_memory_usage.present {
+            if let Ok(c) = m.cgroup() {
+                for (name, v) in [
+                    ("cgroup RSS (bytes)", c.rss_bytes),
+                    ("cgroup limit (bytes)", c.limit_bytes),
+                ] {
+                    let track = self.global(name, None, TrackKind::Counter)?;
+                    self.out.counter(track, ts, CounterValue::Int(v))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits the calls still pending and closes every open scope at its track's latest time.
+    fn finish(&mut self) -> R<S> {
+        let tids: Vec<u32> = self.threads.keys().copied().collect();
+        for tid in tids {
+            self.flush(tid)?;
+            if let Some(t) = self.threads.get_mut(&tid) {
+                let n = core::mem::take(&mut t.api_open);
+                if let Some(track) = t.api {
+                    for _ in 0..n {
+                        self.out.end(track, 0)?;
+                    }
+                }
+            }
+        }
+        let mut open = Vec::new();
+        for p in self.processes.values_mut() {
+            for l in &mut p.lanes {
+                if l.1.take().is_some() {
+                    open.push(l.0);
+                }
+            }
+            p.async_open.clear();
+        }
+        for track in open {
+            self.out.end(track, 0)?;
+        }
+        Ok(())
+    }
+}
+
+fn double(v: f64) -> Option<CounterValue> {
+    v.is_finite().then_some(CounterValue::Double(v))
+}

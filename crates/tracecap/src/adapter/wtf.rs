@@ -1,0 +1,1013 @@
+//! Web Tracing Framework `.wtf-trace` (chunked format 10 and legacy format 3) -> timeline.
+//!
+//! | capture | timeline |
+//! |---|---|
+//! | the file | one process track (pid 0) named after the container |
+//! | zone (`wtf.zone#create`, or the loader's default zone `Script`) | thread track, tid 1, 2, ... in order of first event |
+//! | scope (`wtf.scope#enter`, scope-class events, `enterTracing`) | slice on its zone's track, paired with `wtf.scope#leave` by a stack per zone, as the loader does |
+//! | append-data event (`wtf.scope#appendData`, `APPEND_SCOPE_DATA` events) | args merged into the innermost open scope (or an instant, see below) |
+//! | instance event, `wtf.trace#mark`, `wtf.trace#timeStamp`, `wtf.trace#discontinuity` | instant on its zone's track (marks and time stamps named by their `name` arg) |
+//! | `wtf.flow#branch` / `extend` / `terminate` | instant carrying a flow end (the WTF flow id); `flow#appendData` is a plain instant |
+//! | `wtf.timeRange#begin` / `end` | async slice on a `time ranges` lane track under the zone |
+//! | `wtf.timing#frameStart` / `frameEnd` | slice `frame N` on a `frames` track under the zone |
+//!
+//! Times are the 32-bit microsecond counters, unwrapped (each event is put in the 2^32 us window
+//! nearest to the latest time seen), times 1000 in nanoseconds, relative to the file's time base.
+//!
+//! Streaming: the loader sorts each zone's events by time (stably) and then pairs scopes with a
+//! stack. Here each zone's events go through a bounded reorder queue (a min-heap on time, then
+//! file order) that passes an event on once the zone has seen an event [`REORDER_WINDOW_NS`] later,
+//! or when the queues hold [`REORDER_CAP`] events; then a stack per zone pairs scopes as they come.
+//! That is the loader's order whenever no event is later in the file than the window allows (every
+//! corpus file, including the browser events of `blk-client`, up to ~1 s and ~98,000 events late);
+//! an event that still comes too late is clamped to its zone's latest time ([`Report::clamped`]).
+//! So that appended arguments reach their scope, a zone also holds back up to [`HOLD_LIMIT`] events
+//! after a scope opens (until it closes); appends that come after their scope was written become
+//! instants.
+
+use alloc::borrow::Cow;
+use alloc::collections::{BTreeMap, BinaryHeap};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt::Write as _;
+
+use tracecap_wtf::{
+    latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Container, Elem, Event, Str,
+    StringIndex, Trace, Value as WValue, ZoneInfo, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA,
+    FLAG_BUILTIN,
+};
+
+use crate::error::ConvertError;
+use crate::timeline::{Arg, Event as TEvent, Flow, Sink, Track, TrackId, TrackKind, Value};
+
+const CATEGORY: &str = "wtf";
+const PROCESS: TrackId = TrackId(1);
+/// Most events a zone holds back while its outermost held scope is open.
+pub const HOLD_LIMIT: usize = 1024;
+/// How late (in its zone's time) an event may come in the file and still be put in order: the
+/// loader sorts each zone by time, and browser events are recorded up to about a second late.
+pub const REORDER_WINDOW_NS: u64 = 2_000_000_000;
+/// Most events the reorder queues hold, all zones together; when full, the zone that just
+/// received an event passes on its earliest.
+pub const REORDER_CAP: usize = 1 << 17;
+/// Longest argument text written (longer texts are cut, with their full length).
+const MAX_TEXT: usize = 1024;
+const WRAP: u64 = 1 << 32;
+const HALF: u64 = 1 << 31;
+
+/// How an event takes part in the scope structure (as the crate's timeline classifies it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    Enter,
+    Leave,
+    Append,
+    Instance,
+}
+
+fn role(e: &Event<'_>) -> Role {
+    match e.builtin() {
+        Some(Builtin::ScopeEnter) => Role::Enter,
+        Some(Builtin::ScopeLeave) => Role::Leave,
+        Some(Builtin::ScopeAppendData) => Role::Append,
+        Some(Builtin::TimeStamp) => Role::Instance,
+        _ if e.def.class == CLASS_SCOPE => Role::Enter,
+        _ if e.flags() & FLAG_APPEND_SCOPE_DATA != 0 => Role::Append,
+        _ => Role::Instance,
+    }
+}
+
+/// A held-back event.
+#[derive(Clone, Copy)]
+struct Held<'a> {
+    ev: Event<'a>,
+    ts: u64,
+    role: Role,
+    /// Leave: whether it closed a scope. Append: index of its target in the held events.
+    target: Option<usize>,
+    closes: bool,
+}
+
+/// An open scope: where it is held, or `None` once written.
+#[derive(Clone, Copy)]
+struct Open {
+    held: Option<usize>,
+}
+
+struct Lane {
+    id: TrackId,
+    busy: bool,
+    last: u64,
+}
+
+struct ZoneState<'a> {
+    id: Option<u16>,
+    track: Option<TrackId>,
+    tid: u64,
+    stack: Vec<Open>,
+    held: Vec<Held<'a>>,
+    base: usize,
+    last: u64,
+    stopped: bool,
+    frames: Option<TrackId>,
+    frame_open: bool,
+    lanes: Vec<Lane>,
+    /// Events waiting to be put in time order.
+    queue: BinaryHeap<Pending<'a>>,
+    /// Latest time queued.
+    seen: u64,
+}
+
+/// An event waiting in a zone's reorder queue (a min-heap on time, then file order).
+struct Pending<'a> {
+    ts: u64,
+    seq: u64,
+    ev: Event<'a>,
+}
+
+impl PartialEq for Pending<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.ts, self.seq) == (other.ts, other.seq)
+    }
+}
+
+impl Eq for Pending<'_> {}
+
+impl PartialOrd for Pending<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Pending<'_> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        // Reversed: the heap's top is the earliest.
+        (other.ts, other.seq).cmp(&(self.ts, self.seq))
+    }
+}
+
+/// Argument values waiting for their texts.
+#[derive(Clone, Copy)]
+enum Slot {
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Text(usize),
+}
+
+#[derive(Default)]
+struct ArgBuf<'a> {
+    names: Vec<&'a str>,
+    slots: Vec<Slot>,
+    texts: Vec<String>,
+    used: usize,
+}
+
+impl<'a> ArgBuf<'a> {
+    fn clear(&mut self) {
+        self.names.clear();
+        self.slots.clear();
+        self.used = 0;
+    }
+
+    /// A cleared text buffer for the next argument, and its index.
+    fn text(&mut self) -> Option<(usize, &mut String)> {
+        if self.texts.len() <= self.used {
+            self.texts.push(String::new());
+        }
+        let i = self.used;
+        let t = self.texts.get_mut(i)?;
+        self.used += 1;
+        t.clear();
+        Some((i, t))
+    }
+
+    fn push_text(&mut self, name: &'a str, s: &str) {
+        if let Some((i, t)) = self.text() {
+            cut_into(t, s);
+            self.names.push(name);
+            self.slots.push(Slot::Text(i));
+        }
+    }
+
+    fn args(&self) -> Vec<Arg<'_>> {
+        self.names
+            .iter()
+            .zip(&self.slots)
+            .map(|(name, s)| Arg {
+                name,
+                value: match *s {
+                    Slot::Bool(b) => Value::Bool(b),
+                    Slot::Int(i) => Value::Int(i),
+                    Slot::Uint(u) => Value::Uint(u),
+                    Slot::Double(d) => Value::Double(d),
+                    Slot::Text(i) => Value::Str(self.texts.get(i).map_or("", |s| s.as_str())),
+                },
+            })
+            .collect()
+    }
+}
+
+fn cut_into(out: &mut String, s: &str) {
+    if s.len() <= MAX_TEXT {
+        out.push_str(s);
+        return;
+    }
+    let mut end = MAX_TEXT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.push_str(s.get(..end).unwrap_or(""));
+    let _ = write!(out, "... ({} bytes)", s.len());
+}
+
+struct State<'c, 'a, S: Sink> {
+    sink: &'c mut S,
+    next_track: u64,
+    zones: Vec<ZoneState<'a>>,
+    zone_index: BTreeMap<Option<u16>, usize>,
+    infos: BTreeMap<u16, ZoneInfo<'a>>,
+    /// Open time ranges: id -> (zone, lane).
+    ranges: BTreeMap<u32, (usize, usize)>,
+    /// Latest unwrapped time (us).
+    reference: u64,
+    strings: Option<StringIndex<'a>>,
+    args: ArgBuf<'a>,
+    label: String,
+    /// Events that went back in time within their zone (clamped).
+    clamped: u64,
+    /// File order of the next event.
+    seq: u64,
+    /// Events in the reorder queues, all zones together.
+    queued: usize,
+    /// Most events queued at once.
+    peak_queue: usize,
+}
+
+/// Converts a WTF trace, driving `sink`.
+pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
+    convert_with(data, sink).map(|_| ())
+}
+
+/// What [`convert_with`] saw beyond the sink's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Events that went back in time within their zone and were clamped to its latest time (the
+    /// loader would have sorted them; 0 on every corpus file).
+    pub clamped: u64,
+    /// Most events the reorder queues held at once.
+    pub peak_queue: usize,
+}
+
+/// Like [`convert`], and tells how many events had to be clamped.
+pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, ConvertError<S::Error>> {
+    let trace = Trace::parse(data)?;
+    let info = *trace.info();
+    let mut name = String::new();
+    let _ = write!(
+        name,
+        "WTF trace ({} format {})",
+        match info.container {
+            Container::Chunked => "chunked",
+            Container::Legacy => "legacy",
+        },
+        info.format_version
+    );
+    sink.track(&Track {
+        id: PROCESS,
+        parent: None,
+        kind: TrackKind::Process { pid: 0 },
+        name: &name,
+    })
+    .map_err(ConvertError::Sink)?;
+    let mut st = State {
+        sink,
+        next_track: PROCESS.0,
+        zones: Vec::new(),
+        zone_index: BTreeMap::new(),
+        infos: BTreeMap::new(),
+        ranges: BTreeMap::new(),
+        reference: 0,
+        strings: None,
+        args: ArgBuf::default(),
+        label: String::new(),
+        clamped: 0,
+        seq: 0,
+        queued: 0,
+        peak_queue: 0,
+    };
+    let total = data.len() as u64;
+    let mut fault = None;
+    for (n, ev) in trace.events().enumerate() {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        };
+        if n % 65536 == 0 {
+            st.sink.progress(ev.offset, total);
+        }
+        st.event(ev)?;
+    }
+    st.finish()?;
+    st.sink.progress(total, total);
+    match fault {
+        Some(e) => Err(e.into()),
+        None => Ok(Report {
+            clamped: st.clamped,
+            peak_queue: st.peak_queue,
+        }),
+    }
+}
+
+impl<'a, S: Sink> State<'_, 'a, S> {
+    fn new_track(&mut self) -> TrackId {
+        self.next_track = self.next_track.saturating_add(1);
+        TrackId(self.next_track)
+    }
+
+    /// Unwraps a 32-bit microsecond time to the window nearest the latest time seen, in ns.
+    fn unwrap(&mut self, t: u32) -> u64 {
+        let r = self.reference;
+        let mut c = (r & !(WRAP - 1)) | u64::from(t);
+        if c.saturating_add(HALF) < r {
+            c = c.saturating_add(WRAP);
+        } else if c > r.saturating_add(HALF) && c >= WRAP {
+            c -= WRAP;
+        }
+        self.reference = r.max(c);
+        c.saturating_mul(1000)
+    }
+
+    fn zone(&mut self, id: Option<u16>) -> usize {
+        if let Some(&i) = self.zone_index.get(&id) {
+            return i;
+        }
+        let i = self.zones.len();
+        self.zones.push(ZoneState {
+            id,
+            track: None,
+            tid: i as u64 + 1,
+            stack: Vec::new(),
+            held: Vec::new(),
+            base: 0,
+            last: 0,
+            stopped: false,
+            frames: None,
+            frame_open: false,
+            lanes: Vec::new(),
+            queue: BinaryHeap::new(),
+            seen: 0,
+        });
+        self.zone_index.insert(id, i);
+        i
+    }
+
+    /// The zone's thread track, declared on first use.
+    fn thread(&mut self, z: usize) -> Result<TrackId, ConvertError<S::Error>> {
+        let Some(zone) = self.zones.get(z) else {
+            return Ok(PROCESS);
+        };
+        if let Some(t) = zone.track {
+            return Ok(t);
+        }
+        let (id, tid) = (zone.id, zone.tid);
+        let track = self.new_track();
+        let name: Cow<'_, str> = match id {
+            None => Cow::Borrowed("Script"),
+            Some(n) => match self.infos.get(&n).and_then(|i| i.name) {
+                Some(b) => text_lossy(b),
+                None => Cow::Owned(alloc::format!("zone {n}")),
+            },
+        };
+        self.sink
+            .track(&Track {
+                id: track,
+                parent: Some(PROCESS),
+                kind: TrackKind::Thread { pid: 0, tid },
+                name: &name,
+            })
+            .map_err(ConvertError::Sink)?;
+        if let Some(zone) = self.zones.get_mut(z) {
+            zone.track = Some(track);
+        }
+        Ok(track)
+    }
+
+    fn child_track(&mut self, z: usize, what: &str) -> Result<TrackId, ConvertError<S::Error>> {
+        let parent = self.thread(z)?;
+        let id = self.new_track();
+        let tid = self.zones.get(z).map_or(0, |zone| zone.tid);
+        let mut name = String::new();
+        let _ = write!(name, "{what} (zone {tid})");
+        self.sink
+            .track(&Track {
+                id,
+                parent: Some(parent),
+                kind: TrackKind::Slices,
+                name: &name,
+            })
+            .map_err(ConvertError::Sink)?;
+        Ok(id)
+    }
+
+    fn event(&mut self, ev: Event<'a>) -> Result<(), ConvertError<S::Error>> {
+        if ev.flags() & FLAG_BUILTIN != 0 {
+            match ev.builtin() {
+                Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete) => {
+                    return Ok(())
+                }
+                Some(Builtin::ZoneCreate) => {
+                    if let Some(info) = ev.zone_create() {
+                        self.infos.insert(info.id, info);
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        let z = self.zone(ev.zone);
+        let ts = self.unwrap(ev.time);
+        let seq = self.seq;
+        self.seq += 1;
+        let Some(zone) = self.zones.get_mut(z) else {
+            return Ok(());
+        };
+        zone.queue.push(Pending { ts, seq, ev });
+        zone.seen = zone.seen.max(ts);
+        self.queued += 1;
+        self.peak_queue = self.peak_queue.max(self.queued);
+        self.release(z, false)
+    }
+
+    /// Passes a zone's events on in time order: those at least [`REORDER_WINDOW_NS`] older than
+    /// the zone's latest time (all of them when `all`), or its oldest while the queues are full.
+    fn release(&mut self, z: usize, all: bool) -> Result<(), ConvertError<S::Error>> {
+        loop {
+            let Some(zone) = self.zones.get_mut(z) else {
+                return Ok(());
+            };
+            let full = self.queued >= REORDER_CAP;
+            let ready = zone.queue.peek().is_some_and(|p| {
+                all || full || p.ts.saturating_add(REORDER_WINDOW_NS) <= zone.seen
+            });
+            if !ready {
+                return Ok(());
+            }
+            if let Some(p) = zone.queue.pop() {
+                self.queued -= 1;
+                self.scope_event(z, p.ev, p.ts)?;
+            }
+        }
+    }
+
+    /// One event of a zone, in time order: the loader's scope stack.
+    fn scope_event(
+        &mut self,
+        z: usize,
+        ev: Event<'a>,
+        raw: u64,
+    ) -> Result<(), ConvertError<S::Error>> {
+        let Some(zone) = self.zones.get_mut(z) else {
+            return Ok(());
+        };
+        if zone.stopped {
+            return Ok(());
+        }
+        let ts = if raw < zone.last {
+            self.clamped += 1;
+            zone.last
+        } else {
+            raw
+        };
+        zone.last = ts;
+        let role = role(&ev);
+        let holding = !zone.held.is_empty();
+        match role {
+            Role::Enter => {
+                let idx = zone.held.len();
+                if !holding {
+                    zone.base = zone.stack.len();
+                }
+                zone.held.push(Held {
+                    ev,
+                    ts,
+                    role,
+                    target: None,
+                    closes: false,
+                });
+                zone.stack.push(Open { held: Some(idx) });
+                if zone.stack.len() >= MAX_DEPTH {
+                    // The loader stops scoping the zone here.
+                    zone.stopped = true;
+                    return self.flush(z);
+                }
+            }
+            Role::Leave => {
+                let closed = zone.stack.pop();
+                if !holding {
+                    if closed.is_some() {
+                        let track = self.thread(z)?;
+                        self.sink.end(track, ts).map_err(ConvertError::Sink)?;
+                    }
+                    return Ok(());
+                }
+                zone.held.push(Held {
+                    ev,
+                    ts,
+                    role,
+                    target: None,
+                    closes: closed.is_some(),
+                });
+                if zone.stack.len() <= zone.base {
+                    return self.flush(z);
+                }
+            }
+            Role::Append => {
+                let target = zone.stack.last().and_then(|o| o.held);
+                if !holding {
+                    return self.emit(z, &ev, ts, role, None);
+                }
+                zone.held.push(Held {
+                    ev,
+                    ts,
+                    role,
+                    target,
+                    closes: false,
+                });
+            }
+            Role::Instance => {
+                if !holding {
+                    return self.emit(z, &ev, ts, role, None);
+                }
+                zone.held.push(Held {
+                    ev,
+                    ts,
+                    role,
+                    target: None,
+                    closes: false,
+                });
+            }
+        }
+        if self
+            .zones
+            .get(z)
+            .is_some_and(|zone| zone.held.len() >= HOLD_LIMIT)
+        {
+            self.flush(z)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a zone's held events.
+    fn flush(&mut self, z: usize) -> Result<(), ConvertError<S::Error>> {
+        let Some(zone) = self.zones.get_mut(z) else {
+            return Ok(());
+        };
+        let held = core::mem::take(&mut zone.held);
+        for o in &mut zone.stack {
+            o.held = None;
+        }
+        let mut result = Ok(());
+        for (i, h) in held.iter().enumerate() {
+            let r = match h.role {
+                Role::Enter => self.emit(z, &h.ev, h.ts, Role::Enter, Some((i, &held))),
+                Role::Leave if h.closes => match self.thread(z) {
+                    Ok(track) => self.sink.end(track, h.ts).map_err(ConvertError::Sink),
+                    Err(e) => Err(e),
+                },
+                Role::Leave => Ok(()),
+                // Merged into a scope written in this flush.
+                Role::Append if h.target.is_some() => Ok(()),
+                role => self.emit(z, &h.ev, h.ts, role, None),
+            };
+            if r.is_err() {
+                result = r;
+                break;
+            }
+        }
+        // Give the buffer back, emptied, to keep its capacity.
+        if let Some(zone) = self.zones.get_mut(z) {
+            let mut held = held;
+            held.clear();
+            zone.held = held;
+        }
+        result
+    }
+
+    fn resolve(&mut self, ev: &Event<'a>, s: Str<'a>) -> Option<&'a [u8]> {
+        match s {
+            Str::Null => None,
+            Str::Inline(b) => Some(b),
+            Str::Ordinal(n) => {
+                let fresh = self
+                    .strings
+                    .as_ref()
+                    .is_some_and(|i| i.table().offset() == ev.strings.offset());
+                if !fresh {
+                    self.strings = Some(StringIndex::new(ev.strings));
+                }
+                self.strings.as_ref().and_then(|i| i.resolve(n))
+            }
+        }
+    }
+
+    /// A string argument as text (`None` for null).
+    fn text_of(&mut self, ev: &Event<'a>, v: WValue<'a>) -> Option<Cow<'a, str>> {
+        match v {
+            WValue::Ascii(s) | WValue::Utf8(s) | WValue::Any(s) => {
+                self.resolve(ev, s).map(text_lossy)
+            }
+            _ => None,
+        }
+    }
+
+    /// Adds the event's arguments (skipping the first `skip`) to the argument buffer.
+    fn add_args(&mut self, ev: &Event<'a>, skip: usize) {
+        for a in ev.args().skip(skip) {
+            let Ok(a) = a else { break };
+            self.add_value(ev, a.name, a.value);
+        }
+    }
+
+    fn add_value(&mut self, ev: &Event<'a>, name: &'a str, v: WValue<'a>) {
+        let slot = match v {
+            WValue::Bool(b) => Slot::Bool(b),
+            WValue::Int8(x) => Slot::Int(i64::from(x)),
+            WValue::Int16(x) => Slot::Int(i64::from(x)),
+            WValue::Int32(x) => Slot::Int(i64::from(x)),
+            WValue::Uint8(x) => Slot::Uint(u64::from(x)),
+            WValue::Uint16(x) => Slot::Uint(u64::from(x)),
+            WValue::Uint32(x) | WValue::FlowId(x) => Slot::Uint(u64::from(x)),
+            WValue::Float32(f) => Slot::Double(f64::from(f)),
+            // The loader shows time32 in milliseconds.
+            WValue::Time32(t) => Slot::Double(f64::from(t) / 1000.0),
+            WValue::Char(c) => {
+                let mut b = [0u8; 4];
+                let s: &str = char::from(c).encode_utf8(&mut b);
+                self.args.push_text(name, s);
+                return;
+            }
+            WValue::WChar(u) => {
+                let c = char::decode_utf16([u])
+                    .next()
+                    .and_then(Result::ok)
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                let mut b = [0u8; 4];
+                self.args.push_text(name, c.encode_utf8(&mut b));
+                return;
+            }
+            WValue::Ascii(_) | WValue::Utf8(_) | WValue::Any(_) => {
+                let t = self.text_of(ev, v);
+                self.args.push_text(name, t.as_deref().unwrap_or("null"));
+                return;
+            }
+            WValue::Array(a) => {
+                self.add_array(name, &a);
+                return;
+            }
+        };
+        self.args.names.push(name);
+        self.args.slots.push(slot);
+    }
+
+    fn add_array(&mut self, name: &'a str, a: &Array<'a>) {
+        use tracecap_wtf::ArgType;
+        let Some(data) = a.data else {
+            self.args.push_text(name, "null");
+            return;
+        };
+        match a.ty {
+            ArgType::CharArray => {
+                let s = latin1(data.get(..MAX_TEXT).unwrap_or(data));
+                self.args.push_text(name, &s);
+            }
+            ArgType::WCharArray => {
+                let units: Vec<u16> = a
+                    .iter()
+                    .take(MAX_TEXT)
+                    .map(|e| match e {
+                        Elem::Int(i) => i as u16,
+                        Elem::Float(_) => 0xFFFD,
+                    })
+                    .collect();
+                let s: String = char::decode_utf16(units)
+                    .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+                    .collect();
+                self.args.push_text(name, &s);
+            }
+            _ => {
+                let Some((i, t)) = self.args.text() else {
+                    return;
+                };
+                t.push('[');
+                let n = a.len();
+                for (k, e) in a.iter().enumerate() {
+                    if t.len() > MAX_TEXT {
+                        let _ = write!(t, "... ({n} elements)");
+                        break;
+                    }
+                    if k > 0 {
+                        t.push_str(", ");
+                    }
+                    let _ = match e {
+                        Elem::Int(i) => write!(t, "{i}"),
+                        Elem::Float(f) => write!(t, "{f}"),
+                    };
+                }
+                t.push(']');
+                self.args.names.push(name);
+                self.args.slots.push(Slot::Text(i));
+            }
+        }
+    }
+
+    /// Writes one event (`scope`: its index among the held events, for merging appended data).
+    fn emit(
+        &mut self,
+        z: usize,
+        ev: &Event<'a>,
+        ts: u64,
+        role: Role,
+        scope: Option<(usize, &[Held<'a>])>,
+    ) -> Result<(), ConvertError<S::Error>> {
+        self.args.clear();
+        self.label.clear();
+        let builtin = ev.builtin();
+        // Name: renamed built-ins take their `name` argument.
+        let renamed = matches!(
+            builtin,
+            Some(Builtin::ScopeEnter | Builtin::TimeStamp | Builtin::Mark)
+        );
+        let mut name: Cow<'a, str> = Cow::Borrowed(ev.name());
+        if renamed {
+            if let Some(n) = ev.arg(0).and_then(|v| self.text_of(ev, v)) {
+                name = n;
+            }
+        }
+        match (role, builtin) {
+            (Role::Enter, _) => {
+                self.add_args(ev, usize::from(renamed));
+                if let Some((i, held)) = scope {
+                    for h in held
+                        .iter()
+                        .filter(|h| h.role == Role::Append && h.target == Some(i))
+                    {
+                        if h.ev.builtin() == Some(Builtin::ScopeAppendData) {
+                            // {name: value}
+                            let key = h.ev.arg(0).and_then(|v| self.text_of(&h.ev, v));
+                            let value = h.ev.arg(1);
+                            if let (Some(key), Some(value)) = (key, value) {
+                                let key: &'a str = match key {
+                                    Cow::Borrowed(k) => k,
+                                    Cow::Owned(_) => "appended",
+                                };
+                                self.add_value(&h.ev, key, value);
+                            }
+                        } else {
+                            self.add_args(&h.ev, 0);
+                        }
+                    }
+                }
+                let track = self.thread(z)?;
+                let args = self.args.args();
+                self.sink
+                    .begin(&TEvent {
+                        track,
+                        ts,
+                        name: &name,
+                        category: CATEGORY,
+                        args: &args,
+                        flows: &[],
+                    })
+                    .map_err(ConvertError::Sink)
+            }
+            (_, Some(Builtin::TimeRangeBegin | Builtin::TimeRangeEnd))
+                if ev.flags() & FLAG_BUILTIN != 0 =>
+            {
+                self.time_range(z, ev, ts, builtin == Some(Builtin::TimeRangeBegin))
+            }
+            (_, Some(Builtin::FrameStart | Builtin::FrameEnd)) => {
+                self.frame(z, ev, ts, builtin == Some(Builtin::FrameStart))
+            }
+            _ => {
+                let flow;
+                let mut flows: &[Flow] = &[];
+                let is_builtin = ev.flags() & FLAG_BUILTIN != 0;
+                match builtin {
+                    Some(
+                        b @ (Builtin::FlowBranch | Builtin::FlowExtend | Builtin::FlowTerminate),
+                    ) if is_builtin => {
+                        let id = ev.arg(0).and_then(|v| v.as_u32()).unwrap_or(0);
+                        if b != Builtin::FlowTerminate {
+                            let arg = if b == Builtin::FlowBranch { 2 } else { 1 };
+                            if let Some(n) = ev.arg(arg).and_then(|v| self.text_of(ev, v)) {
+                                if !n.is_empty() {
+                                    name = n;
+                                }
+                            }
+                        }
+                        if id != 0 {
+                            flow = [Flow {
+                                id: u64::from(id),
+                                terminating: b == Builtin::FlowTerminate,
+                            }];
+                            flows = &flow;
+                        }
+                        self.add_args(ev, 0);
+                    }
+                    _ => self.add_args(ev, usize::from(renamed)),
+                }
+                let track = self.thread(z)?;
+                let args = self.args.args();
+                self.sink
+                    .instant(&TEvent {
+                        track,
+                        ts,
+                        name: &name,
+                        category: CATEGORY,
+                        args: &args,
+                        flows,
+                    })
+                    .map_err(ConvertError::Sink)
+            }
+        }
+    }
+
+    fn time_range(
+        &mut self,
+        z: usize,
+        ev: &Event<'a>,
+        ts: u64,
+        begin: bool,
+    ) -> Result<(), ConvertError<S::Error>> {
+        let id = ev.arg(0).and_then(|v| v.as_u32()).unwrap_or(0);
+        // An end, or a begin reusing an open id, closes the open range of that id.
+        if let Some((rz, lane)) = self.ranges.remove(&id) {
+            if let Some(l) = self.zones.get_mut(rz).and_then(|zz| zz.lanes.get_mut(lane)) {
+                let end = ts.max(l.last);
+                l.busy = false;
+                l.last = end;
+                let track = l.id;
+                self.sink.end(track, end).map_err(ConvertError::Sink)?;
+            }
+        }
+        if !begin {
+            return Ok(());
+        }
+        let free = self
+            .zones
+            .get(z)
+            .and_then(|zone| zone.lanes.iter().position(|l| !l.busy && l.last <= ts));
+        let lane = match free {
+            Some(l) => l,
+            None => {
+                let track = self.child_track(z, "time ranges")?;
+                let Some(zone) = self.zones.get_mut(z) else {
+                    return Ok(());
+                };
+                zone.lanes.push(Lane {
+                    id: track,
+                    busy: false,
+                    last: 0,
+                });
+                zone.lanes.len() - 1
+            }
+        };
+        let Some(l) = self
+            .zones
+            .get_mut(z)
+            .and_then(|zone| zone.lanes.get_mut(lane))
+        else {
+            return Ok(());
+        };
+        l.busy = true;
+        l.last = ts;
+        let track = l.id;
+        self.ranges.insert(id, (z, lane));
+        let name = match ev.arg(1).and_then(|v| self.text_of(ev, v)) {
+            Some(n) if !n.is_empty() => n,
+            _ => Cow::Borrowed(ev.name()),
+        };
+        self.args.clear();
+        self.add_args(ev, 0);
+        let args = self.args.args();
+        self.sink
+            .begin(&TEvent {
+                track,
+                ts,
+                name: &name,
+                category: CATEGORY,
+                args: &args,
+                flows: &[],
+            })
+            .map_err(ConvertError::Sink)
+    }
+
+    fn frame(
+        &mut self,
+        z: usize,
+        ev: &Event<'a>,
+        ts: u64,
+        start: bool,
+    ) -> Result<(), ConvertError<S::Error>> {
+        let track = match self.zones.get(z).and_then(|zone| zone.frames) {
+            Some(t) => t,
+            None => {
+                if !start {
+                    return Ok(()); // an end without any start: nothing to close
+                }
+                let t = self.child_track(z, "frames")?;
+                if let Some(zone) = self.zones.get_mut(z) {
+                    zone.frames = Some(t);
+                }
+                t
+            }
+        };
+        let Some(zone) = self.zones.get_mut(z) else {
+            return Ok(());
+        };
+        // A start while a frame is open ends that frame first.
+        if zone.frame_open {
+            zone.frame_open = false;
+            self.sink.end(track, ts).map_err(ConvertError::Sink)?;
+        }
+        if !start {
+            return Ok(());
+        }
+        if let Some(zone) = self.zones.get_mut(z) {
+            zone.frame_open = true;
+        }
+        let number = ev.arg(0).and_then(|v| v.as_u32()).unwrap_or(0);
+        let mut name = String::new();
+        let _ = write!(name, "frame {number}");
+        let args = [Arg {
+            name: "number",
+            value: Value::Uint(u64::from(number)),
+        }];
+        self.sink
+            .begin(&TEvent {
+                track,
+                ts,
+                name: &name,
+                category: CATEGORY,
+                args: &args,
+                flows: &[],
+            })
+            .map_err(ConvertError::Sink)
+    }
+
+    /// Writes what is held and closes every open slice at its zone's latest time.
+    fn finish(&mut self) -> Result<(), ConvertError<S::Error>> {
+        for z in 0..self.zones.len() {
+            self.release(z, true)?;
+            self.flush(z)?;
+            let Some(zone) = self.zones.get_mut(z) else {
+                continue;
+            };
+            let last = zone.last;
+            let open = core::mem::take(&mut zone.stack).len();
+            let frame = zone.frame_open.then_some(zone.frames).flatten();
+            zone.frame_open = false;
+            if open > 0 {
+                let track = self.thread(z)?;
+                for _ in 0..open {
+                    self.sink.end(track, last).map_err(ConvertError::Sink)?;
+                }
+            }
+            if let Some(track) = frame {
+                self.sink.end(track, last).map_err(ConvertError::Sink)?;
+            }
+        }
+        let ranges = core::mem::take(&mut self.ranges);
+        for (_, (z, lane)) in ranges {
+            let Some(zone) = self.zones.get_mut(z) else {
+                continue;
+            };
+            let last = zone.last;
+            if let Some(l) = zone.lanes.get_mut(lane) {
+                let end = last.max(l.last);
+                l.busy = false;
+                l.last = end;
+                let track = l.id;
+                self.sink.end(track, end).map_err(ConvertError::Sink)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_keeps_char_boundaries() {
+        let mut s = String::new();
+        let long = "é".repeat(MAX_TEXT);
+        cut_into(&mut s, &long);
+        assert!(s.ends_with(&alloc::format!("... ({} bytes)", long.len())));
+    }
+}
