@@ -639,7 +639,7 @@ mod tests {
     fn g(v: f64, p: usize) -> String {
         let mut out = Vec::new();
         push_g(&mut out, &mut String::new(), v, p);
-        String::from_utf8(out).unwrap()
+        String::from_utf8(out).unwrap() // ok: unit test
     }
 
     #[test]
@@ -668,8 +668,8 @@ mod tests {
             return g(v, p);
         }
         let e = format!("{:.*e}", p - 1, v);
-        let (m, x) = e.split_once('e').unwrap();
-        let x: i32 = x.parse().unwrap();
+        let (m, x) = e.split_once('e').unwrap(); // ok: unit test
+        let x: i32 = x.parse().unwrap(); // ok: unit test
         let strip = |s: &str| {
             if s.contains('.') {
                 s.trim_end_matches('0').trim_end_matches('.').to_string()

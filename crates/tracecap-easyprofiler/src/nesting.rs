@@ -320,7 +320,7 @@ mod tests {
         let mut slots = vec![NestSlot::default(); records.len()];
         let mut n = Nesting::new(&mut slots);
         for &(b, e) in records {
-            n.push(b, e).unwrap();
+            n.push(b, e).unwrap(); // ok: unit test
         }
         let t = n.finish();
         (t.depths().collect(), t.roots(), t.levels())
@@ -357,7 +357,7 @@ mod tests {
         let mut stack: Vec<NestSlot> = Vec::new();
         let mut f = Forest::new(&mut stack);
         for &(b, e) in records {
-            f.push(b, e).unwrap();
+            f.push(b, e).unwrap(); // ok: unit test
         }
         (f.levels(), f.roots())
     }
@@ -378,11 +378,11 @@ mod tests {
         let mut f = Forest::new(&mut stack[..]);
         // nested: the stack never holds more than one node
         for i in 0..1000u64 {
-            f.push(1000 - i, 1000 + i).unwrap();
+            f.push(1000 - i, 1000 + i).unwrap(); // ok: unit test
         }
         assert_eq!((f.levels(), f.roots()), (1000, 1));
         // three siblings need three entries
-        f.push(5000, 5001).unwrap();
+        f.push(5000, 5001).unwrap(); // ok: unit test
         assert_eq!(f.push(6000, 6001), None);
     }
 

@@ -342,7 +342,7 @@ mod tests {
             0x08, 0x96, 0x01, 0x12, 0x02, b'h', b'i', 0x1d, 1, 0, 0, 0, 0x21, 2, 0, 0, 0, 0, 0, 0,
             0,
         ];
-        let f: Vec<_> = Fields::new(&msg, 100).collect::<Result<_, _>>().unwrap();
+        let f: Vec<_> = Fields::new(&msg, 100).collect::<Result<_, _>>().unwrap(); // ok: unit test
         assert_eq!(f[0].value, Value::Varint(150));
         assert_eq!(f[1].value, Value::Len(b"hi"));
         assert_eq!(f[1].value_offset, 105);
@@ -350,12 +350,12 @@ mod tests {
         assert_eq!(f[3].value, Value::Fixed64(2));
         // a length claiming 4 GiB fails without allocating anything
         let huge = [0x12, 0xff, 0xff, 0xff, 0xff, 0x0f];
-        let e = Fields::new(&huge, 0).next().unwrap().unwrap_err();
+        let e = Fields::new(&huge, 0).next().unwrap().unwrap_err(); // ok: unit test
         assert!(matches!(e.kind, ErrorKind::TruncatedField { .. }));
         let group = [0x0b];
-        let e = Fields::new(&group, 7).next().unwrap().unwrap_err();
+        let e = Fields::new(&group, 7).next().unwrap().unwrap_err(); // ok: unit test
         assert_eq!(e, Error::new(ErrorKind::Group(1), 7));
         let zero = [0x00];
-        assert!(Fields::new(&zero, 0).next().unwrap().is_err());
+        assert!(Fields::new(&zero, 0).next().unwrap().is_err()); // ok: unit test
     }
 }

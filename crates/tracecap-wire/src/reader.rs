@@ -360,12 +360,12 @@ mod tests {
     fn reads_and_offsets() {
         let data = [1u8, 0, 0, 0, 0, 2, b'h', b'i', 0, 9];
         let mut r = Reader::at(&data, 100);
-        let h = r.view::<Head>().unwrap();
+        let h = r.view::<Head>().unwrap(); // ok: unit test
         assert_eq!(h.magic.get(), 1);
         assert_eq!(h.count.get(), 2);
         assert_eq!(r.offset(), 106);
-        assert_eq!(r.cstr().unwrap(), b"hi");
-        assert_eq!(r.u8().unwrap(), 9);
+        assert_eq!(r.cstr().unwrap(), b"hi"); // ok: unit test
+        assert_eq!(r.u8().unwrap(), 9); // ok: unit test
         let e = r.u8().unwrap_err();
         assert_eq!(e, Error::truncated(110, 1, 0));
     }
@@ -378,17 +378,17 @@ mod tests {
         assert_eq!(r.position(), 0);
         assert!(r.bytes_u64(u64::MAX).is_err());
         assert!(r.view::<Head>().is_err());
-        assert_eq!(r.u16_be().unwrap(), 0x0102);
+        assert_eq!(r.u16_be().unwrap(), 0x0102); // ok: unit test
     }
 
     #[test]
     fn sub_reader_is_bounded_and_absolute() {
         let data = [0u8, 0, 5, 6, 7, 8];
         let mut r = Reader::at(&data, 10);
-        r.skip(2).unwrap();
-        let mut s = r.sub(2).unwrap();
+        r.skip(2).unwrap(); // ok: unit test
+        let mut s = r.sub(2).unwrap(); // ok: unit test
         assert_eq!(s.offset(), 12);
-        assert_eq!(s.u16_le().unwrap(), 0x0605);
+        assert_eq!(s.u16_le().unwrap(), 0x0605); // ok: unit test
         assert_eq!(s.u8().unwrap_err().offset, 14);
         assert_eq!(r.offset(), 14);
         assert!(r.sub(3).is_err());
@@ -397,10 +397,10 @@ mod tests {
     #[test]
     fn endian_and_floats() {
         let data = 1.5f64.to_be_bytes();
-        assert_eq!(Reader::new(&data).f64(Endian::Big).unwrap(), 1.5);
+        assert_eq!(Reader::new(&data).f64(Endian::Big).unwrap(), 1.5); // ok: unit test
         let data = 0x1234u16.to_le_bytes();
-        assert_eq!(Reader::new(&data).u16(Endian::Little).unwrap(), 0x1234);
-        assert_eq!(Reader::new(&data).u16(Endian::Big).unwrap(), 0x3412);
+        assert_eq!(Reader::new(&data).u16(Endian::Little).unwrap(), 0x1234); // ok: unit test
+        assert_eq!(Reader::new(&data).u16(Endian::Big).unwrap(), 0x3412); // ok: unit test
     }
 
     #[test]
@@ -411,12 +411,12 @@ mod tests {
         assert_eq!(padding_to(7, 0), 0);
         let data = [9u8, 0, 0, 0, 1, 2, 3, 4];
         let mut r = Reader::new(&data);
-        r.u8().unwrap();
-        r.align_zeroed(4).unwrap();
+        r.u8().unwrap(); // ok: unit test
+        r.align_zeroed(4).unwrap(); // ok: unit test
         assert_eq!(r.offset(), 4);
         let data = [9u8, 0, 7, 0];
         let mut r = Reader::new(&data);
-        r.u8().unwrap();
+        r.u8().unwrap(); // ok: unit test
         assert_eq!(r.align_zeroed(4).unwrap_err().offset, 2);
         assert_eq!(r.offset(), 1);
     }
@@ -427,14 +427,14 @@ mod tests {
         let e = Reader::at(&data, 50).uleb64().unwrap_err();
         assert_eq!(e, Error::new(ErrorKind::VarintOverlong, 51));
         let data = [0x03u8];
-        assert_eq!(Reader::new(&data).zigzag64().unwrap(), -2);
+        assert_eq!(Reader::new(&data).zigzag64().unwrap(), -2); // ok: unit test
         for (bytes, v) in [
             (&[0x7fu8][..], -1i64),
             (&[0x80, 0x7f][..], -128),
             (&[0x3f][..], 63),
             (&[0xc0, 0x00][..], 64),
         ] {
-            assert_eq!(Reader::new(bytes).sleb64().unwrap(), v);
+            assert_eq!(Reader::new(bytes).sleb64().unwrap(), v); // ok: unit test
         }
     }
 

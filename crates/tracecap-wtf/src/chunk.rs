@@ -253,17 +253,17 @@ mod tests {
             }
         }
         f.extend_from_slice(b"abc\0\x01\x02\0\0z\0\0\0");
-        let c = Chunks::new(&f).next().unwrap().unwrap();
+        let c = Chunks::new(&f).next().unwrap().unwrap(); // ok: unit test
         assert_eq!(c.id, 7);
-        let res: Vec<_> = c.resources().map(|r| r.unwrap()).collect();
+        let res: Vec<_> = c.resources().map(|r| r.unwrap()).collect(); // ok: unit test
         assert_eq!(res.len(), 2);
         assert_eq!((res[1].0, res[1].1.data), (1, &[1u8, 2][..]));
         assert_eq!(c.part(PART_STRING_TABLE).unwrap().unwrap().data, b"z\0");
         // A part reaching past its chunk is an error at its table entry.
         let mut bad = f.clone();
         bad[12 + 24 + 8..12 + 24 + 12].copy_from_slice(&100u32.to_le_bytes());
-        let c = Chunks::new(&bad).next().unwrap().unwrap();
-        let e = c.parts().next().unwrap().unwrap_err();
+        let c = Chunks::new(&bad).next().unwrap().unwrap(); // ok: unit test
+        let e = c.parts().next().unwrap().unwrap_err(); // ok: unit test
         assert_eq!(e.offset, 12 + 24);
     }
 }

@@ -280,7 +280,7 @@ mod tests {
         let all: Vec<_> = Signature::new(
             "byte b, octet o, short s, unsigned short us, long l, unsigned long ul, float f, DOMString d, sequence<uint8> seq, wchar[] w",
         )
-        .map(|a| a.unwrap())
+        .map(|a| a.unwrap()) // ok: unit test
         .collect();
         let tys: Vec<_> = all.iter().map(|a| a.ty).collect();
         assert_eq!(
@@ -320,7 +320,7 @@ mod tests {
         );
         assert_eq!(Signature::new("").count(), 0);
         assert_eq!(
-            Signature::new("uint8 x@3").next().unwrap().unwrap().name,
+            Signature::new("uint8 x@3").next().unwrap().unwrap().name, // ok: unit test
             "x"
         );
     }

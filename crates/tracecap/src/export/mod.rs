@@ -32,8 +32,8 @@ mod tests {
 
     fn us(ns: u64) -> String {
         let mut v = Vec::new();
-        write_us(&mut v, ns).unwrap();
-        String::from_utf8(v).unwrap()
+        write_us(&mut v, ns).unwrap(); // ok: unit test
+        String::from_utf8(v).unwrap() // ok: unit test
     }
 
     #[test]
@@ -124,12 +124,12 @@ mod tests {
 
     #[test]
     fn chrome_json_is_valid_json_with_names() {
-        let mut w = ChromeJson::new(Vec::new()).unwrap();
-        drive(&mut w).unwrap();
-        let bytes = w.finish().unwrap();
-        let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        let events = doc["traceEvents"].as_array().unwrap();
-        let phases: String = events.iter().map(|e| e["ph"].as_str().unwrap()).collect();
+        let mut w = ChromeJson::new(Vec::new()).unwrap(); // ok: unit test
+        drive(&mut w).unwrap(); // ok: unit test
+        let bytes = w.finish().unwrap(); // ok: unit test
+        let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap(); // ok: unit test
+        let events = doc["traceEvents"].as_array().unwrap(); // ok: unit test
+        let phases: String = events.iter().map(|e| e["ph"].as_str().unwrap()).collect(); // ok: unit test
         assert_eq!(phases, "MMMMBsXEifCC");
         assert_eq!(events[0]["args"]["name"], "big \"pid\"");
         assert_eq!(events[4]["args"]["s"], "a\n\"b\"\u{1}");
@@ -140,22 +140,22 @@ mod tests {
 
     #[test]
     fn chrome_rejects_undeclared_tracks() {
-        let mut w = ChromeJson::new(Vec::new()).unwrap();
+        let mut w = ChromeJson::new(Vec::new()).unwrap(); // ok: unit test
         assert!(w.end(TrackId(7), 0).is_err());
     }
 
     #[test]
     fn perfetto_interns_and_falls_back_for_wide_pids() {
         use prost::Message;
-        let mut w = Perfetto::new(Vec::new()).unwrap();
-        drive(&mut w).unwrap();
+        let mut w = Perfetto::new(Vec::new()).unwrap(); // ok: unit test
+        drive(&mut w).unwrap(); // ok: unit test
         drive(&mut w).unwrap_or(()); // same names again: interned once
-        let bytes = w.finish().unwrap();
-        let trace = perfetto_proto::Trace::decode(bytes.as_slice()).unwrap();
+        let bytes = w.finish().unwrap(); // ok: unit test
+        let trace = perfetto_proto::Trace::decode(bytes.as_slice()).unwrap(); // ok: unit test
         let first = &trace.packet[0];
         assert_eq!(first.sequence_flags, Some(1));
         // A pid past i32 gives a named track, not a process descriptor.
-        let process = trace.packet[1].track_descriptor.as_ref().unwrap();
+        let process = trace.packet[1].track_descriptor.as_ref().unwrap(); // ok: unit test
         assert!(process.process.is_none());
         assert_eq!(process.name.as_deref(), Some("big \"pid\""));
         let names: usize = trace
