@@ -32,6 +32,25 @@ fn tracecap(args: &[&str]) -> Output {
         .expect("run tracecap")
 }
 
+/// The files with extension `ext` in the given subfolders of a format's corpus, or `None` (with a
+/// message) when the corpus is not there.
+fn corpus_files(format: &str, subdirs: &[&str], ext: &str) -> Option<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for sub in subdirs {
+        let dir = format!(
+            "{}/../../../shared/corpus/{format}/{sub}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            println!("corpus not found: skipped ({dir})");
+            return None;
+        };
+        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+    }
+    files.retain(|p| p.extension().is_some_and(|x| x == ext));
+    Some(files)
+}
+
 fn out_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tracecap-convert-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -292,19 +311,9 @@ fn syscall_captures_convert_like_validate_reads_them() {
 
 #[test]
 fn orbit_captures_convert_like_validate_reads_them() {
-    let mut files = Vec::new();
-    for sub in ["real", "generated"] {
-        let dir = format!(
-            "{}/../../../shared/corpus/orbit/{sub}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            println!("corpus not found: skipped ({dir})");
-            return;
-        };
-        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
-    }
-    files.retain(|p| p.extension().is_some_and(|x| x == "orbit"));
+    let Some(files) = corpus_files("orbit", &["real", "generated"], "orbit") else {
+        return;
+    };
     // Its own directory: the other tests remove theirs while this one runs.
     let out_dir =
         std::env::temp_dir().join(format!("tracecap-convert-orbit-{}", std::process::id()));
@@ -359,19 +368,9 @@ fn orbit_captures_convert_like_validate_reads_them() {
 
 #[test]
 fn wtf_traces_convert_like_validate_reads_them() {
-    let mut files = Vec::new();
-    for sub in ["cff-cpp", "cff-js", "legacy-v3"] {
-        let dir = format!(
-            "{}/../../../shared/corpus/wtf/{sub}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            println!("corpus not found: skipped ({dir})");
-            return;
-        };
-        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
-    }
-    files.retain(|p| p.extension().is_some_and(|x| x == "wtf-trace"));
+    let Some(files) = corpus_files("wtf", &["cff-cpp", "cff-js", "legacy-v3"], "wtf-trace") else {
+        return;
+    };
     assert!(!files.is_empty());
     let out_dir = out_dir().join("wtf");
     std::fs::create_dir_all(&out_dir).unwrap();
@@ -403,19 +402,13 @@ fn wtf_traces_convert_like_validate_reads_them() {
 
 #[test]
 fn apitrace_traces_convert_like_info_reads_them() {
-    let mut files = Vec::new();
-    for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
-        let dir = format!(
-            "{}/../../../shared/corpus/apitrace/{sub}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            println!("corpus not found: skipped ({dir})");
-            return;
-        };
-        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
-    }
-    files.retain(|p| p.extension().is_some_and(|x| x == "trace"));
+    let Some(files) = corpus_files(
+        "apitrace",
+        &["apitrace-tests", "produced-apitrace-11.1"],
+        "trace",
+    ) else {
+        return;
+    };
     let out_dir = out_dir().join("apitrace");
     std::fs::create_dir_all(&out_dir).unwrap();
     for file in files {

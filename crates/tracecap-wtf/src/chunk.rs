@@ -258,7 +258,8 @@ mod tests {
         let res: Vec<_> = c.resources().map(|r| r.unwrap()).collect(); // ok: unit test
         assert_eq!(res.len(), 2);
         assert_eq!((res[1].0, res[1].1.data), (1, &[1u8, 2][..]));
-        assert_eq!(c.part(PART_STRING_TABLE).unwrap().unwrap().data, b"z\0");
+        assert_eq!(c.part(PART_STRING_TABLE).unwrap().unwrap().data, b"z\0"); // ok: unit test
+
         // A part reaching past its chunk is an error at its table entry.
         let mut bad = f.clone();
         bad[12 + 24 + 8..12 + 24 + 12].copy_from_slice(&100u32.to_le_bytes());
