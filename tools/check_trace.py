@@ -181,23 +181,105 @@ def compare(where, counts, summary, keys):
             fail(where, f"{k}: file has {counts.get(k, 0)}, convert reported {summary.get(k, 0)}")
 
 
-def compare_with_info(where, summary, info):
-    """What `tracecap info --json` reports must all be in the converted timeline."""
-    if info.get("format") == "syscall":
+def compare_with_info(where, summary, info, classes=None):
+    """What `tracecap info --json` reports must all be in the converted timeline, mapped as
+    docs/conversion.md says for each format."""
+    fmt = info.get("format")
+    if fmt == "syscall":
         if summary["slices"] != info["syscalls"]:
             fail(where, f"slices {summary['slices']} != syscalls {info['syscalls']}")
-        return
-    if info.get("format") != "easyprofiler":
-        return  # other formats: compared with the convert summary only, for now
-    r = info["records"]
-    if summary["slices"] != r["blocks"] + r["context_switches"]:
-        fail(where, f"slices {summary['slices']} != blocks {r['blocks']} + context switches {r['context_switches']}")
-    points = summary["instants"] + summary["counter_samples"]
-    want = r["events"] + r["values"] + info.get("bookmarks", 0)
-    if points != want:
-        fail(where, f"instants + counter samples {points} != events + values + bookmarks {want}")
-    if summary["threads"] != len(info["threads"]):
-        fail(where, f"thread tracks {summary['threads']} != threads {len(info['threads'])}")
+    elif fmt == "easyprofiler":
+        r = info["records"]
+        if summary["slices"] != r["blocks"] + r["context_switches"]:
+            fail(where, f"slices {summary['slices']} != blocks {r['blocks']} + context switches {r['context_switches']}")
+        points = summary["instants"] + summary["counter_samples"]
+        want = r["events"] + r["values"] + info.get("bookmarks", 0)
+        if points != want:
+            fail(where, f"instants + counter samples {points} != events + values + bookmarks {want}")
+        if summary["threads"] != len(info["threads"]):
+            fail(where, f"thread tracks {summary['threads']} != threads {len(info['threads'])}")
+    elif fmt == "apitrace":
+        compare_apitrace(where, summary, info)
+    elif fmt == "orbit":
+        compare_orbit(where, summary, info)
+    elif fmt == "wtf":
+        compare_wtf(where, summary, info, classes or {})
+    else:
+        fail(where, f"no count mapping for format {fmt!r}")
+
+
+def compare_apitrace(where, summary, info):
+    # Every call is a slice, every frame one more, every debug group (push ... pop) one more.
+    want = info["calls"] + info["frames"] + info.get("debug_groups", 0)
+    if "debug_groups" in info and summary["slices"] != want:
+        fail(where, f"slices {summary['slices']} != calls + frames + debug groups {want}")
+    elif summary["slices"] < want:
+        fail(where, f"slices {summary['slices']} < calls + frames {want}")
+    if summary["threads"] != info["threads"]:
+        fail(where, f"thread tracks {summary['threads']} != threads {info['threads']}")
+    if summary["instants"] or summary["counter_samples"]:
+        fail(where, "apitrace has no instants or counters")
+
+
+ORBIT_SLICES = ["function_call", "api_scope_start", "api_scope_start_async", "scheduling_slice",
+                "thread_state_slice"]
+ORBIT_INSTANTS = ["capture_started", "api_string_event", "callstack_sample", "tracepoint_event",
+                  "gpu_queue_submission", "present_event", "warning_event",
+                  "error_enabling_orbit_api_event", "error_enabling_user_space_instrumentation_event",
+                  "lost_perf_records_event", "out_of_order_events_discarded_event"]
+ORBIT_COUNTERS = ["api_track_double", "api_track_float", "api_track_int", "api_track_int64",
+                  "api_track_uint", "api_track_uint64"]
+
+
+def compare_orbit(where, summary, info):
+    n = info.get("event_counts", {})
+    c = lambda keys: sum(n.get(k, 0) for k in keys)
+    # A GPU job is a slice with its three stages nested in it.
+    want = c(ORBIT_SLICES) + 4 * n.get("gpu_job", 0)
+    if summary["slices"] != want:
+        fail(where, f"slices {summary['slices']} != calls, scopes, scheduling and state slices, 4 per GPU job {want}")
+    if summary["instants"] != c(ORBIT_INSTANTS):
+        fail(where, f"instants {summary['instants']} != {c(ORBIT_INSTANTS)} ({', '.join(ORBIT_INSTANTS)})")
+    # A memory usage event gives one sample per field it carries (system, process, cgroup).
+    lo, mem = c(ORBIT_COUNTERS), n.get("memory_usage_event", 0)
+    if not lo <= summary["counter_samples"] <= lo + 16 * mem:
+        fail(where, f"counter samples {summary['counter_samples']} not in [{lo}, {lo} + memory fields]")
+
+
+def compare_wtf(where, summary, info, classes):
+    """`classes`: event name -> (class, flags), from the define records of `tracecap dump --json`."""
+    by_name = info.get("events_by_name", {})
+    structural = {"wtf.event#define", "wtf.zone#create", "wtf.zone#delete", "wtf.zone#set",
+                  "wtf.scope#leave", "wtf.timeRange#begin", "wtf.timeRange#end",
+                  "wtf.timing#frameStart", "wtf.timing#frameEnd"}
+    slices = by_name.get("wtf.timeRange#begin", 0) + by_name.get("wtf.timing#frameStart", 0)
+    instants, appends = 0, 0
+    for name, count in by_name.items():
+        cls, flags = classes.get(name, ("instance", 0))
+        if cls == "scope":
+            slices += count
+        elif name == "wtf.scope#appendData" or flags & 0x10:
+            appends += count  # merged into its scope, or an instant when it comes too late
+        elif name not in structural:
+            instants += count
+    if summary["slices"] != slices:
+        fail(where, f"slices {summary['slices']} != scopes + time ranges + frames {slices}")
+    if not instants <= summary["instants"] <= instants + appends:
+        fail(where, f"instants {summary['instants']} not in [{instants}, {instants} + {appends} appends]")
+    zones = sum(1 for z in info.get("zones", []) if z.get("events"))
+    if summary["threads"] > len(info.get("zones", [])) or summary["threads"] < min(zones, 1):
+        fail(where, f"thread tracks {summary['threads']} vs zones {info.get('zones')}")
+
+
+def wtf_classes(tool, capture):
+    res = subprocess.run([tool, "dump", "--json", capture], capture_output=True, text=True)
+    classes = {}
+    for line in res.stdout.splitlines():
+        if '"define"' in line:
+            d = json.loads(line)
+            if d.get("kind") == "define":
+                classes[d["name"]] = (d["class"], d["flags"])
+    return classes
 
 
 def run_tool(tool, capture, tmp):
@@ -212,6 +294,7 @@ def run_tool(tool, capture, tmp):
             print(f"note {capture}: not a capture ({res.stderr.strip()}), refused by both")
         return
     info = json.loads(res.stdout)
+    classes = wtf_classes(tool, capture) if info.get("format") == "wtf" else None
     base = os.path.join(tmp, os.path.basename(capture))
     for ext in (".pftrace", ".json"):
         out = base + ext
@@ -234,7 +317,7 @@ def run_tool(tool, capture, tmp):
                     summary, keys + ["tracks", "counter_tracks", "threads"])
         else:
             compare(out, counts, summary, keys)
-        compare_with_info(out, summary, info)
+        compare_with_info(out, summary, info, classes)
         print(f"ok   {out}: {dict((k, counts.get(k, 0)) for k in keys)}")
 
 

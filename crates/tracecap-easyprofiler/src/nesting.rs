@@ -18,11 +18,18 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::time::Clock;
+use tracecap_wire::zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 const NO_PARENT: u32 = u32::MAX;
 
 /// Per-record scratch for [`Nesting`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// Plain bytes (`repr(C)`, no padding), so a caller may keep the slots of a huge thread outside the
+/// heap, for instance in a memory-mapped scratch file viewed with zerocopy.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable,
+)]
+#[repr(C)]
 pub struct NestSlot {
     begin: u64,
     end: u64,

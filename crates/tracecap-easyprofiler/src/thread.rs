@@ -109,6 +109,23 @@ impl<'a> Thread<'a> {
     }
 }
 
+impl<'a> Thread<'a> {
+    /// The record that starts at absolute `offset` (as [`crate::Record::offset`] gave it), read
+    /// again without walking the records before it. An offset outside this thread's records, or
+    /// not at a record's start, gives an error (or a different record: the size field is trusted).
+    pub fn record_at<K: KindLookup + ?Sized>(
+        &self,
+        offset: u64,
+        kinds: &K,
+    ) -> Result<Record<'a>, Error> {
+        let mut r = self.records.r;
+        // An offset before the records is as far out of them as one past their end.
+        let skip = offset.checked_sub(r.offset()).unwrap_or(u64::MAX);
+        r.bytes_u64(skip).what("record")?;
+        read_record(&mut r, |id| kinds.kind(id))
+    }
+}
+
 /// Reads a thread's id and name; returns them with the thread's offset.
 pub(crate) fn read_thread_head<'a>(
     r: &mut Reader<'a>,

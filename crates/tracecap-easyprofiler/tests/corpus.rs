@@ -415,3 +415,32 @@ fn too_deep_for_upstream_reads_fine() {
     assert!(s.levels > 254, "levels {}", s.levels);
     println!("gen_toodeep: {} levels", s.levels);
 }
+
+/// `Thread::record_at` reads back exactly the record the walk found at each offset, and refuses
+/// offsets outside the thread's records.
+#[test]
+fn record_at_reads_the_record_the_walk_found() {
+    let mut checked = 0;
+    for (stem, bytes) in common::prof_files() {
+        let Ok(capture) = Capture::parse(&bytes) else {
+            continue;
+        };
+        let Ok(kinds) = KindTable::new(&capture) else {
+            continue;
+        };
+        for thread in capture.threads() {
+            let Ok(thread) = thread else { break };
+            for rec in thread.records(&kinds) {
+                let Ok(rec) = rec else { break };
+                let again = thread.record_at(rec.offset(), &kinds);
+                assert_eq!(again.ok(), Some(rec), "{stem}: record at {}", rec.offset());
+                checked += 1;
+            }
+            assert!(thread.record_at(thread.offset, &kinds).is_err(), "{stem}");
+            assert!(thread.record_at(u64::MAX, &kinds).is_err(), "{stem}");
+        }
+    }
+    if common::corpus().is_some() {
+        assert!(checked > 1000, "only {checked} records checked");
+    }
+}

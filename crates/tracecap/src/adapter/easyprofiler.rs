@@ -13,12 +13,14 @@
 //!
 //! Times are converted to nanoseconds exactly as the format defines ([`Header::to_ns`]).
 //!
-//! Blocks are stored children-first, so a thread is handled in two passes over its (borrowed)
-//! records: the first rebuilds the tree with the crate's [`Nesting`], the second puts every record
-//! at its pre-order position, and slices are then emitted as begin/end pairs, each clamped into its
-//! parent so that a track is always properly nested. Scratch memory is 56 bytes per record of the
-//! *largest thread* (plus its values and run-time names, which borrow the file), reused from thread
-//! to thread; everything else is sized by descriptors and threads.
+//! Blocks are stored children-first, so a thread is handled in three passes over its (borrowed)
+//! records: the first rebuilds the tree with the crate's [`Nesting`], the second finds every
+//! record's pre-order position, and the third reads the records again in that order and emits
+//! slices as begin/end pairs, each clamped into its parent so that a track is always properly
+//! nested. Scratch is 40 bytes per record of the *largest thread* (24 for the nesting, 16 for the
+//! positions), reused from thread to thread; up to 16 MiB per array it is on the heap, beyond that
+//! in a temporary file mapped into memory, so the heap stays bounded whatever the capture's size.
+//! Everything else is sized by descriptors, threads and nesting depth.
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -30,7 +32,9 @@ use tracecap_easyprofiler::{
     Capture, DataType, Element, Header, KindTable, NestSlot, Nesting, Record, Thread,
     Value as EpValue,
 };
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+use super::scratch::{Scratch, HEAP_BUDGET};
 use crate::error::ConvertError;
 use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
 
@@ -46,34 +50,25 @@ struct Desc<'a> {
     color: String,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Empty,
-    Block,
-    Event,
-    Value,
-}
-
-/// One record at its pre-order position.
-#[derive(Clone, Copy)]
+/// One record at its pre-order position: where to read it again, and its depth. Plain bytes, so
+/// that the array of a huge thread can live in a scratch file.
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
 struct Item {
-    begin: u64,
-    end: u64,
-    id: u32,
+    /// Absolute offset of the record.
+    offset: u64,
     depth: u32,
-    /// Index into the thread's run-time names (values: into its values), or `u32::MAX`.
-    name: u32,
-    kind: Kind,
+    /// 0 for a position no record took (records cut short by a fault), 1 otherwise.
+    used: u32,
 }
 
-const EMPTY: Item = Item {
-    begin: 0,
-    end: 0,
-    id: 0,
-    depth: 0,
-    name: u32::MAX,
-    kind: Kind::Empty,
-};
+impl Item {
+    const EMPTY: Item = Item {
+        offset: 0,
+        depth: 0,
+        used: 0,
+    };
+}
 
 /// An open node while emitting in pre-order.
 #[derive(Clone, Copy)]
@@ -84,12 +79,12 @@ struct Open {
 }
 
 /// Per-thread scratch, reused from thread to thread.
-#[derive(Default)]
-struct Scratch<'a> {
-    slots: Vec<NestSlot>,
-    items: Vec<Item>,
-    names: Vec<&'a [u8]>,
-    values: Vec<EpValue<'a>>,
+struct ThreadScratch {
+    /// Nesting rebuild: 24 bytes per record.
+    slots: Scratch<NestSlot>,
+    /// Pre-order positions: 16 bytes per record.
+    items: Scratch<Item>,
+    /// (depth, index) of the records on the current path of pass 2.
     stack: Vec<(u32, u32)>,
     open: Vec<Open>,
     text: String,
@@ -110,6 +105,16 @@ fn lossy(b: &[u8]) -> Cow<'_, str> {
 
 /// Converts an EasyProfiler capture, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
+    convert_with_budget(data, sink, HEAP_BUDGET)
+}
+
+/// [`convert`] with scratch arrays of at most `budget` bytes each on the heap (the rest in a
+/// temporary file).
+fn convert_with_budget<S: Sink>(
+    data: &[u8],
+    sink: &mut S,
+    budget: usize,
+) -> Result<(), ConvertError<S::Error>> {
     let capture = Capture::parse(data)?;
     let header = *capture.header();
     let kinds = KindTable::new(&capture)?;
@@ -141,7 +146,14 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         next_track: BOOKMARKS.0 + 1,
         total: data.len() as u64,
     };
-    let mut scratch = Scratch::default();
+    let mut scratch = ThreadScratch {
+        slots: Scratch::new(budget),
+        items: Scratch::new(budget),
+        stack: Vec::new(),
+        open: Vec::new(),
+        text: String::new(),
+        label: String::new(),
+    };
     let mut threads = capture.threads();
     for thread in threads.by_ref() {
         let thread = thread?;
@@ -196,7 +208,7 @@ fn convert_thread<'a, S: Sink>(
     ctx: &mut Ctx<'_, 'a, S>,
     thread: &Thread<'a>,
     kinds: &KindTable,
-    s: &mut Scratch<'a>,
+    s: &mut ThreadScratch,
 ) -> Result<(), ConvertError<S::Error>> {
     let h = ctx.header;
     let track = ctx.new_track();
@@ -272,9 +284,7 @@ fn convert_thread<'a, S: Sink>(
 
     // Pass 1: the tree, as upstream rebuilds it (times in ns).
     let n = thread.records_count() as usize;
-    s.slots.clear();
-    s.slots.resize(n, NestSlot::default());
-    let mut nesting = Nesting::new(&mut s.slots);
+    let mut nesting = Nesting::new(s.slots.reset(n, NestSlot::default()));
     let mut fault = None;
     let mut good = 0usize;
     for rec in thread.records(kinds) {
@@ -293,14 +303,9 @@ fn convert_thread<'a, S: Sink>(
     }
     let tree = nesting.finish();
 
-    // Pass 2: every record at its pre-order position (first of its subtree + depth); values are
-    // kept aside (they borrow the file) for the emission.
-    s.items.clear();
-    s.items.resize(good, EMPTY);
-    s.names.clear();
-    s.values.clear();
+    // Pass 2: where each record goes in pre-order (first of its subtree + depth).
+    let items = s.items.reset(good, Item::EMPTY);
     s.stack.clear();
-    let mut counters: BTreeMap<u32, TrackId> = BTreeMap::new();
     for (i, rec) in thread.records(kinds).take(good).enumerate() {
         let Ok(rec) = rec else { break };
         if i % 65536 == 0 {
@@ -312,51 +317,23 @@ fn convert_thread<'a, S: Sink>(
         }
         let first = s.stack.last().map_or(0, |&(_, j)| j as usize + 1);
         s.stack.push((depth, i as u32));
-        let item = match rec {
-            Record::Block(b) => {
-                let name = if b.name.is_empty() {
-                    u32::MAX
-                } else {
-                    s.names.push(b.name);
-                    (s.names.len() - 1) as u32
-                };
-                Item {
-                    begin: h.to_ns(b.begin),
-                    end: h.to_ns(b.end),
-                    id: b.id,
-                    depth,
-                    name,
-                    kind: if b.is_event() {
-                        Kind::Event
-                    } else {
-                        Kind::Block
-                    },
-                }
-            }
-            Record::Value(v) => {
-                let ts = h.to_ns(v.time);
-                s.values.push(v);
-                Item {
-                    begin: ts,
-                    end: ts,
-                    id: v.id,
-                    depth,
-                    name: (s.values.len() - 1) as u32,
-                    kind: Kind::Value,
-                }
-            }
-        };
-        if let Some(slot) = s.items.get_mut(first + depth as usize) {
-            *slot = item;
+        if let Some(slot) = items.get_mut(first + depth as usize) {
+            *slot = Item {
+                offset: rec.offset(),
+                depth,
+                used: 1,
+            };
         }
     }
 
-    // Emission in pre-order, each node clamped into its parent and never before what was already
-    // emitted (damaged times can make a node end before it begins, or a sibling start too early).
+    // Emission in pre-order, each record read again from the file, each node clamped into its
+    // parent and never before what was already emitted (damaged times can make a node end before
+    // it begins, or a sibling start too early).
+    let mut counters: BTreeMap<u32, TrackId> = BTreeMap::new();
     s.open.clear();
     let mut floor = 0u64;
-    for item in &s.items {
-        if item.kind == Kind::Empty {
+    for item in items.iter() {
+        if item.used == 0 {
             continue;
         }
         while s.open.len() > item.depth as usize {
@@ -367,29 +344,31 @@ fn convert_thread<'a, S: Sink>(
                 floor = floor.max(o.end);
             }
         }
+        let rec = thread.record_at(item.offset, kinds)?;
         let (lo, hi) = s.open.last().map_or((0, u64::MAX), |o| (o.begin, o.end));
-        let b = item.begin.max(lo).max(floor).min(hi);
-        let e = item.end.min(hi).max(b);
+        let b = h.to_ns(rec.begin()).max(lo).max(floor).min(hi);
+        let e = h.to_ns(rec.end()).min(hi).max(b);
         floor = b;
-        if item.kind == Kind::Value {
-            if let Some(v) = s.values.get(item.name as usize) {
-                emit_value(ctx, v, b, track, &mut counters, &mut s.text)?;
+        let block = match rec {
+            Record::Value(v) => {
+                emit_value(ctx, &v, b, track, &mut counters, &mut s.text)?;
+                s.open.push(Open {
+                    begin: b,
+                    end: b,
+                    slice: false,
+                });
+                continue;
             }
-            s.open.push(Open {
-                begin: b,
-                end: b,
-                slice: false,
-            });
-            continue;
-        }
-        let desc = ctx.descs.get(item.id as usize);
-        let runtime = s.names.get(item.name as usize).map(|n| lossy(n));
+            Record::Block(block) => block,
+        };
+        let desc = ctx.descs.get(block.id as usize);
+        let runtime = (!block.name.is_empty()).then(|| lossy(block.name));
         s.label.clear();
         let name: &str = match (&runtime, desc) {
-            (Some(r), _) if !r.is_empty() => r,
+            (Some(r), _) => r,
             (_, Some(d)) => &d.name,
             (_, None) => {
-                let _ = write!(s.label, "block #{}", item.id);
+                let _ = write!(s.label, "block #{}", block.id);
                 &s.label
             }
         };
@@ -427,7 +406,7 @@ fn convert_thread<'a, S: Sink>(
             args,
             flows: &[],
         };
-        if item.kind == Kind::Event {
+        if block.is_event() {
             ctx.sink.instant(&event).map_err(ConvertError::Sink)?;
             s.open.push(Open {
                 begin: b,
@@ -566,4 +545,32 @@ fn emit_value<S: Sink>(
             flows: &[],
         })
         .map_err(ConvertError::Sink)
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use crate::export::ChromeJson;
+    use tracecap_easyprofiler::write::Model;
+
+    fn to_json(data: &[u8], budget: usize) -> (Vec<u8>, bool) {
+        let mut sink = ChromeJson::new(Vec::new()).unwrap();
+        let ok = convert_with_budget(data, &mut sink, budget).is_ok();
+        (sink.finish().unwrap(), ok)
+    }
+
+    /// Threads whose scratch goes to a file convert exactly as with everything on the heap, whole
+    /// and cut short.
+    #[test]
+    fn scratch_in_a_file_gives_the_same_trace() {
+        let data = Model::synthetic(300_000).to_bytes().unwrap();
+        let (heap, ok) = to_json(&data, usize::MAX);
+        assert!(ok);
+        assert!(heap.len() > 100_000);
+        assert_eq!(to_json(&data, 64), (heap.clone(), true));
+        for cut in [data.len() / 3, data.len() - 7] {
+            let cut = data.get(..cut).unwrap();
+            assert_eq!(to_json(cut, 64), to_json(cut, usize::MAX));
+        }
+    }
 }

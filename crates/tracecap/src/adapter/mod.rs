@@ -9,6 +9,8 @@ pub mod apitrace;
 pub mod easyprofiler;
 #[cfg(feature = "orbit")]
 pub mod orbit;
+#[cfg(feature = "easyprofiler")]
+mod scratch;
 #[cfg(feature = "syscall")]
 pub mod syscall;
 #[cfg(feature = "wtf")]

@@ -1,0 +1,166 @@
+//! Per-thread scratch arrays that stay off the heap when they grow large.
+//!
+//! An adapter that must hold something per record of a thread (EasyProfiler's nesting rebuild does)
+//! asks for a slice of `n` plain-bytes elements. Up to a budget the slice lives in a reused `Vec`;
+//! beyond it (with `std`), in a temporary file mapped into memory, so the heap stays bounded
+//! whatever the size of the capture and the operating system pages the scratch out to disk when
+//! memory is short. If no temporary file can be made, the heap is used after all: a conversion
+//! never fails for want of a scratch file.
+
+use alloc::vec::Vec;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// Default budget of one scratch array on the heap: 16 MiB.
+pub(crate) const HEAP_BUDGET: usize = 16 << 20;
+
+/// A growable array of `T`, on the heap up to `budget` bytes and in a mapped file beyond.
+pub(crate) struct Scratch<T> {
+    heap: Vec<T>,
+    #[cfg(feature = "std")]
+    file: Option<file::Mapped>,
+    budget: usize,
+}
+
+impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
+    pub(crate) fn new(budget: usize) -> Self {
+        Scratch {
+            heap: Vec::new(),
+            #[cfg(feature = "std")]
+            file: None,
+            budget,
+        }
+    }
+
+    /// `n` elements, each `fill`.
+    pub(crate) fn reset(&mut self, n: usize, fill: T) -> &mut [T] {
+        let bytes = n.saturating_mul(core::mem::size_of::<T>());
+        #[cfg(feature = "std")]
+        {
+            self.file = None;
+            if bytes > self.budget {
+                // Give the heap array back before the file takes over.
+                self.heap = Vec::new();
+                self.file = file::Mapped::new(bytes)
+                    .ok()
+                    .flatten()
+                    .filter(|f| <[T]>::ref_from_bytes(f.bytes()).is_ok());
+            }
+            if let Some(file) = self.file.as_mut() {
+                let slice = <[T]>::mut_from_bytes(file.bytes_mut()).unwrap_or(&mut []);
+                slice.fill(fill);
+                return slice;
+            }
+        }
+        let _ = bytes;
+        self.heap.clear();
+        self.heap.resize(n, fill);
+        &mut self.heap
+    }
+
+    /// Whether the last [`Scratch::reset`] put the array in a file (for tests and notes).
+    #[cfg(all(test, feature = "std"))]
+    pub(crate) fn in_file(&self) -> bool {
+        self.file.is_some()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn budget(&self) -> usize {
+        self.budget
+    }
+}
+
+#[cfg(feature = "std")]
+mod file {
+    use std::fs::{File, OpenOptions};
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+
+    /// A temporary file of a given size, mapped read-write; removed from the directory at once
+    /// where the system allows it (Unix), otherwise when dropped.
+    pub(super) struct Mapped {
+        map: memmap2::MmapMut,
+        _file: File,
+        path: Option<PathBuf>,
+    }
+
+    impl Mapped {
+        /// `Ok(None)` for a zero size (nothing to map).
+        pub(super) fn new(len: usize) -> std::io::Result<Option<Self>> {
+            if len == 0 {
+                return Ok(None);
+            }
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path =
+                std::env::temp_dir().join(format!("tracecap-scratch-{}-{n}", std::process::id()));
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)?;
+            let removed = std::fs::remove_file(&path).is_ok();
+            let path = (!removed).then_some(path);
+            let mapped = file.set_len(len as u64).and_then(|()| {
+                // SAFETY: the file was just created by this process with `create_new` (so nobody
+                // else had it open) and unlinked where the system allows it; nothing else maps or
+                // resizes it while the map lives, which is what memmap2 asks of the caller.
+                #[allow(unsafe_code)]
+                unsafe {
+                    memmap2::MmapMut::map_mut(&file)
+                }
+            });
+            match mapped {
+                Ok(map) => Ok(Some(Mapped {
+                    map,
+                    _file: file,
+                    path,
+                })),
+                Err(e) => {
+                    if let Some(path) = path {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    Err(e)
+                }
+            }
+        }
+
+        pub(super) fn bytes(&self) -> &[u8] {
+            &self.map
+        }
+
+        pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
+            &mut self.map
+        }
+    }
+
+    impl Drop for Mapped {
+        fn drop(&mut self) {
+            if let Some(path) = &self.path {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_arrays_stay_on_the_heap_large_ones_go_to_a_file() {
+        let mut s = Scratch::<u64>::new(1024);
+        assert_eq!(s.reset(128, 7).len(), 128);
+        assert!(!s.in_file());
+        let big = s.reset(1000, 9);
+        assert_eq!(big.len(), 1000);
+        assert!(big.iter().all(|&x| x == 9));
+        big[999] = 1;
+        assert_eq!(big[999], 1);
+        assert!(s.in_file());
+        assert_eq!(s.reset(3, 1), &[1, 1, 1]);
+        assert!(!s.in_file());
+        assert_eq!(s.budget(), 1024);
+        assert!(s.reset(0, 0).is_empty());
+    }
+}
