@@ -4,38 +4,84 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use tracecap_easyprofiler::write::Model;
-use tracecap_easyprofiler::{Capture, Element, FixedKindTable, Forest, Item, NestSlot, Record};
+use tracecap_easyprofiler::{
+    Capture, Element, FixedKindTable, Forest, Header, Item, NestSlot, Record,
+};
 
 /// Touches every field of every record, decodes every value element and rebuilds the nesting
 /// (levels per thread), in one pass over the bytes.
 fn full_walk(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     let c = Capture::parse(bytes).unwrap();
-    let h = *c.header();
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
-    let mut acc = 0u64;
-    for d in c.descriptors() {
-        let d = d.unwrap();
-        acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
-    }
-    let mut forest = Forest::new(stack);
+    let mut w = Walker::new(&c, stack);
     for item in c.items(&kinds) {
-        match item.unwrap() {
+        w.visit(item.unwrap());
+    }
+    w.finish()
+}
+
+/// The same work as [`full_walk`] through [`tracecap_easyprofiler::Items::try_for_each_item`].
+fn full_walk_visit(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
+    let c = Capture::parse(bytes).unwrap();
+    let kinds = FixedKindTable::<256>::new(&c).unwrap();
+    let mut w = Walker::new(&c, stack);
+    c.items(&kinds)
+        .try_for_each_item(|item| {
+            w.visit(item);
+            Ok(())
+        })
+        .unwrap();
+    w.finish()
+}
+
+/// Reads every field of every item (values decoded) and rebuilds the nesting.
+struct Walker<'s> {
+    header: Header,
+    forest: Forest<'s, Vec<NestSlot>>,
+    acc: u64,
+}
+
+impl<'s> Walker<'s> {
+    fn new(c: &Capture<'_>, stack: &'s mut Vec<NestSlot>) -> Self {
+        let mut acc = 0u64;
+        for d in c.descriptors() {
+            let d = d.unwrap();
+            acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
+        }
+        Walker {
+            header: *c.header(),
+            forest: Forest::new(stack),
+            acc,
+        }
+    }
+
+    #[inline(always)]
+    fn visit(&mut self, item: Item<'_>) {
+        let h = &self.header;
+        match item {
             Item::Thread(t) => {
-                acc = acc.wrapping_add(u64::from(forest.levels()) ^ t.id);
-                forest.clear();
+                self.acc = self
+                    .acc
+                    .wrapping_add(u64::from(self.forest.levels()) ^ t.id);
+                self.forest.clear();
             }
-            Item::ContextSwitch(cs) => acc = acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread),
+            Item::ContextSwitch(cs) => {
+                self.acc = self.acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread)
+            }
             Item::Record(r) => {
-                forest.push(h.to_ns(r.begin()), h.to_ns(r.end())).unwrap();
+                self.forest
+                    .push(h.to_ns(r.begin()), h.to_ns(r.end()))
+                    .unwrap();
                 match r {
                     Record::Block(b) => {
-                        acc = acc
+                        self.acc = self
+                            .acc
                             .wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
                     }
                     Record::Value(v) => {
-                        acc = acc.wrapping_add(v.time ^ v.value_id);
+                        self.acc = self.acc.wrapping_add(v.time ^ v.value_id);
                         for e in v.elements() {
-                            acc = acc.wrapping_add(match e {
+                            self.acc = self.acc.wrapping_add(match e {
                                 Element::Int32(x) => x as u64,
                                 Element::Double(x) => x.to_bits(),
                                 Element::Uint8(x) => u64::from(x),
@@ -45,13 +91,15 @@ fn full_walk(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
                     }
                 }
             }
-            Item::Bookmark(b) => acc = acc.wrapping_add(b.position),
+            Item::Bookmark(b) => self.acc = self.acc.wrapping_add(b.position),
         }
     }
-    acc.wrapping_add(u64::from(forest.levels()))
+
+    fn finish(self) -> u64 {
+        self.acc.wrapping_add(u64::from(self.forest.levels()))
+    }
 }
 
-/// The per-thread API with depths: what `tracecap dump` does (nesting pass, then records).
 fn depth_walk(bytes: &[u8], slots: &mut Vec<NestSlot>) -> u64 {
     let c = Capture::parse(bytes).unwrap();
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
@@ -75,6 +123,9 @@ fn bench(c: &mut Criterion) {
     tracecap_benches::memcpy_baseline(&mut group, &bytes);
     group.bench_function("full_walk", |b| {
         b.iter(|| full_walk(black_box(&bytes), &mut slots))
+    });
+    group.bench_function("full_walk_visit", |b| {
+        b.iter(|| full_walk_visit(black_box(&bytes), &mut slots))
     });
     group.bench_function("depth_walk", |b| {
         b.iter(|| depth_walk(black_box(&bytes), &mut slots))

@@ -36,6 +36,22 @@ fuzz_target!(|data: &[u8]| {
             Err(e) => stream_err = Some(e),
         }
     }
+    // The visitor walk (what `Summary::check` uses) sees the same records, whole, and the same
+    // fault.
+    let mut visited = Vec::new();
+    let visit_err = c
+        .items(&kinds)
+        .try_for_each_item(|item| {
+            match item {
+                Item::Record(r) => visited.push(r.offset()),
+                Item::ContextSwitch(cs) => visited.push(cs.offset),
+                _ => {}
+            }
+            Ok(())
+        })
+        .err();
+    assert_eq!(visited, streamed);
+    assert_eq!(visit_err, stream_err);
     let mut threaded = Vec::new();
     let mut thread_err = None;
     'threads: for t in c.threads() {

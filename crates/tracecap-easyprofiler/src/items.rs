@@ -7,7 +7,7 @@ use crate::capture::{read_signature, Capture};
 use crate::context_switch::ContextSwitch;
 use crate::error::{Context, Error};
 use crate::lookup::KindLookup;
-use crate::record::{read_record, Record};
+use crate::record::{read_record, read_record_fast, Record};
 use crate::thread::read_thread_head;
 use crate::version::Version;
 
@@ -160,6 +160,59 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Items<'a, '_, K> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        // Most items are records: read a well-formed one straight from the bytes; everything else
+        // (and any record the fast path does not take) goes through the state machine.
+        match self.next_record() {
+            Some(rec) => Some(Ok(Item::Record(rec))),
+            None => self.next_slow(),
+        }
+    }
+}
+
+impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
+    /// Gives every remaining item to `f`, in file order, as the iterator would yield them; stops
+    /// at the first error (the file's, or one `f` returns) and returns it.
+    ///
+    /// The same walk as iterating, but faster when `f` is small enough to inline: the item goes
+    /// straight to `f` instead of through `Option<Result<Item>>`.
+    pub fn try_for_each_item<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Item<'a>) -> Result<(), Error>,
+    {
+        loop {
+            // One call site for `f`, so that it is inlined and the item never built in memory.
+            let item = match self.next_record() {
+                Some(rec) => Item::Record(rec),
+                None => match self.next_slow() {
+                    Some(Ok(item)) => item,
+                    Some(Err(e)) => return Err(e),
+                    None => return Ok(()),
+                },
+            };
+            f(item)?;
+        }
+    }
+
+    /// The next record when it is well-formed and nothing else comes first, read straight from
+    /// the bytes; `None` leaves everything else to the state machine.
+    #[inline(always)]
+    fn next_record(&mut self) -> Option<Record<'a>> {
+        let (State::Records(left @ 1..), true) = (self.state, self.fault.is_none()) else {
+            return None;
+        };
+        let rest = self.r.rest();
+        // Each record's size says where the next starts, a chain of dependent loads; touching a
+        // byte a few records ahead starts the next cache miss early.
+        core::hint::black_box(rest.get(READ_AHEAD).copied());
+        let kinds = self.kinds;
+        let (rec, n) = read_record_fast(rest, self.r.offset(), |id| kinds.kind(id))?;
+        self.state = State::Records(left - 1);
+        let _ = self.r.skip(n);
+        Some(rec)
+    }
+
+    #[inline(never)]
+    fn next_slow(&mut self) -> Option<Result<Item<'a>, Error>> {
         if let Some(e) = self.fault.take() {
             self.state = State::Done;
             return Some(Err(e));

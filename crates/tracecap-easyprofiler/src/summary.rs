@@ -78,48 +78,71 @@ impl Summary {
             self.descriptors += 1;
         }
         let header = *capture.header();
-        let mut forest = Forest::with_clock(&mut *slots, header.clock());
-        let (mut first, mut last) = (u64::MAX, 0u64);
+        let mut walk = Walk {
+            s: self,
+            forest: Forest::with_clock(&mut *slots, header.clock()),
+            first: u64::MAX,
+            last: 0,
+        };
         let mut items = capture.items(kinds);
-        for item in items.by_ref() {
-            match item? {
-                Item::Thread(_) => {
-                    self.levels = self.levels.max(forest.levels());
-                    forest.clear();
-                    self.threads += 1;
-                }
-                Item::ContextSwitch(_) => self.context_switches += 1,
-                Item::Record(r) => {
-                    let (begin, end) = (r.begin(), r.end());
-                    first = first.min(begin);
-                    last = last.max(end);
-                    if forest.push(begin, end).is_none() {
-                        return Err(capacity_error(
-                            forest.roots() as u32 + 1,
-                            forest.roots(),
-                            r.offset(),
-                        ));
-                    }
-                    match r {
-                        Record::Block(b) if b.is_event() => self.events += 1,
-                        Record::Block(_) => self.blocks += 1,
-                        Record::Value(v) => {
-                            self.values += 1;
-                            // Decoding is lazy; touch every element so a check means "decoded".
-                            for e in v.elements() {
-                                core::hint::black_box(e);
-                            }
-                        }
-                    }
-                }
-                Item::Bookmark(_) => self.bookmarks += 1,
-            }
-        }
+        items.try_for_each_item(|item| walk.visit(item))?;
+        let Walk {
+            forest,
+            first,
+            last,
+            ..
+        } = walk;
         self.levels = self.levels.max(forest.levels());
         if first <= last {
             (self.first, self.last) = (Some(first), Some(last));
         }
         self.trailing = items.trailing();
+        Ok(())
+    }
+}
+
+/// The state of [`Summary::check`]'s walk.
+struct Walk<'w, 's, S: SlotSource + ?Sized> {
+    s: &'w mut Summary,
+    forest: Forest<'s, S>,
+    first: u64,
+    last: u64,
+}
+
+impl<S: SlotSource + ?Sized> Walk<'_, '_, S> {
+    /// Counts one item (records: nesting, times, values decoded). Inlined into both of the
+    /// walk's call sites (record runs and everything else).
+    #[inline(always)]
+    fn visit(&mut self, item: Item<'_>) -> Result<(), Error> {
+        match item {
+            Item::Record(r) => {
+                let (begin, end) = (r.begin(), r.end());
+                self.first = self.first.min(begin);
+                self.last = self.last.max(end);
+                if self.forest.push(begin, end).is_none() {
+                    let roots = self.forest.roots();
+                    return Err(capacity_error(roots as u32 + 1, roots, r.offset()));
+                }
+                match r {
+                    Record::Block(b) if b.is_event() => self.s.events += 1,
+                    Record::Block(_) => self.s.blocks += 1,
+                    Record::Value(v) => {
+                        self.s.values += 1;
+                        // Decoding is lazy; touch every element so a check means "decoded".
+                        for e in v.elements() {
+                            core::hint::black_box(e);
+                        }
+                    }
+                }
+            }
+            Item::Thread(_) => {
+                self.s.levels = self.s.levels.max(self.forest.levels());
+                self.forest.clear();
+                self.s.threads += 1;
+            }
+            Item::ContextSwitch(_) => self.s.context_switches += 1,
+            Item::Bookmark(_) => self.s.bookmarks += 1,
+        }
         Ok(())
     }
 }

@@ -32,6 +32,8 @@ pub struct Clock {
     ns_per_tick: f64,
     /// A tick distance beyond which the nanosecond values surely differ; 0 = timestamps are ns.
     sure_gap: u64,
+    /// Whether conversion never decreases (a positive factor), so `a >= b` settles `lt`.
+    increasing: bool,
 }
 
 impl Clock {
@@ -39,6 +41,7 @@ impl Clock {
     pub const NS: Clock = Clock {
         ns_per_tick: 1.0,
         sure_gap: 0,
+        increasing: true,
     };
 
     /// The clock of a file with this `cpu_frequency` (0 = nanoseconds).
@@ -56,6 +59,7 @@ impl Clock {
         Clock {
             ns_per_tick,
             sure_gap,
+            increasing: ns_per_tick > 0.0,
         }
     }
 
@@ -72,16 +76,14 @@ impl Clock {
     /// `ns(a) < ns(b)`.
     #[inline]
     pub fn lt(&self, a: u64, b: u64) -> bool {
-        if self.sure_gap == 0 {
-            return a < b;
-        }
         // Beyond 2^52 ticks f64 loses whole ticks; convert there too.
         const EXACT: u64 = 1 << 52;
-        if a >= b && a < EXACT && self.ns_per_tick > 0.0 {
+        if a < b {
+            if b - a >= self.sure_gap && b < EXACT {
+                return true;
+            }
+        } else if a < EXACT && self.increasing {
             return false;
-        }
-        if a < b && b < EXACT && b - a >= self.sure_gap {
-            return true;
         }
         self.ns(a) < self.ns(b)
     }

@@ -131,14 +131,21 @@ pub enum Element {
 #[derive(Clone, Debug)]
 pub struct Elements<'a> {
     ty: DataType,
-    chunks: core::slice::ChunksExact<'a, u8>,
+    /// Bytes per element.
+    size: usize,
+    /// The whole elements not yet yielded.
+    data: &'a [u8],
 }
 
 impl<'a> Elements<'a> {
     pub(crate) fn new(ty: DataType, data: &'a [u8]) -> Self {
+        // Element sizes are powers of two: a mask, not a division (this runs for every value).
+        let size = ty.element_size();
+        let whole = data.len() & !(size - 1);
         Elements {
             ty,
-            chunks: data.chunks_exact(ty.element_size()),
+            size,
+            data: data.get(..whole).unwrap_or(&[]),
         }
     }
 }
@@ -154,8 +161,10 @@ fn arr<const N: usize>(c: &[u8]) -> [u8; N] {
 impl Iterator for Elements<'_> {
     type Item = Element;
 
+    #[inline]
     fn next(&mut self) -> Option<Element> {
-        let c = self.chunks.next()?;
+        let (c, rest) = self.data.split_at_checked(self.size)?;
+        self.data = rest;
         let b0 = c.first().copied().unwrap_or(0);
         Some(match self.ty {
             DataType::Bool => Element::Bool(b0 != 0),
@@ -175,7 +184,8 @@ impl Iterator for Elements<'_> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.chunks.size_hint()
+        let n = self.data.len() >> self.size.trailing_zeros();
+        (n, Some(n))
     }
 }
 

@@ -141,11 +141,36 @@ fn walk_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
     Ok(())
 }
 
-/// The same walk through the single-pass [`Capture::items`] stream (no nesting).
+/// The same walk through the single-pass [`Capture::items`] stream (no nesting). Also walks it
+/// with [`Items::try_for_each_item`] and checks that both see the same items and the same fault.
 pub fn walk_items(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
     let mut seen = Vec::new();
     let err = items_into(bytes, &mut seen).err();
+    let mut visited = Vec::new();
+    let visit_err = visit_into(bytes, &mut visited).err();
+    assert_eq!(
+        (&visited, visit_err),
+        (&seen, err),
+        "try_for_each_item and the items iterator disagree"
+    );
     (seen, err)
+}
+
+fn visit_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
+    let c = Capture::parse(bytes)?;
+    for d in c.descriptors() {
+        seen.push(seen_descriptor(&d?));
+    }
+    let kinds = KindTable::new(&c)?;
+    c.items(&kinds).try_for_each_item(|item| {
+        match item {
+            Item::Thread(_) => {}
+            Item::ContextSwitch(cs) => seen.push(seen_cs(&cs)),
+            Item::Record(r) => seen.push(seen_record(&r)),
+            Item::Bookmark(b) => seen.push(seen_bookmark(&b)),
+        }
+        Ok(())
+    })
 }
 
 fn items_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
