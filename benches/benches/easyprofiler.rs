@@ -4,9 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use tracecap_easyprofiler::write::Model;
-use tracecap_easyprofiler::{
-    Capture, Element, FixedKindTable, Forest, Header, Item, NestSlot, Record,
-};
+use tracecap_easyprofiler::{Capture, Element, FixedKindTable, Forest, Item, NestSlot, Record};
 
 /// Touches every field of every record, decodes every value element and rebuilds the nesting
 /// (levels per thread), in one pass over the bytes.
@@ -36,7 +34,6 @@ fn full_walk_visit(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
 
 /// Reads every field of every item (values decoded) and rebuilds the nesting.
 struct Walker<'s> {
-    header: Header,
     forest: Forest<'s, Vec<NestSlot>>,
     acc: u64,
 }
@@ -49,15 +46,15 @@ impl<'s> Walker<'s> {
             acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
         }
         Walker {
-            header: *c.header(),
-            forest: Forest::new(stack),
+            // Nesting compares times as their nanosecond values, as upstream does; the clock
+            // converts only when two raw timestamps are close enough to round together.
+            forest: Forest::with_clock(stack, c.header().clock()),
             acc,
         }
     }
 
     #[inline(always)]
     fn visit(&mut self, item: Item<'_>) {
-        let h = &self.header;
         match item {
             Item::Thread(t) => {
                 self.acc = self
@@ -69,9 +66,7 @@ impl<'s> Walker<'s> {
                 self.acc = self.acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread)
             }
             Item::Record(r) => {
-                self.forest
-                    .push(h.to_ns(r.begin()), h.to_ns(r.end()))
-                    .unwrap();
+                self.forest.push(r.begin(), r.end()).unwrap();
                 match r {
                     Record::Block(b) => {
                         self.acc = self
