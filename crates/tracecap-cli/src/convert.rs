@@ -110,17 +110,7 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> Result<(), CliError> {
         }
     };
     let input = tracecap::open(&args.file)?;
-    let format = match tracecap::detect(&input) {
-        Some(f) => f,
-        None => {
-            // Known to the tool but without an adapter yet, or not a capture at all.
-            let known = crate::detect::require(&input)?;
-            return Err(CliError::Usage(format!(
-                "converting {} captures is not supported yet",
-                known.name()
-            )));
-        }
-    };
+    let format = crate::detect::require(&input)?;
     let file = File::create(&args.output).map_err(|e| {
         CliError::Io(std::io::Error::new(
             e.kind(),

@@ -30,6 +30,7 @@ pub fn info(format: Format, data: &[u8], json: bool, out: &mut dyn Write) -> Res
         Format::Wtf => wtf::info(data, json, out),
         Format::Syscall => syscall::info(data, json, out),
         Format::Apitrace => apitrace::info(data, json, out),
+        other => Err(crate::detect::unsupported(other)),
     }
 }
 
@@ -41,6 +42,7 @@ pub fn validate(format: Format, data: &[u8], out: &mut dyn Write) -> Result<(), 
         Format::Wtf => wtf::validate(data, out),
         Format::Syscall => syscall::validate(data, out),
         Format::Apitrace => apitrace::validate(data, out),
+        other => Err(crate::detect::unsupported(other)),
     }
 }
 
@@ -57,6 +59,7 @@ pub fn dump(
         Format::Wtf => wtf::dump(data, opts, out),
         Format::Syscall => syscall::dump(data, opts, out),
         Format::Apitrace => apitrace::dump(data, opts, out),
+        other => Err(crate::detect::unsupported(other)),
     }
 }
 
