@@ -3,6 +3,7 @@
 
 use alloc::vec::Vec;
 
+use crate::error::{Error, ErrorKind};
 use crate::event::Event;
 use crate::kind::EventKind;
 use crate::proto::orbit_grpc_protos as pb;
@@ -117,12 +118,33 @@ pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), 
     let view = match event.view() {
         Ok(v) => v,
         // Groups are rejected on purpose (no Orbit message has one); prost skips them.
-        Err(e) if matches!(e.kind, crate::error::ErrorKind::Group(_)) => return Ok(()),
+        Err(e) if matches!(e.kind, ErrorKind::Group(_)) => return Ok(()),
         Err(_) => return Err(Disagreement("view failed where prost succeeded")),
     };
     let Some(p) = &decoded.event else {
         return Ok(());
     };
+    match compare(event, view, p) {
+        Err(d) if d == GROUP_SKIPPED => Ok(()),
+        other => other,
+    }
+}
+
+/// A group inside a nested message: prost skips it, the views reject it on purpose, so the
+/// comparison stops without a verdict.
+const GROUP_SKIPPED: Disagreement = Disagreement("group in a nested message");
+
+/// Why a nested message that prost decoded did not parse as a view.
+fn nested(e: Error, what: &'static str) -> Disagreement {
+    if matches!(e.kind, ErrorKind::Group(_)) {
+        GROUP_SKIPPED
+    } else {
+        Disagreement(what)
+    }
+}
+
+/// Compares the typed view of `event` with prost's member `p`, field by field.
+fn compare(event: &Event<'_>, view: EventView<'_>, p: &P) -> Result<(), Disagreement> {
     match (view, p) {
         (EventView::CallstackSample(v), P::CallstackSample(p)) => {
             same!(v, p, [pid, tid, callstack_id, timestamp_ns])
@@ -167,7 +189,7 @@ pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), 
                 return Err(Disagreement("intern presence"));
             }
             if single(event.payload, 2) {
-                let c = v.callstack().map_err(|_| Disagreement("callstack"))?;
+                let c = v.callstack().map_err(|e| nested(e, "callstack"))?;
                 let pc = p.intern.clone().unwrap_or_default();
                 if c.pcs.iter().collect::<Vec<_>>() != pc.pcs || c.callstack_type != pc.r#type {
                     return Err(Disagreement("callstack"));
@@ -199,7 +221,7 @@ pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), 
         (EventView::InternedTracepointInfo(v), P::InternedTracepointInfo(p)) => {
             same!(v, p, [key]);
             if single(event.payload, 2) {
-                let i = v.info().map_err(|_| Disagreement("tracepoint info"))?;
+                let i = v.info().map_err(|e| nested(e, "tracepoint info"))?;
                 let pi = p.intern.clone().unwrap_or_default();
                 same!(i, pi, [category, name]);
             }
@@ -228,7 +250,7 @@ pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), 
                 return Err(Disagreement("thread_names"));
             }
             for ((b, o), pt) in v.thread_names.iter().zip(&p.thread_names) {
-                let t = views::ThreadName::parse(b, o).map_err(|_| Disagreement("thread name"))?;
+                let t = views::ThreadName::parse(b, o).map_err(|e| nested(e, "thread name"))?;
                 same!(t, pt, [pid, tid, timestamp_ns]);
                 same_bytes!(t, pt, [name]);
             }
@@ -264,7 +286,7 @@ pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), 
         (EventView::MemoryUsageEvent(v), P::MemoryUsageEvent(p)) => {
             same!(v, p, [timestamp_ns]);
             if single(event.payload, 2) {
-                let s = v.system().map_err(|_| Disagreement("system"))?;
+                let s = v.system().map_err(|e| nested(e, "system"))?;
                 let ps = p.system_memory_usage.unwrap_or_default();
                 same!(
                     s,
@@ -282,12 +304,12 @@ pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), 
                 );
             }
             if single(event.payload, 3) {
-                let s = v.process().map_err(|_| Disagreement("process"))?;
+                let s = v.process().map_err(|e| nested(e, "process"))?;
                 let ps = p.process_memory_usage.unwrap_or_default();
                 same!(s, ps, [pid, timestamp_ns, minflt, majflt, rss_anon_kb]);
             }
             if single(event.payload, 4) {
-                let s = v.cgroup().map_err(|_| Disagreement("cgroup"))?;
+                let s = v.cgroup().map_err(|e| nested(e, "cgroup"))?;
                 let ps = p.cgroup_memory_usage.clone().unwrap_or_default();
                 same!(
                     s,
@@ -393,8 +415,179 @@ pub fn check(event: &Event<'_>, decoded: &pb::ClientCaptureEvent) -> Result<(), 
             same!(v, p, [pid, tid, timestamp_ns, data, color_rgba]);
             same_name!(v, p);
         }
+        (EventView::ErrorsWithPerfEventOpenEvent(v), P::ErrorsWithPerfEventOpenEvent(p)) => {
+            same!(v, p, [timestamp_ns]);
+            let texts: Vec<&[u8]> = v.failed_to_open.iter().map(|(b, _)| b).collect();
+            if texts != p.failed_to_open.iter().map(|t| &t[..]).collect::<Vec<_>>() {
+                return Err(Disagreement("failed_to_open"));
+            }
+        }
+        (
+            EventView::WarningInstrumentingWithUserSpaceInstrumentationEvent(v),
+            P::WarningInstrumentingWithUserSpaceInstrumentationEvent(p),
+        ) => {
+            same!(v, p, [timestamp_ns]);
+            check_failed_functions(&v, &p.functions_that_failed_to_instrument)?;
+        }
+        (
+            EventView::WarningInstrumentingWithUprobesEvent(v),
+            P::WarningInstrumentingWithUprobesEvent(p),
+        ) => {
+            same!(v, p, [timestamp_ns]);
+            check_failed_functions(&v, &p.functions_that_failed_to_instrument)?;
+        }
+        (EventView::ModulesSnapshot(v), P::ModulesSnapshot(p)) => {
+            same!(v, p, [pid, timestamp_ns]);
+            if v.modules.count() != p.modules.len() {
+                return Err(Disagreement("modules"));
+            }
+            for ((b, o), pm) in v.modules.iter().zip(&p.modules) {
+                let m = views::ModuleInfo::parse(b, o).map_err(|e| nested(e, "module"))?;
+                check_module(&m, pm)?;
+            }
+        }
+        (EventView::ModuleUpdateEvent(v), P::ModuleUpdateEvent(p)) => {
+            same!(v, p, [pid, timestamp_ns]);
+            if v.module.present != p.module.is_some() {
+                return Err(Disagreement("module presence"));
+            }
+            if single(event.payload, 3) {
+                let m = v.module_info().map_err(|e| nested(e, "module"))?;
+                check_module(&m, &p.module.clone().unwrap_or_default())?;
+            }
+        }
+        (EventView::GpuQueueSubmission(v), P::GpuQueueSubmission(p)) => {
+            same!(v, p, [num_begin_markers]);
+            if v.meta_info.present != p.meta_info.is_some() {
+                return Err(Disagreement("meta_info presence"));
+            }
+            if single(event.payload, 1) {
+                let m = v.meta().map_err(|e| nested(e, "meta_info"))?;
+                check_meta(&m, &p.meta_info.unwrap_or_default())?;
+            }
+            if v.submit_infos.count() != p.submit_infos.len() {
+                return Err(Disagreement("submit_infos"));
+            }
+            for ((b, o), ps) in v.submit_infos.iter().zip(&p.submit_infos) {
+                let s = views::GpuSubmitInfo::parse(b, o).map_err(|e| nested(e, "submit"))?;
+                if s.command_buffers.count() != ps.command_buffers.len() {
+                    return Err(Disagreement("command_buffers"));
+                }
+                for ((b, o), pc) in s.command_buffers.iter().zip(&ps.command_buffers) {
+                    let c = views::GpuCommandBuffer::parse(b, o)
+                        .map_err(|e| nested(e, "command buffer"))?;
+                    same!(c, pc, [begin_gpu_timestamp_ns, end_gpu_timestamp_ns]);
+                }
+            }
+            if v.completed_markers.count() != p.completed_markers.len() {
+                return Err(Disagreement("completed_markers"));
+            }
+            for ((b, o), pm) in v.completed_markers.iter().zip(&p.completed_markers) {
+                let m = views::GpuDebugMarker::parse(b, o).map_err(|e| nested(e, "marker"))?;
+                check_marker(&m, pm)?;
+            }
+        }
         (EventView::Other(..), _) => {}
         _ => return Err(Disagreement("view kind")),
+    }
+    Ok(())
+}
+
+fn check_failed_functions(
+    v: &views::InstrumentationWarning<'_>,
+    p: &[pb::FunctionThatFailedToBeInstrumented],
+) -> Result<(), Disagreement> {
+    if v.functions_that_failed_to_instrument.count() != p.len() {
+        return Err(Disagreement("functions_that_failed_to_instrument"));
+    }
+    for ((b, o), pf) in v.functions_that_failed_to_instrument.iter().zip(p) {
+        let f = views::FunctionThatFailedToBeInstrumented::parse(b, o)
+            .map_err(|e| nested(e, "function that failed"))?;
+        same!(f, pf, [function_id]);
+        same_bytes!(f, pf, [error_message]);
+    }
+    Ok(())
+}
+
+fn check_module(m: &views::ModuleInfo<'_>, p: &pb::ModuleInfo) -> Result<(), Disagreement> {
+    same!(
+        m,
+        p,
+        [
+            name,
+            file_path,
+            file_size,
+            address_start,
+            address_end,
+            build_id,
+            load_bias,
+            executable_segment_offset,
+            soname,
+            object_file_type
+        ]
+    );
+    if m.object_segments.count() != p.object_segments.len() {
+        return Err(Disagreement("object_segments"));
+    }
+    for ((b, o), ps) in m.object_segments.iter().zip(&p.object_segments) {
+        let s = views::ObjectSegment::parse(b, o).map_err(|e| nested(e, "object segment"))?;
+        same!(
+            s,
+            ps,
+            [offset_in_file, size_in_file, address, size_in_memory]
+        );
+    }
+    Ok(())
+}
+
+fn check_meta(
+    m: &views::GpuQueueSubmissionMetaInfo<'_>,
+    p: &pb::GpuQueueSubmissionMetaInfo,
+) -> Result<(), Disagreement> {
+    same!(
+        m,
+        p,
+        [
+            tid,
+            pre_submission_cpu_timestamp,
+            post_submission_cpu_timestamp,
+            pid
+        ]
+    );
+    Ok(())
+}
+
+fn check_marker(m: &views::GpuDebugMarker<'_>, p: &pb::GpuDebugMarker) -> Result<(), Disagreement> {
+    same!(m, p, [end_gpu_timestamp_ns, text_key, depth]);
+    if m.begin_marker.present != p.begin_marker.is_some() {
+        return Err(Disagreement("begin_marker presence"));
+    }
+    if single(m.bytes, 1) {
+        let b = m.begin().map_err(|e| nested(e, "begin_marker"))?;
+        let pb = p.begin_marker.unwrap_or_default();
+        same!(b, pb, [gpu_timestamp_ns]);
+        if b.meta_info.present != pb.meta_info.is_some() {
+            return Err(Disagreement("begin meta_info presence"));
+        }
+        if single(b.bytes, 1) {
+            let meta = b.meta().map_err(|e| nested(e, "begin meta_info"))?;
+            check_meta(&meta, &pb.meta_info.unwrap_or_default())?;
+        }
+    }
+    if m.color.present != p.color.is_some() {
+        return Err(Disagreement("color presence"));
+    }
+    if single(m.bytes, 5) {
+        let c = m.rgba().map_err(|e| nested(e, "color"))?;
+        let pc = p.color.unwrap_or_default();
+        for (a, b, what) in [
+            (c.red, pc.red, "red"),
+            (c.green, pc.green, "green"),
+            (c.blue, pc.blue, "blue"),
+            (c.alpha, pc.alpha, "alpha"),
+        ] {
+            check_float(f64::from(a), f64::from(b), what)?;
+        }
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 use crate::error::{Error, ErrorKind, Overlap};
 use crate::event::Event;
 use crate::header::{Header, HEADER_LEN};
+use crate::kind::EventKind;
 use crate::section::{Layout, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA};
 use crate::wire::varint;
 
@@ -295,6 +296,45 @@ fn read_message(section: &[u8], pos: usize, base: u64) -> Result<(&[u8], usize),
     }
 }
 
+/// Frames and classifies the event at the start of `rest` (absolute offset `offset`) when it has
+/// the shape nearly every event has: a one-byte length, then a single length-delimited member of
+/// a known kind (a key of one or two bytes, a one-byte length) that fills the message.
+///
+/// It reads the first four bytes at once, so there is no loop and no per-byte bounds check.
+/// Every other shape, and every malformed message, gets `None` and goes through the general
+/// path, which gives the same result for this shape and reports the errors (tests/fast_path.rs
+/// compares the two).
+#[inline(always)]
+fn common_shape(rest: &[u8], offset: u64) -> Option<Event<'_>> {
+    let &[len, k0, k1, k2] = rest.first_chunk::<4>()?;
+    // A key of one byte (fields 1-15) or two (16-50); a longer key (k1 >= 0x80) gives a field
+    // number no kind has.
+    let (key, key_len, payload_len) = if k0 < 0x80 {
+        (u32::from(k0), 1, k1)
+    } else {
+        (u32::from(k0 & 0x7f) | u32::from(k1) << 7, 2, k2)
+    };
+    let len = usize::from(len);
+    // With len < 0x80 the sum also rules out a payload length of two or more bytes.
+    if len >= 0x80 || len != key_len + 1 + usize::from(payload_len) {
+        return None;
+    }
+    let kind = EventKind::from_member_key(key)?;
+    let message = rest.get(1..=len)?;
+    let payload = message.get(key_len + 1..)?;
+    let message_offset = offset.saturating_add(1);
+    Some(Event {
+        offset,
+        length: len as u32,
+        message_offset,
+        message,
+        kind,
+        payload,
+        payload_offset: message_offset.saturating_add(key_len as u64 + 1),
+        split: false,
+    })
+}
+
 /// One length-prefixed message of a section, not yet classified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Framed<'a> {
@@ -359,23 +399,59 @@ impl<'a> Events<'a> {
             }
         }
     }
+
+    /// Stops after `CaptureFinished`.
+    #[inline(always)]
+    fn stop_after(&mut self, ev: &Event<'a>) {
+        if ev.kind == EventKind::CaptureFinished {
+            self.done = true;
+            self.finished = true;
+        }
+    }
+}
+
+/// Any event [`common_shape`] leaves: framed by [`read_message`] and classified by
+/// [`Event::classify`]. Returns the event and where the next one starts (after the message even
+/// when classifying fails; unchanged when framing fails).
+///
+/// Out of line, so the fast path stays small enough to inline into the caller's loop, and with
+/// plain values in and out, so the iterator's state can stay in registers there.
+#[inline(never)]
+fn general_step(section: &[u8], base: u64, pos: usize) -> (Result<Event<'_>, Error>, usize) {
+    match read_message(section, pos, base) {
+        Ok((message, prefix)) => {
+            let offset = base.saturating_add(pos as u64);
+            let message_offset = offset.saturating_add(prefix as u64);
+            let ev = Event::classify(message, offset, message_offset);
+            (ev, pos + prefix + message.len())
+        }
+        Err(e) => (Err(e), pos),
+    }
 }
 
 impl<'a> Iterator for Events<'a> {
     type Item = Result<Event<'a>, Error>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        let f = match self.next_raw()? {
-            Ok(x) => x,
-            Err(e) => return Some(Err(e)),
-        };
-        match Event::classify(f.message, f.offset, f.message_offset) {
+        if self.done {
+            return None;
+        }
+        let offset = self.base.saturating_add(self.pos as u64);
+        if let Some(ev) = self
+            .section
+            .get(self.pos..)
+            .and_then(|rest| common_shape(rest, offset))
+        {
+            self.pos += 1 + ev.message.len();
+            self.stop_after(&ev);
+            return Some(Ok(ev));
+        }
+        let (ev, next) = general_step(self.section, self.base, self.pos);
+        self.pos = next;
+        match ev {
             Ok(ev) => {
-                if ev.kind == crate::kind::EventKind::CaptureFinished {
-                    self.done = true;
-                    self.finished = true;
-                }
+                self.stop_after(&ev);
                 Some(Ok(ev))
             }
             Err(e) => {

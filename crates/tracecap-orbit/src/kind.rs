@@ -134,52 +134,22 @@ impl EventKind {
     /// The kind stored under oneof field `number`, if the schema knows it.
     #[inline]
     pub fn from_field_number(number: u32) -> Option<EventKind> {
-        Some(match number {
-            1 => EventKind::CallstackSample,
-            2 => EventKind::FunctionCall,
-            3 => EventKind::GpuJob,
-            4 => EventKind::GpuQueueSubmission,
-            5 => EventKind::InternedCallstack,
-            6 => EventKind::SchedulingSlice,
-            7 => EventKind::ThreadStateSlice,
-            8 => EventKind::TracepointEvent,
-            10 => EventKind::ApiScopeStart,
-            11 => EventKind::ApiScopeStop,
-            16 => EventKind::AddressInfo,
-            18 => EventKind::InternedString,
-            19 => EventKind::InternedTracepointInfo,
-            21 => EventKind::ModuleUpdateEvent,
-            22 => EventKind::ThreadName,
-            24 => EventKind::CaptureStarted,
-            25 => EventKind::ModulesSnapshot,
-            26 => EventKind::ThreadNamesSnapshot,
-            27 => EventKind::CaptureFinished,
-            31 => EventKind::MemoryUsageEvent,
-            32 => EventKind::WarningEvent,
-            33 => EventKind::ErrorEnablingOrbitApiEvent,
-            34 => EventKind::ClockResolutionEvent,
-            35 => EventKind::ErrorsWithPerfEventOpenEvent,
-            36 => EventKind::LostPerfRecordsEvent,
-            37 => EventKind::OutOfOrderEventsDiscardedEvent,
-            38 => EventKind::ApiScopeStartAsync,
-            39 => EventKind::ApiScopeStopAsync,
-            40 => EventKind::ApiStringEvent,
-            41 => EventKind::ApiTrackDouble,
-            42 => EventKind::ApiTrackFloat,
-            43 => EventKind::ApiTrackInt,
-            44 => EventKind::ApiTrackInt64,
-            45 => EventKind::ApiTrackUint,
-            46 => EventKind::ApiTrackUint64,
-            47 => EventKind::ErrorEnablingUserSpaceInstrumentationEvent,
-            48 => EventKind::WarningInstrumentingWithUserSpaceInstrumentationEvent,
-            49 => EventKind::PresentEvent,
-            50 => EventKind::WarningInstrumentingWithUprobesEvent,
-            _ => return None,
-        })
+        if number >= 64 {
+            return None;
+        }
+        EventKind::from_member_key(number << 3 | 2)
+    }
+
+    /// The kind of the oneof member whose field key (`number << 3 | wire type`) is `key`, if
+    /// that key is a known member with the length-delimited wire type; the event walk calls it
+    /// once per event, so it is one table load rather than the jump table a match compiles to.
+    #[inline(always)]
+    pub(crate) fn from_member_key(key: u32) -> Option<EventKind> {
+        BY_MEMBER_KEY.get(key as usize).copied().flatten()
     }
 
     /// The oneof field number (0 for `NotSet`).
-    pub fn field_number(self) -> u32 {
+    pub const fn field_number(self) -> u32 {
         match self {
             EventKind::CallstackSample => 1,
             EventKind::FunctionCall => 2,
@@ -285,5 +255,54 @@ impl EventKind {
     #[inline]
     pub fn index(self) -> usize {
         self as usize
+    }
+}
+
+/// The kind of each length-delimited member key (`field number << 3 | 2`), `None` for every
+/// other key; built from [`EventKind::field_number`] at compile time (constant evaluation: an
+/// index out of range would fail the build, not the program).
+#[allow(clippy::indexing_slicing)]
+const BY_MEMBER_KEY: [Option<EventKind>; 51 << 3] = {
+    let mut table = [None; 51 << 3];
+    let mut i = 0;
+    while i < EventKind::ALL.len() {
+        let kind = EventKind::ALL[i];
+        if kind.field_number() != 0 {
+            table[(kind.field_number() << 3 | 2) as usize] = Some(kind);
+        }
+        i += 1;
+    }
+    table
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_table_matches_the_field_numbers() {
+        for kind in EventKind::ALL {
+            let n = kind.field_number();
+            if kind == EventKind::NotSet {
+                assert_eq!(EventKind::from_field_number(n), None);
+                continue;
+            }
+            assert_eq!(EventKind::from_field_number(n), Some(kind));
+            for wire in 0..8 {
+                let expected = (wire == 2).then_some(kind);
+                assert_eq!(EventKind::from_member_key(n << 3 | wire), expected);
+            }
+        }
+        let known = EventKind::ALL.map(|k| k.field_number());
+        for n in (0..1000).chain([u32::MAX >> 3, u32::MAX]) {
+            if !known.contains(&n) || n == 0 {
+                assert_eq!(EventKind::from_field_number(n), None, "{n}");
+            }
+        }
+        for key in 0..0x4000 {
+            if let Some(kind) = EventKind::from_member_key(key) {
+                assert_eq!(key, kind.field_number() << 3 | 2);
+            }
+        }
     }
 }

@@ -9,13 +9,13 @@
 //!   [`Capture::check_layout`]), and recognises the Orbit 1.64 layout Orbit itself can no longer
 //!   read and the legacy pre-ORBT files;
 //! - [`Capture::events`] yields every [`Event`] classified by its oneof member ([`EventKind`])
-//!   without decoding it; [`views`] has typed borrowed views of the common events, including
+//!   without decoding it; [`views`] has typed borrowed views of every kind of event, including
 //!   Orbit API names decoded from their packed `fixed64` chunks ([`ApiName`]);
 //! - [`wire`] is the protobuf wire-format reader underneath;
 //! - with `alloc`: [`intern::InternTables`] (strings, callstacks and tracepoints by key) and
 //!   [`json`], the proto3 canonical JSON of any message driven by the static [`schema`];
 //! - with `prost`: [`proto`], prost types for all 61 messages;
-//! - with `write`: [`write`], a writer that lays files out the way Orbit does.
+//! - with `write`: [`write`](mod@write), a writer that lays files out the way Orbit does.
 //!
 //! The core (`--no-default-features`) is `no_std` and never allocates.
 //!

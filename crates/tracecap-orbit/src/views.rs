@@ -1,4 +1,5 @@
-//! Borrowed, typed views of the messages that dominate real captures.
+//! Borrowed, typed views of every `ClientCaptureEvent` member and of the messages nested in them
+//! (except `CaptureOptions`, kept as bytes).
 //!
 //! Each view is a small `Copy` struct filled by one pass over the message's fields: scalars are
 //! decoded (the last occurrence wins, as in protobuf), `bytes` and `string` fields borrow from
@@ -619,6 +620,224 @@ message_view!(
 );
 
 message_view!(
+    /// Perf events that could not be opened.
+    ErrorsWithPerfEventOpenEvent = "orbit_grpc_protos.ErrorsWithPerfEventOpenEvent" {
+        /// When.
+        timestamp_ns: 1 => u64,
+        /// What failed to open, one text (bytes) each.
+        failed_to_open: 2 => rep_len,
+    }
+);
+
+message_view!(
+    /// Functions that could not be instrumented
+    /// (`WarningInstrumentingWithUserSpaceInstrumentationEvent`,
+    /// `WarningInstrumentingWithUprobesEvent`: the same two fields).
+    InstrumentationWarning = "orbit_grpc_protos.WarningInstrumentingWithUprobesEvent" {
+        /// When.
+        timestamp_ns: 1 => u64,
+        /// `FunctionThatFailedToBeInstrumented` messages (parse each with
+        /// [`FunctionThatFailedToBeInstrumented::parse`]).
+        functions_that_failed_to_instrument: 2 => rep_len,
+    }
+);
+
+message_view!(
+    /// One function that could not be instrumented.
+    FunctionThatFailedToBeInstrumented = "orbit_grpc_protos.FunctionThatFailedToBeInstrumented" {
+        /// The function's id (as in `CaptureOptions`).
+        function_id: 1 => u64,
+        /// Why (bytes).
+        error_message: 2 => bytes,
+    }
+);
+
+message_view!(
+    /// The modules loaded in the target process at the start.
+    ModulesSnapshot = "orbit_grpc_protos.ModulesSnapshot" {
+        /// Process id.
+        pid: 1 => u32,
+        /// When.
+        timestamp_ns: 2 => u64,
+        /// `ModuleInfo` messages (parse each with [`ModuleInfo::parse`]).
+        modules: 3 => rep_len,
+    }
+);
+
+message_view!(
+    /// A module loaded (or reloaded) into the target process.
+    ModuleUpdateEvent = "orbit_grpc_protos.ModuleUpdateEvent" {
+        /// Process id.
+        pid: 1 => u32,
+        /// When.
+        timestamp_ns: 2 => u64,
+        /// The `ModuleInfo` (see [`ModuleUpdateEvent::module_info`]).
+        module: 3 => msg,
+    }
+);
+
+impl<'a> ModuleUpdateEvent<'a> {
+    /// The module.
+    pub fn module_info(&self) -> Result<ModuleInfo<'a>, Error> {
+        ModuleInfo::from_nested(self.module)
+    }
+}
+
+message_view!(
+    /// A module (executable or shared library) and where it is mapped.
+    ModuleInfo = "orbit_grpc_protos.ModuleInfo" {
+        /// File name.
+        name: 1 => string,
+        /// Full path.
+        file_path: 2 => string,
+        /// File size.
+        file_size: 3 => u64,
+        /// Start of the executable mapping.
+        address_start: 4 => u64,
+        /// End of the executable mapping.
+        address_end: 5 => u64,
+        /// Build id.
+        build_id: 6 => string,
+        /// Load bias.
+        load_bias: 7 => u64,
+        /// Offset of the executable segment in the file.
+        executable_segment_offset: 8 => u64,
+        /// `DT_SONAME` (ELF).
+        soname: 9 => string,
+        /// `ModuleInfo.ObjectFileType`.
+        object_file_type: 10 => enum,
+        /// `ModuleInfo.ObjectSegment` messages (parse each with [`ObjectSegment::parse`]).
+        object_segments: 11 => rep_len,
+    }
+);
+
+message_view!(
+    /// One segment of a module's object file.
+    ObjectSegment = "orbit_grpc_protos.ModuleInfo.ObjectSegment" {
+        /// Offset in the file.
+        offset_in_file: 1 => u64,
+        /// Size in the file.
+        size_in_file: 2 => u64,
+        /// Address (unrelocated).
+        address: 3 => u64,
+        /// Size in memory.
+        size_in_memory: 4 => u64,
+    }
+);
+
+message_view!(
+    /// A Vulkan queue submission and the debug markers it completed.
+    GpuQueueSubmission = "orbit_grpc_protos.GpuQueueSubmission" {
+        /// `GpuQueueSubmissionMetaInfo` (see [`GpuQueueSubmission::meta`]).
+        meta_info: 1 => msg,
+        /// `GpuSubmitInfo` messages (parse each with [`GpuSubmitInfo::parse`]).
+        submit_infos: 2 => rep_len,
+        /// `GpuDebugMarker` messages (parse each with [`GpuDebugMarker::parse`]).
+        completed_markers: 3 => rep_len,
+        /// Debug markers begun in this submission.
+        num_begin_markers: 4 => i32,
+    }
+);
+
+impl<'a> GpuQueueSubmission<'a> {
+    /// The submitting thread and the CPU times around the submission.
+    pub fn meta(&self) -> Result<GpuQueueSubmissionMetaInfo<'a>, Error> {
+        GpuQueueSubmissionMetaInfo::from_nested(self.meta_info)
+    }
+}
+
+message_view!(
+    /// Who submitted to a GPU queue, and when (CPU clock).
+    GpuQueueSubmissionMetaInfo = "orbit_grpc_protos.GpuQueueSubmissionMetaInfo" {
+        /// Thread id.
+        tid: 1 => u32,
+        /// Before the submission.
+        pre_submission_cpu_timestamp: 2 => u64,
+        /// After the submission.
+        post_submission_cpu_timestamp: 3 => u64,
+        /// Process id.
+        pid: 4 => u32,
+    }
+);
+
+message_view!(
+    /// One submit of a queue submission.
+    GpuSubmitInfo = "orbit_grpc_protos.GpuSubmitInfo" {
+        /// `GpuCommandBuffer` messages (parse each with [`GpuCommandBuffer::parse`]).
+        command_buffers: 1 => rep_len,
+    }
+);
+
+message_view!(
+    /// When a command buffer ran (GPU clock).
+    GpuCommandBuffer = "orbit_grpc_protos.GpuCommandBuffer" {
+        /// Start.
+        begin_gpu_timestamp_ns: 1 => u64,
+        /// End.
+        end_gpu_timestamp_ns: 2 => u64,
+    }
+);
+
+message_view!(
+    /// A completed debug marker (a region of command buffers).
+    GpuDebugMarker = "orbit_grpc_protos.GpuDebugMarker" {
+        /// `GpuDebugMarkerBeginInfo` (see [`GpuDebugMarker::begin`]).
+        begin_marker: 1 => msg,
+        /// End (GPU clock).
+        end_gpu_timestamp_ns: 2 => u64,
+        /// Interned text.
+        text_key: 3 => u64,
+        /// Nesting depth.
+        depth: 4 => i32,
+        /// `Color` (see [`GpuDebugMarker::rgba`]).
+        color: 5 => msg,
+    }
+);
+
+impl<'a> GpuDebugMarker<'a> {
+    /// Where the marker began.
+    pub fn begin(&self) -> Result<GpuDebugMarkerBeginInfo<'a>, Error> {
+        GpuDebugMarkerBeginInfo::from_nested(self.begin_marker)
+    }
+    /// Its colour.
+    pub fn rgba(&self) -> Result<Color<'a>, Error> {
+        Color::from_nested(self.color)
+    }
+}
+
+message_view!(
+    /// Where a debug marker began: the submission that opened it and the GPU time.
+    GpuDebugMarkerBeginInfo = "orbit_grpc_protos.GpuDebugMarkerBeginInfo" {
+        /// `GpuQueueSubmissionMetaInfo` of the opening submission (see
+        /// [`GpuDebugMarkerBeginInfo::meta`]).
+        meta_info: 1 => msg,
+        /// Start (GPU clock).
+        gpu_timestamp_ns: 2 => u64,
+    }
+);
+
+impl<'a> GpuDebugMarkerBeginInfo<'a> {
+    /// The opening submission.
+    pub fn meta(&self) -> Result<GpuQueueSubmissionMetaInfo<'a>, Error> {
+        GpuQueueSubmissionMetaInfo::from_nested(self.meta_info)
+    }
+}
+
+message_view!(
+    /// A colour, each channel in 0..=1.
+    Color = "orbit_grpc_protos.Color" {
+        /// Red.
+        red: 1 => f32,
+        /// Green.
+        green: 2 => f32,
+        /// Blue.
+        blue: 3 => f32,
+        /// Alpha.
+        alpha: 4 => f32,
+    }
+);
+
+message_view!(
     /// The end of the innermost open Orbit API scope of a thread.
     ApiScopeStop = "orbit_grpc_protos.ApiScopeStop" {
         /// Process id.
@@ -935,7 +1154,20 @@ pub enum EventView<'a> {
     ErrorEnablingOrbitApiEvent(MessageEvent<'a>),
     /// `error_enabling_user_space_instrumentation_event`.
     ErrorEnablingUserSpaceInstrumentationEvent(MessageEvent<'a>),
-    /// Any other kind (no typed view): its kind and payload bytes.
+    /// `errors_with_perf_event_open_event`.
+    ErrorsWithPerfEventOpenEvent(ErrorsWithPerfEventOpenEvent<'a>),
+    /// `warning_instrumenting_with_user_space_instrumentation_event`.
+    WarningInstrumentingWithUserSpaceInstrumentationEvent(InstrumentationWarning<'a>),
+    /// `warning_instrumenting_with_uprobes_event`.
+    WarningInstrumentingWithUprobesEvent(InstrumentationWarning<'a>),
+    /// `modules_snapshot`.
+    ModulesSnapshot(ModulesSnapshot<'a>),
+    /// `module_update_event`.
+    ModuleUpdateEvent(ModuleUpdateEvent<'a>),
+    /// `gpu_queue_submission`.
+    GpuQueueSubmission(GpuQueueSubmission<'a>),
+    /// An event without a typed view (today only [`EventKind::NotSet`]): its kind and payload
+    /// bytes.
     Other(EventKind, &'a [u8]),
 }
 
@@ -1000,6 +1232,26 @@ impl<'a> EventView<'a> {
             }
             EventKind::ErrorEnablingUserSpaceInstrumentationEvent => {
                 EventView::ErrorEnablingUserSpaceInstrumentationEvent(MessageEvent::parse(b, o)?)
+            }
+            EventKind::ErrorsWithPerfEventOpenEvent => {
+                EventView::ErrorsWithPerfEventOpenEvent(ErrorsWithPerfEventOpenEvent::parse(b, o)?)
+            }
+            EventKind::WarningInstrumentingWithUserSpaceInstrumentationEvent => {
+                EventView::WarningInstrumentingWithUserSpaceInstrumentationEvent(
+                    InstrumentationWarning::parse(b, o)?,
+                )
+            }
+            EventKind::WarningInstrumentingWithUprobesEvent => {
+                EventView::WarningInstrumentingWithUprobesEvent(InstrumentationWarning::parse(
+                    b, o,
+                )?)
+            }
+            EventKind::ModulesSnapshot => EventView::ModulesSnapshot(ModulesSnapshot::parse(b, o)?),
+            EventKind::ModuleUpdateEvent => {
+                EventView::ModuleUpdateEvent(ModuleUpdateEvent::parse(b, o)?)
+            }
+            EventKind::GpuQueueSubmission => {
+                EventView::GpuQueueSubmission(GpuQueueSubmission::parse(b, o)?)
             }
             other => EventView::Other(other, b),
         })

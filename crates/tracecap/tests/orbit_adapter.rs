@@ -11,7 +11,7 @@ use common::{corpus, Ev, Recorder};
 use prost::Message;
 use tracecap::export::perfetto_proto::{track_event, Trace};
 use tracecap::export::{ChromeJson, Perfetto};
-use tracecap::orbit::{views::EventView, Capture, EventKind};
+use tracecap::orbit::{views::EventView, Capture};
 use tracecap::timeline::TrackKind;
 use tracecap::{ConvertError, Format};
 
@@ -49,7 +49,7 @@ fn expected(bytes: &[u8]) -> (u64, u64, u64, Option<u64>) {
             | EventView::ErrorEnablingUserSpaceInstrumentationEvent(_)
             | EventView::LostPerfRecordsEvent(_)
             | EventView::OutOfOrderEventsDiscardedEvent(_)
-            | EventView::Other(EventKind::GpuQueueSubmission, _) => instants += 1,
+            | EventView::GpuQueueSubmission(_) => instants += 1,
             EventView::ApiTrackDouble(v) => samples += u64::from(v.data.is_finite()),
             EventView::ApiTrackFloat(v) => samples += u64::from(v.data.is_finite()),
             EventView::ApiTrackInt(_)

@@ -722,8 +722,8 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 self.out.complete(track, t2, t3, "hw execution", &[])?;
                 self.out.end(track, t3)?;
             }
-            EventView::Other(EventKind::GpuQueueSubmission, bytes) => {
-                self.submission(bytes)?;
+            EventView::GpuQueueSubmission(s) => {
+                self.submission(s.bytes)?;
             }
             EventView::MemoryUsageEvent(m) => self.memory(&m)?,
             EventView::PresentEvent(p) => {
