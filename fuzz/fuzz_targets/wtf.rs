@@ -1,6 +1,7 @@
 //! WTF: arbitrary bytes through every reader path (header, chunks, events, arguments, JSON
-//! presentation, timeline). No panic, every offset inside the input, and the fixed-capacity and
-//! growable wire-id tables agree event for event.
+//! presentation, timeline). No panic, every offset inside the input, the fixed-capacity and
+//! growable wire-id tables agree event for event, and values decoded from the types packed per
+//! definition agree with values decoded from the signature text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -48,6 +49,14 @@ fuzz_target!(|data: &[u8]| {
                 assert!(ev.offset + ev.arg_bytes().len() as u64 <= len);
                 let _ = fmt.args(&ev);
                 let _ = ev.zone_create();
+                // Debug text: NaN floats compare unequal to themselves.
+                let packed: Vec<String> = ev.values().map(|v| format!("{v:?}")).collect();
+                let text: Vec<String> = ev
+                    .args()
+                    .map_while(Result::ok)
+                    .map(|a| format!("{:?}", a.value))
+                    .collect();
+                assert_eq!(packed, text);
                 grown.push((ev.offset, ev.wire_id, ev.time, ev.zone));
             }
             Err(e) => {

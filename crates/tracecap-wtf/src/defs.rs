@@ -2,6 +2,7 @@
 //! fixed-capacity (no allocation) flavour, and the built-in events recognised by name.
 
 use crate::error::ErrorKind;
+pub(crate) use crate::shape::Shape;
 use crate::signature::ArgType;
 
 /// Event flag: high-frequency event.
@@ -145,81 +146,6 @@ pub struct Definition<'a> {
     pub class: u16,
 }
 
-/// Argument types packed for the event walker: up to [`Shape::PACKED`] types in 5 bits each, and
-/// the byte size of the arguments when it does not depend on the data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(C)]
-pub(crate) struct Shape {
-    pub(crate) packed: u64,
-    /// Argument bytes in chunked files when every type is a scalar, else [`Shape::VARIABLE`].
-    pub(crate) fixed_chunked: u32,
-    /// Argument bytes in legacy files when no type has a variable size, else [`Shape::VARIABLE`].
-    pub(crate) fixed_legacy: u32,
-    pub(crate) count: u32,
-    /// 0, or 1 + the index of the built-in in [`Builtin::ALL`].
-    pub(crate) builtin: u32,
-}
-
-impl Shape {
-    /// Most types kept packed; longer signatures are re-read from their text.
-    pub(crate) const PACKED: usize = 12;
-    /// `fixed_*` value of a signature whose size depends on the data.
-    pub(crate) const VARIABLE: u32 = u32::MAX;
-
-    pub(crate) fn of(types: &[ArgType], builtin: Option<Builtin>) -> Shape {
-        let mut packed = 0u64;
-        let mut chunked = Some(0u32);
-        let mut legacy = Some(0u32);
-        for (i, &t) in types.iter().enumerate() {
-            if i < Self::PACKED {
-                packed |= (t as u64) << (5 * i);
-            }
-            chunked = match t.element_size() {
-                None => chunked.and_then(|n| n.checked_add(4)),
-                Some(_) => None,
-            };
-            legacy = legacy
-                .zip(legacy_size(t))
-                .and_then(|(n, k)| n.checked_add(k));
-        }
-        Shape {
-            packed,
-            count: u32::try_from(types.len()).unwrap_or(u32::MAX),
-            builtin: builtin.map_or(0, |b| b as u32 + 1),
-            fixed_chunked: chunked.unwrap_or(Self::VARIABLE),
-            fixed_legacy: legacy.unwrap_or(Self::VARIABLE),
-        }
-    }
-
-    /// Type `i`, when it is packed.
-    #[inline]
-    pub(crate) fn get(&self, i: usize) -> Option<ArgType> {
-        if i >= self.count as usize || i >= Self::PACKED {
-            return None;
-        }
-        ArgType::ALL
-            .get(((self.packed >> (5 * i)) & 0x1F) as usize)
-            .copied()
-    }
-
-    /// True when every type is packed.
-    #[inline]
-    pub(crate) fn complete(&self) -> bool {
-        self.count as usize <= Self::PACKED
-    }
-}
-
-const fn legacy_size(t: ArgType) -> Option<u32> {
-    match t {
-        ArgType::Bool | ArgType::Int8 | ArgType::Uint8 => Some(1),
-        ArgType::Int16 | ArgType::Uint16 => Some(2),
-        ArgType::Int32 | ArgType::Uint32 | ArgType::Float32 | ArgType::FlowId | ArgType::Time32 => {
-            Some(4)
-        }
-        _ => None,
-    }
-}
-
 impl<'a> Definition<'a> {
     /// The implicit definition of wire id 1.
     pub fn event_define() -> Self {
@@ -262,7 +188,13 @@ impl<'a> Definition<'a> {
 
     /// Number of declared arguments.
     pub fn arg_count(&self) -> usize {
-        self.shape.count as usize
+        usize::from(self.shape.count)
+    }
+
+    /// How the walker's plain path sizes chunked events of this type.
+    #[inline]
+    pub(crate) fn plain_chunked_size(&self) -> crate::shape::Size {
+        self.shape.plain_size(self.flags)
     }
 
     /// True for scope-class events.
@@ -278,6 +210,11 @@ pub trait DefinitionStore<'a> {
     fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind>;
     /// The definition for `wire_id` and its argument types.
     fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])>;
+    /// The definition for `wire_id` (the walker calls this for every event: keep it quick).
+    #[inline]
+    fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        self.lookup(wire_id).map(|(d, _)| d)
+    }
     /// Number of definitions held.
     fn len(&self) -> usize;
     /// True when no definition is held.
@@ -290,9 +227,11 @@ pub trait DefinitionStore<'a> {
 #[cfg(feature = "alloc")]
 #[derive(Clone, Debug)]
 pub struct DefinitionTable<'a> {
-    /// wire id -> 1 + index into `defs` (0 = undefined).
+    /// wire id -> index into `defs` ([`DefinitionTable::UNDEFINED`] = none).
     index: alloc::vec::Vec<u32>,
-    defs: alloc::vec::Vec<(Definition<'a>, u32, u32)>,
+    defs: alloc::vec::Vec<Definition<'a>>,
+    /// Per entry of `defs`: where its argument types start in `types`, and how many.
+    spans: alloc::vec::Vec<(u32, u32)>,
     types: alloc::vec::Vec<ArgType>,
 }
 
@@ -305,11 +244,15 @@ impl Default for DefinitionTable<'_> {
 
 #[cfg(feature = "alloc")]
 impl<'a> DefinitionTable<'a> {
+    /// `index` entry of a wire id nothing defines (past the end of `defs`).
+    const UNDEFINED: u32 = u32::MAX;
+
     /// A table holding only the implicit `wtf.event#define` (wire id 1).
     pub fn new() -> Self {
         let mut t = DefinitionTable {
             index: alloc::vec::Vec::new(),
             defs: alloc::vec::Vec::new(),
+            spans: alloc::vec::Vec::new(),
             types: alloc::vec::Vec::new(),
         };
         let _ = t.insert(Definition::event_define(), &DEFINE_TYPES);
@@ -320,8 +263,7 @@ impl<'a> DefinitionTable<'a> {
     pub fn iter(&self) -> impl Iterator<Item = &Definition<'a>> + '_ {
         self.index
             .iter()
-            .filter(|&&i| i != 0)
-            .filter_map(move |&i| self.defs.get(i as usize - 1).map(|d| &d.0))
+            .filter_map(move |&i| self.defs.get(i as usize))
     }
 }
 
@@ -330,29 +272,35 @@ impl<'a> DefinitionStore<'a> for DefinitionTable<'a> {
     fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind> {
         let id = usize::from(def.wire_id);
         if self.index.len() <= id {
-            self.index.resize(id + 1, 0);
+            self.index.resize(id + 1, Self::UNDEFINED);
         }
         let start = self.types.len() as u32;
         self.types.extend_from_slice(types);
-        self.defs.push((def, start, types.len() as u32));
+        self.spans.push((start, types.len() as u32));
+        self.defs.push(def);
         if let Some(slot) = self.index.get_mut(id) {
-            *slot = self.defs.len() as u32;
+            *slot = (self.defs.len() - 1) as u32;
         }
         Ok(())
     }
 
     #[inline]
     fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])> {
-        let i = *self.index.get(wire_id as usize)?;
-        let (d, start, len) = self.defs.get((i as usize).checked_sub(1)?)?;
+        let i = *self.index.get(wire_id as usize)? as usize;
+        let (start, len) = *self.spans.get(i)?;
         let types = self
             .types
-            .get(*start as usize..(*start as usize).saturating_add(*len as usize))?;
-        Some((d, types))
+            .get(start as usize..(start as usize).saturating_add(len as usize))?;
+        Some((self.defs.get(i)?, types))
+    }
+
+    #[inline(always)]
+    fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        self.defs.get(*self.index.get(wire_id as usize)? as usize)
     }
 
     fn len(&self) -> usize {
-        self.index.iter().filter(|&&i| i != 0).count()
+        self.index.iter().filter(|&&i| i != Self::UNDEFINED).count()
     }
 }
 
@@ -427,6 +375,16 @@ impl<'a, const DEFS: usize, const ARGS: usize> DefinitionStore<'a>
                 .map(|t| (d, t)),
             _ => None,
         })
+    }
+
+    #[inline]
+    fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        self.defs
+            .iter()
+            .take(self.count)
+            .flatten()
+            .find(|d| u32::from(d.0.wire_id) == wire_id)
+            .map(|d| &d.0)
     }
 
     fn len(&self) -> usize {

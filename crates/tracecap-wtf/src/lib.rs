@@ -53,9 +53,13 @@ mod defs;
 mod error;
 mod event;
 mod header;
+mod shape;
 mod signature;
+mod sizes;
 mod strings;
 mod value;
+mod values;
+mod walk;
 
 #[cfg(feature = "json")]
 pub mod json;
@@ -78,7 +82,7 @@ pub use defs::{
     FLAG_HIGH_FREQUENCY, FLAG_INTERNAL, FLAG_SYSTEM_TIME,
 };
 pub use error::{Error, ErrorKind};
-pub use event::{Event, Events, Values, ZoneInfo, MAX_ARGS};
+pub use event::{Event, ZoneInfo, MAX_ARGS};
 pub use header::{
     is_wtf, Container, FileInfo, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
     FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC, PROLOGUE_LEN,
@@ -90,6 +94,8 @@ pub use strings::{StringIter, StringTable, EMPTY_ORDINAL, NULL_ORDINAL};
 #[cfg(feature = "alloc")]
 pub use value::{latin1, text_lossy};
 pub use value::{utf16_units, Arg, Args, Array, Elem, Str, Value};
+pub use values::Values;
+pub use walk::Events;
 
 /// A parsed `.wtf-trace` file: its header, and iterators over its chunks and events.
 #[derive(Clone, Copy, Debug)]

@@ -85,6 +85,45 @@ impl ArgType {
         ArgType::WCharArray,
     ];
 
+    /// The type's code in the type lists packed per definition: 1 + its position in
+    /// [`ArgType::ALL`] (0 ends a list).
+    #[inline(always)]
+    pub(crate) const fn code(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// The type with code `code` (see [`ArgType::code`]).
+    #[inline(always)]
+    pub(crate) const fn from_code(code: u8) -> Option<ArgType> {
+        Some(match code {
+            1 => ArgType::Bool,
+            2 => ArgType::Int8,
+            3 => ArgType::Uint8,
+            4 => ArgType::Int16,
+            5 => ArgType::Uint16,
+            6 => ArgType::Int32,
+            7 => ArgType::Uint32,
+            8 => ArgType::Float32,
+            9 => ArgType::Ascii,
+            10 => ArgType::Utf8,
+            11 => ArgType::Any,
+            12 => ArgType::Char,
+            13 => ArgType::WChar,
+            14 => ArgType::FlowId,
+            15 => ArgType::Time32,
+            16 => ArgType::Int8Array,
+            17 => ArgType::Uint8Array,
+            18 => ArgType::Int16Array,
+            19 => ArgType::Uint16Array,
+            20 => ArgType::Int32Array,
+            21 => ArgType::Uint32Array,
+            22 => ArgType::Float32Array,
+            23 => ArgType::CharArray,
+            24 => ArgType::WCharArray,
+            _ => return None,
+        })
+    }
+
     /// The canonical name a signature uses for this type.
     pub const fn name(self) -> &'static str {
         match self {
@@ -174,6 +213,30 @@ impl ArgType {
             _ => return None,
         })
     }
+}
+
+/// The types' codes (see [`ArgType::code`]), for matching directly on the codes packed per
+/// definition. Arrays are the codes from `INT8_ARRAY` to `WCHAR_ARRAY`.
+pub(crate) mod code {
+    use super::ArgType;
+
+    pub(crate) const BOOL: u8 = ArgType::Bool.code();
+    pub(crate) const INT8: u8 = ArgType::Int8.code();
+    pub(crate) const UINT8: u8 = ArgType::Uint8.code();
+    pub(crate) const INT16: u8 = ArgType::Int16.code();
+    pub(crate) const UINT16: u8 = ArgType::Uint16.code();
+    pub(crate) const INT32: u8 = ArgType::Int32.code();
+    pub(crate) const UINT32: u8 = ArgType::Uint32.code();
+    pub(crate) const FLOAT32: u8 = ArgType::Float32.code();
+    pub(crate) const ASCII: u8 = ArgType::Ascii.code();
+    pub(crate) const UTF8: u8 = ArgType::Utf8.code();
+    pub(crate) const ANY: u8 = ArgType::Any.code();
+    pub(crate) const CHAR: u8 = ArgType::Char.code();
+    pub(crate) const WCHAR: u8 = ArgType::WChar.code();
+    pub(crate) const FLOW_ID: u8 = ArgType::FlowId.code();
+    pub(crate) const TIME32: u8 = ArgType::Time32.code();
+    pub(crate) const INT8_ARRAY: u8 = ArgType::Int8Array.code();
+    pub(crate) const WCHAR_ARRAY: u8 = ArgType::WCharArray.code();
 }
 
 /// One declared argument: its type and name (borrowed from the signature text).
@@ -306,6 +369,16 @@ mod tests {
         for t in ArgType::ALL {
             assert_eq!(ArgType::parse(t.name()), Some(t));
         }
+    }
+
+    #[test]
+    fn codes_follow_all() {
+        for (i, t) in ArgType::ALL.into_iter().enumerate() {
+            assert_eq!(t.code() as usize, i + 1);
+            assert_eq!(ArgType::from_code(t.code()), Some(t));
+        }
+        assert_eq!(ArgType::from_code(0), None);
+        assert_eq!(ArgType::from_code(25), None);
     }
 
     #[test]

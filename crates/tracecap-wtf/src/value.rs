@@ -4,7 +4,7 @@
 use tracecap_wire::Reader;
 
 use crate::error::{Error, ErrorKind};
-use crate::signature::{ArgType, Signature};
+use crate::signature::{code, ArgType, Signature};
 use crate::strings::{StringTable, NULL_ORDINAL};
 
 /// A string argument as stored: nothing is resolved or copied until asked.
@@ -78,45 +78,52 @@ impl<'a> Array<'a> {
     /// Element `i`.
     pub fn get(&self, i: usize) -> Option<Elem> {
         let size = self.ty.element_size()?;
-        let d = self.data?;
         let start = i.checked_mul(size)?;
-        let b = d.get(start..start.checked_add(size)?)?;
-        let be = self.big_endian;
-        Some(match (self.ty, b) {
-            (ArgType::Int8Array, [x]) => Elem::Int(i64::from(*x as i8)),
-            (ArgType::Uint8Array | ArgType::CharArray, [x]) => Elem::Int(i64::from(*x)),
-            (ArgType::Int16Array, &[x, y]) => Elem::Int(i64::from(if be {
-                i16::from_be_bytes([x, y])
-            } else {
-                i16::from_le_bytes([x, y])
-            })),
-            (ArgType::Uint16Array | ArgType::WCharArray, &[x, y]) => Elem::Int(i64::from(if be {
-                u16::from_be_bytes([x, y])
-            } else {
-                u16::from_le_bytes([x, y])
-            })),
-            (ArgType::Int32Array, &[a, b2, c, e]) => Elem::Int(i64::from(if be {
-                i32::from_be_bytes([a, b2, c, e])
-            } else {
-                i32::from_le_bytes([a, b2, c, e])
-            })),
-            (ArgType::Uint32Array, &[a, b2, c, e]) => Elem::Int(i64::from(if be {
-                u32::from_be_bytes([a, b2, c, e])
-            } else {
-                u32::from_le_bytes([a, b2, c, e])
-            })),
-            // float32 is little-endian in both formats.
-            (ArgType::Float32Array, &[a, b2, c, e]) => {
-                Elem::Float(f32::from_le_bytes([a, b2, c, e]))
-            }
-            _ => return None,
-        })
+        let b = self.data?.get(start..start.checked_add(size)?)?;
+        elem(self.ty, self.big_endian, b)
     }
 
     /// The elements in order.
     pub fn iter(&self) -> impl Iterator<Item = Elem> + '_ {
-        (0..self.len()).map_while(move |i| self.get(i))
+        let (ty, be) = (self.ty, self.big_endian);
+        let size = ty.element_size().unwrap_or(1);
+        self.data
+            .unwrap_or(&[])
+            .chunks_exact(size)
+            .map_while(move |b| elem(ty, be, b))
     }
+}
+
+/// Decodes one element of an array of type `ty` from its bytes `b`.
+#[inline(always)]
+fn elem(ty: ArgType, be: bool, b: &[u8]) -> Option<Elem> {
+    Some(match (ty, b) {
+        (ArgType::Int8Array, &[x]) => Elem::Int(i64::from(x as i8)),
+        (ArgType::Uint8Array | ArgType::CharArray, &[x]) => Elem::Int(i64::from(x)),
+        (ArgType::Int16Array, &[x, y]) => Elem::Int(i64::from(if be {
+            i16::from_be_bytes([x, y])
+        } else {
+            i16::from_le_bytes([x, y])
+        })),
+        (ArgType::Uint16Array | ArgType::WCharArray, &[x, y]) => Elem::Int(i64::from(if be {
+            u16::from_be_bytes([x, y])
+        } else {
+            u16::from_le_bytes([x, y])
+        })),
+        (ArgType::Int32Array, &[a, b, c, d]) => Elem::Int(i64::from(if be {
+            i32::from_be_bytes([a, b, c, d])
+        } else {
+            i32::from_le_bytes([a, b, c, d])
+        })),
+        (ArgType::Uint32Array, &[a, b, c, d]) => Elem::Int(i64::from(if be {
+            u32::from_be_bytes([a, b, c, d])
+        } else {
+            u32::from_le_bytes([a, b, c, d])
+        })),
+        // float32 is little-endian in both formats.
+        (ArgType::Float32Array, &[a, b, c, d]) => Elem::Float(f32::from_le_bytes([a, b, c, d])),
+        _ => return None,
+    })
 }
 
 /// A decoded argument value.
@@ -270,47 +277,59 @@ fn read_chunked<'a>(ty: ArgType, r: &mut Reader<'a>) -> Result<Value<'a>, Error>
     })
 }
 
-/// Decodes one chunked argument whose bytes the walker has already checked: no error path, so
-/// the value is built directly where the caller wants it.
-#[inline]
-pub(crate) fn chunked_value<'a>(ty: ArgType, r: &mut Reader<'a>) -> Option<Value<'a>> {
-    let w: [u8; 4] = r.array::<4>().ok()?;
+/// Decodes one chunked argument of the type with code `code` (see [`ArgType::code`]) whose bytes
+/// the walker has already checked: no error path, so the value is built directly where the caller
+/// wants it, and one jump on the code both picks the type and builds the value. `None` for code 0
+/// (the end of a packed list).
+#[inline(always)]
+pub(crate) fn chunked_value<'a>(code: u8, rest: &mut &'a [u8]) -> Option<Value<'a>> {
+    let (&w, mut tail) = rest.split_first_chunk::<4>()?;
     let word = u32::from_le_bytes(w);
     let [b0, b1, _, _] = w;
-    Some(match ty {
-        ArgType::Bool => Value::Bool(b0 != 0),
-        ArgType::Int8 => Value::Int8(b0 as i8),
-        ArgType::Uint8 => Value::Uint8(b0),
-        ArgType::Int16 => Value::Int16(i16::from_le_bytes([b0, b1])),
-        ArgType::Uint16 => Value::Uint16(u16::from_le_bytes([b0, b1])),
-        ArgType::Int32 => Value::Int32(word as i32),
-        ArgType::Uint32 => Value::Uint32(word),
-        ArgType::Float32 => Value::Float32(f32::from_bits(word)),
-        ArgType::Ascii => Value::Ascii(Str::from_ordinal(word)),
-        ArgType::Utf8 => Value::Utf8(Str::from_ordinal(word)),
-        ArgType::Any => Value::Any(Str::from_ordinal(word)),
-        ArgType::Char => Value::Char(b0),
-        ArgType::WChar => Value::WChar(u16::from_le_bytes([b0, b1])),
-        ArgType::FlowId => Value::FlowId(word),
-        ArgType::Time32 => Value::Time32(word),
-        _ => {
-            if word == NULL_ORDINAL {
-                return Some(Value::Array(Array {
-                    ty,
-                    data: None,
-                    big_endian: false,
-                }));
-            }
-            let size = ty.element_size().unwrap_or(1);
-            let n = (word as usize).checked_mul(size)?;
-            let body = r.bytes(n.checked_add(3)? & !3).ok()?;
-            Value::Array(Array {
-                ty,
-                data: body.get(..n),
-                big_endian: false,
-            })
+    let value = match code {
+        code::BOOL => Value::Bool(b0 != 0),
+        code::INT8 => Value::Int8(b0 as i8),
+        code::UINT8 => Value::Uint8(b0),
+        code::INT16 => Value::Int16(i16::from_le_bytes([b0, b1])),
+        code::UINT16 => Value::Uint16(u16::from_le_bytes([b0, b1])),
+        code::INT32 => Value::Int32(word as i32),
+        code::UINT32 => Value::Uint32(word),
+        code::FLOAT32 => Value::Float32(f32::from_bits(word)),
+        code::ASCII => Value::Ascii(Str::from_ordinal(word)),
+        code::UTF8 => Value::Utf8(Str::from_ordinal(word)),
+        code::ANY => Value::Any(Str::from_ordinal(word)),
+        code::CHAR => Value::Char(b0),
+        code::WCHAR => Value::WChar(u16::from_le_bytes([b0, b1])),
+        code::FLOW_ID => Value::FlowId(word),
+        code::TIME32 => Value::Time32(word),
+        code::INT8_ARRAY..=code::WCHAR_ARRAY => {
+            chunked_array(ArgType::from_code(code)?, word, &mut tail)?
         }
-    })
+        _ => return None,
+    };
+    *rest = tail;
+    Some(value)
+}
+
+/// The body of a chunked array of `count` elements (`NULL_ORDINAL` = null array).
+#[inline]
+fn chunked_array<'a>(ty: ArgType, count: u32, rest: &mut &'a [u8]) -> Option<Value<'a>> {
+    if count == NULL_ORDINAL {
+        return Some(Value::Array(Array {
+            ty,
+            data: None,
+            big_endian: false,
+        }));
+    }
+    let size = ty.element_size().unwrap_or(1);
+    let n = (count as usize).checked_mul(size)?;
+    let (body, tail) = rest.split_at_checked(n.checked_add(3)? & !3)?;
+    *rest = tail;
+    Some(Value::Array(Array {
+        ty,
+        data: body.get(..n),
+        big_endian: false,
+    }))
 }
 
 #[inline]

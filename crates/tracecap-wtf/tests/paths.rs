@@ -1,0 +1,333 @@
+//! The walker's two paths agree: chunked events whose argument size the walker knows per wire id
+//! (the plain path) and everything else (the general path), and the two ways to decode values
+//! (types packed per definition, types re-read from the signature text). Random files mix
+//! redefinitions, wire ids past the walker's size cache, signatures longer than the packed form,
+//! null and empty arrays, built-in zone changes, and truncated event buffers.
+
+use std::collections::HashMap;
+
+use tracecap_wtf::write::{ChunkedWriter, WValue};
+use tracecap_wtf::{
+    ArgType, Elem, ErrorKind, Event, FixedDefinitionTable, Str, Trace, Value, CLASS_INSTANCE,
+};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn text(rng: &mut Rng) -> Option<String> {
+    match rng.below(4) {
+        0 => None,
+        1 => Some(String::new()),
+        _ => Some(format!("s{}", rng.below(50))),
+    }
+}
+
+fn value(rng: &mut Rng, t: ArgType) -> WValue {
+    let n = rng.next();
+    let ints = |rng: &mut Rng| match rng.below(4) {
+        0 => None,
+        1 => Some(Vec::new()),
+        _ => Some((0..rng.below(9)).map(|i| (n >> i) as i64 & 0x3F).collect()),
+    };
+    match t {
+        ArgType::Bool => WValue::Bool(n & 1 == 1),
+        ArgType::Int8 => WValue::Int8(n as i8),
+        ArgType::Uint8 => WValue::Uint8(n as u8),
+        ArgType::Int16 => WValue::Int16(n as i16),
+        ArgType::Uint16 => WValue::Uint16(n as u16),
+        ArgType::Int32 => WValue::Int32(n as i32),
+        ArgType::Uint32 => WValue::Uint32(n as u32),
+        ArgType::Float32 => WValue::Float32(f32::from_bits(n as u32 & 0x7F7F_FFFF)),
+        ArgType::Ascii => WValue::Ascii(text(rng)),
+        ArgType::Utf8 => WValue::Utf8(text(rng)),
+        ArgType::Any => WValue::Any(text(rng)),
+        ArgType::Char => WValue::Char(n as u8),
+        ArgType::WChar => WValue::WChar(n as u16),
+        ArgType::FlowId => WValue::FlowId(n as u32),
+        ArgType::Time32 => WValue::Time32(n as u32),
+        ArgType::Float32Array => {
+            WValue::Floats(ints(rng).map(|v| v.iter().map(|&i| i as f32).collect()))
+        }
+        t => WValue::Ints(t, ints(rng)),
+    }
+}
+
+/// The values of `ev` as the writer's values, from `Event::values` (packed types).
+fn written(ev: &Event<'_>) -> Vec<WValue> {
+    let s = |v: Str<'_>| {
+        ev.resolve(v)
+            .map(|b| String::from_utf8(b.to_vec()).unwrap())
+    };
+    ev.values()
+        .map(|v| match v {
+            Value::Bool(b) => WValue::Bool(b),
+            Value::Int8(v) => WValue::Int8(v),
+            Value::Uint8(v) => WValue::Uint8(v),
+            Value::Int16(v) => WValue::Int16(v),
+            Value::Uint16(v) => WValue::Uint16(v),
+            Value::Int32(v) => WValue::Int32(v),
+            Value::Uint32(v) => WValue::Uint32(v),
+            Value::Float32(f) => WValue::Float32(f),
+            Value::Ascii(x) => WValue::Ascii(s(x)),
+            Value::Utf8(x) => WValue::Utf8(s(x)),
+            Value::Any(x) => WValue::Any(s(x)),
+            Value::Char(c) => WValue::Char(c),
+            Value::WChar(c) => WValue::WChar(c),
+            Value::FlowId(v) => WValue::FlowId(v),
+            Value::Time32(v) => WValue::Time32(v),
+            Value::Array(a) if a.ty == ArgType::Float32Array => WValue::Floats(a.data.map(|_| {
+                a.iter()
+                    .map(|e| match e {
+                        Elem::Float(f) => f,
+                        Elem::Int(_) => panic!("int in a float array"),
+                    })
+                    .collect()
+            })),
+            Value::Array(a) => WValue::Ints(
+                a.ty,
+                a.data.map(|_| {
+                    a.iter()
+                        .map(|e| match e {
+                            Elem::Int(i) => i,
+                            Elem::Float(_) => panic!("float in an int array"),
+                        })
+                        .collect()
+                }),
+            ),
+        })
+        .collect()
+}
+
+/// The wire ids the files use: some inside the walker's size cache, some past it.
+const WIRE_IDS: [u16; 7] = [2, 3, 4, 255, 256, 300, 65535];
+
+/// An event as written: wire id, time, values.
+type Written = (u32, u32, Vec<WValue>);
+
+/// A random chunked file and the events it holds, definitions left out.
+fn random_file(seed: u64) -> (Vec<u8>, Vec<Written>) {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut w = ChunkedWriter::new(1, r#"{"type":"file_header","timebase":0}"#);
+    w.define(5000, CLASS_INSTANCE, 0x28, "wtf.zone#set", "uint16 zoneId")
+        .unwrap();
+    let mut defined: HashMap<u16, Vec<ArgType>> = HashMap::new();
+    let mut events = Vec::new();
+    for _ in 0..1 + rng.below(4) {
+        for step in 0..rng.below(40) {
+            if defined.is_empty() || rng.below(5) == 0 {
+                let wire_id = WIRE_IDS[rng.below(WIRE_IDS.len())];
+                // Mostly scalars (the plain path's fixed sizes), sometimes arrays, sometimes
+                // more types than the packed form holds.
+                let count = if rng.below(6) == 0 {
+                    13 + rng.below(4)
+                } else {
+                    rng.below(6)
+                };
+                let scalars = rng.below(3) != 0;
+                let types: Vec<ArgType> = (0..count)
+                    .map(|_| loop {
+                        let t = ArgType::ALL[rng.below(ArgType::ALL.len())];
+                        if !scalars || t.element_size().is_none() {
+                            break t;
+                        }
+                    })
+                    .collect();
+                let sig: Vec<String> = types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| format!("{} a{i}", t.name()))
+                    .collect();
+                w.define(
+                    wire_id,
+                    CLASS_INSTANCE,
+                    0,
+                    &format!("t.W#{wire_id}"),
+                    &sig.join(", "),
+                )
+                .unwrap();
+                defined.insert(wire_id, types);
+            } else if rng.below(10) == 0 {
+                w.event(5000, step as u32, &[WValue::Uint16(rng.below(3) as u16)])
+                    .unwrap();
+                events.push((5000, step as u32, vec![WValue::Uint16(0)]));
+            } else {
+                let ids: Vec<u16> = WIRE_IDS
+                    .into_iter()
+                    .filter(|i| defined.contains_key(i))
+                    .collect();
+                let wire_id = ids[rng.below(ids.len())];
+                let args: Vec<WValue> = defined[&wire_id]
+                    .iter()
+                    .map(|&t| value(&mut rng, t))
+                    .collect();
+                let time = rng.next() as u32;
+                w.event(u32::from(wire_id), time, &args).unwrap();
+                events.push((u32::from(wire_id), time, args));
+            }
+        }
+        w.end_chunk();
+    }
+    (w.finish(), events)
+}
+
+/// Walks `bytes` with both tables; checks every event against `expected` and packed values
+/// against values from the signature text. Returns the events' offsets and the walk's error.
+fn walk(bytes: &[u8], expected: &[Written]) -> (Vec<u64>, Option<tracecap_wtf::Error>) {
+    let trace = Trace::parse(bytes).unwrap();
+    let mut offsets = Vec::new();
+    let mut error = None;
+    let mut zone = None;
+    let mut user = expected.iter();
+    for ev in trace.events() {
+        let ev = match ev {
+            Ok(ev) => ev,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        offsets.push(ev.offset);
+        assert_eq!(ev.zone, zone, "zone at {:#x}", ev.offset);
+        let from_text: Vec<Value<'_>> = ev.args().map(|a| a.unwrap().value).collect();
+        let packed: Vec<Value<'_>> = ev.values().collect();
+        assert_eq!(packed, from_text, "values at {:#x}", ev.offset);
+        assert_eq!(ev.arg_bytes().len() % 4, 0);
+        if ev.wire_id == 1 {
+            continue;
+        }
+        if ev.wire_id == 5000 {
+            zone = ev.zone_arg();
+            user.next();
+            continue;
+        }
+        let (wire_id, time, args) = user.next().expect("more events than written");
+        assert_eq!((ev.wire_id, ev.time), (*wire_id, *time));
+        assert_eq!(format!("{:?}", written(&ev)), format!("{args:?}"));
+    }
+    let fixed: Vec<_> = trace
+        .events_with(FixedDefinitionTable::<16, 512>::new())
+        .map(|e| e.map(|e| e.offset))
+        .collect();
+    let grown: Vec<_> = trace.events().map(|e| e.map(|e| e.offset)).collect();
+    assert_eq!(fixed, grown);
+    (offsets, error)
+}
+
+#[test]
+fn random_files_read_back() {
+    for seed in 0..400 {
+        let (bytes, expected) = random_file(seed);
+        let (_, error) = walk(&bytes, &expected);
+        assert_eq!(error, None, "seed {seed}");
+    }
+}
+
+/// Cutting the event buffer short: every event before the cut comes out unchanged, and the
+/// error names the first event that does not fit, wherever the walker's path would have been.
+#[test]
+fn truncated_buffers_fail_at_the_cut_event() {
+    for seed in 0..60 {
+        let (bytes, expected) = random_file(seed);
+        let (offsets, _) = walk(&bytes, &expected);
+        // The last chunk's event buffer is its last part: shorten its length entry.
+        let trace = Trace::parse(&bytes).unwrap();
+        let last = trace.chunks().last().unwrap().unwrap();
+        let table = last.offset as usize + 24;
+        let (events_at, events_len) = (0..last.part_count())
+            .map(|i| table + 12 * i)
+            .find(|&at| bytes[at..at + 4] == 0x20002u32.to_le_bytes())
+            .map(|at| {
+                (
+                    at,
+                    u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()),
+                )
+            })
+            .unwrap();
+        let body = last.part(0x20002).unwrap().unwrap().offset;
+        for cut in (0..events_len).step_by(4) {
+            let mut damaged = bytes.clone();
+            damaged[events_at + 8..events_at + 12].copy_from_slice(&cut.to_le_bytes());
+            let end = body + u64::from(cut);
+            let before = offsets.iter().filter(|&&o| o < body).count();
+            let whole: Vec<u64> = offsets
+                .iter()
+                .copied()
+                .filter(|&o| o >= body)
+                .take_while(|&o| {
+                    let next = offsets
+                        .iter()
+                        .copied()
+                        .find(|&n| n > o)
+                        .unwrap_or(body + u64::from(events_len));
+                    next <= end
+                })
+                .collect();
+            let (got, error) = walk(&damaged, &expected);
+            assert_eq!(got[..before], offsets[..before], "seed {seed} cut {cut}");
+            assert_eq!(&got[before..], &whole[..], "seed {seed} cut {cut}");
+            match whole
+                .last()
+                .map_or(Some(body), |&o| offsets.iter().copied().find(|&n| n > o))
+            {
+                Some(next) if next < end => {
+                    let e = error.unwrap_or_else(|| panic!("seed {seed} cut {cut}: no error"));
+                    assert!(matches!(e.kind, ErrorKind::Truncated { .. }), "{e}");
+                    // The header or the arguments of the event at `next` are cut.
+                    assert!(
+                        (next..=end).contains(&e.offset),
+                        "seed {seed} cut {cut}: {e}"
+                    );
+                }
+                _ => assert_eq!(error, None, "seed {seed} cut {cut}"),
+            }
+        }
+    }
+}
+
+/// A file may redefine wire id 1 itself; later wire-id-1 events follow the new definition (here
+/// without the built-in flag, so they define nothing), whichever path reads them.
+#[test]
+fn redefining_wire_id_1() {
+    let mut w = ChunkedWriter::new(1, r#"{"type":"file_header","timebase":0}"#);
+    w.define(7, CLASS_INSTANCE, 0, "t.A#a", "uint32 x").unwrap();
+    w.event(7, 1, &[WValue::Uint32(11)]).unwrap();
+    w.define(
+        1,
+        CLASS_INSTANCE,
+        0,
+        "wtf.event#define",
+        "uint32 a, uint32 b",
+    )
+    .unwrap();
+    for t in 2..5 {
+        w.event(1, t, &[WValue::Uint32(t), WValue::Uint32(9)])
+            .unwrap();
+        w.event(7, t, &[WValue::Uint32(t)]).unwrap();
+    }
+    let bytes = w.finish();
+    let trace = Trace::parse(&bytes).unwrap();
+    let got: Vec<(u32, u32, Vec<Value<'_>>)> = trace
+        .events()
+        .map(|e| e.unwrap())
+        .filter(|e| e.time > 0)
+        .map(|e| (e.wire_id, e.time, e.values().collect()))
+        .collect();
+    let mut want = vec![(7, 1, vec![Value::Uint32(11)])];
+    for t in 2..5 {
+        want.push((1, t, vec![Value::Uint32(t), Value::Uint32(9)]));
+        want.push((7, t, vec![Value::Uint32(t)]));
+    }
+    assert_eq!(got, want);
+}
