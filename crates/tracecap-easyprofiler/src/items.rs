@@ -162,10 +162,44 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Items<'a, '_, K> {
     fn next(&mut self) -> Option<Self::Item> {
         // Most items are records: read a well-formed one straight from the bytes; everything else
         // (and any record the fast path does not take) goes through the state machine.
-        match self.next_record() {
-            Some(rec) => Some(Ok(Item::Record(rec))),
+        let mut run = self.take_run();
+        match run.next(self.kinds) {
+            Some(rec) => {
+                self.put_run(&run);
+                Some(Ok(Item::Record(rec)))
+            }
             None => self.next_slow(),
         }
+    }
+}
+
+/// The records of the current thread still to read, as a plain slice: the walks keep it in local
+/// variables and hand the position back to the [`Items`] only when they leave the fast path.
+struct Run<'a> {
+    /// The bytes from the next record to the end of the input.
+    rest: &'a [u8],
+    /// Absolute offset of the end of `rest` (a record's offset is this minus what is left).
+    end: u64,
+    /// Records of the thread still to read (0 outside a thread's records).
+    left: u32,
+}
+
+impl<'a> Run<'a> {
+    /// The next record when it is whole and well-formed; `None` at the end of the thread's
+    /// records and for anything the checked reader must look at.
+    #[inline(always)]
+    fn next<K: KindLookup + ?Sized>(&mut self, kinds: &K) -> Option<Record<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        // Each record's size says where the next starts, a chain of dependent loads; touching a
+        // byte a few records ahead starts the next cache miss early.
+        core::hint::black_box(self.rest.get(READ_AHEAD).copied());
+        let offset = self.end - self.rest.len() as u64;
+        let (rec, after) = read_record_fast(self.rest, offset, |id| kinds.kind(id))?;
+        self.rest = after;
+        self.left -= 1;
+        Some(rec)
     }
 }
 
@@ -173,42 +207,62 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
     /// Gives every remaining item to `f`, in file order, as the iterator would yield them; stops
     /// at the first error (the file's, or one `f` returns) and returns it.
     ///
-    /// The same walk as iterating, but faster when `f` is small enough to inline: the item goes
-    /// straight to `f` instead of through `Option<Result<Item>>`.
+    /// The same walk as iterating, but faster when `f` is small enough to inline: records are read
+    /// in a loop over the thread's bytes, and each item goes straight to `f` instead of through
+    /// `Option<Result<Item>>`.
     pub fn try_for_each_item<F>(&mut self, mut f: F) -> Result<(), Error>
     where
         F: FnMut(Item<'a>) -> Result<(), Error>,
     {
+        let kinds = self.kinds;
+        let mut run = self.take_run();
         loop {
             // One call site for `f`, so that it is inlined and the item never built in memory.
-            let item = match self.next_record() {
+            let item = match run.next(kinds) {
                 Some(rec) => Item::Record(rec),
-                None => match self.next_slow() {
-                    Some(Ok(item)) => item,
-                    Some(Err(e)) => return Err(e),
-                    None => return Ok(()),
-                },
+                None => {
+                    self.put_run(&run);
+                    let item = match self.next_slow() {
+                        Some(Ok(item)) => item,
+                        Some(Err(e)) => return Err(e),
+                        None => return Ok(()),
+                    };
+                    run = self.take_run();
+                    item
+                }
             };
-            f(item)?;
+            if let Err(e) = f(item) {
+                self.put_run(&run);
+                return Err(e);
+            }
         }
     }
 
-    /// The next record when it is well-formed and nothing else comes first, read straight from
-    /// the bytes; `None` leaves everything else to the state machine.
+    /// The fast path's view of where the walk stands: the current thread's records still to
+    /// read, or an empty run when the state machine must go first.
     #[inline(always)]
-    fn next_record(&mut self) -> Option<Record<'a>> {
-        let (State::Records(left @ 1..), true) = (self.state, self.fault.is_none()) else {
-            return None;
+    fn take_run(&self) -> Run<'a> {
+        let left = match (self.state, &self.fault) {
+            (State::Records(left), None) => left,
+            _ => 0,
         };
         let rest = self.r.rest();
-        // Each record's size says where the next starts, a chain of dependent loads; touching a
-        // byte a few records ahead starts the next cache miss early.
-        core::hint::black_box(rest.get(READ_AHEAD).copied());
-        let kinds = self.kinds;
-        let (rec, n) = read_record_fast(rest, self.r.offset(), |id| kinds.kind(id))?;
-        self.state = State::Records(left - 1);
-        let _ = self.r.skip(n);
-        Some(rec)
+        Run {
+            rest,
+            end: self.r.offset() + rest.len() as u64,
+            left,
+        }
+    }
+
+    /// Hands the position of a run taken by [`Items::take_run`] back to the state machine.
+    #[inline(always)]
+    fn put_run(&mut self, run: &Run<'a>) {
+        if let State::Records(_) = self.state {
+            self.state = State::Records(run.left);
+            let _ = self
+                .r
+                .skip(self.r.remaining().saturating_sub(run.rest.len()));
+        }
     }
 
     #[inline(never)]

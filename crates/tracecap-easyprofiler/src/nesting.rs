@@ -223,7 +223,6 @@ pub struct Forest<'s, S: SlotSource + ?Sized> {
     source: &'s mut S,
     len: usize,
     levels: u32,
-    records: u64,
     clock: Clock,
 }
 
@@ -240,54 +239,64 @@ impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
             source,
             len: 0,
             levels: 0,
-            records: 0,
             clock,
         }
     }
 
     /// Adds the next record (in the clock's unit). Returns how many top-level nodes it adopted,
     /// or `None` when the stack cannot grow.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, begin: u64, end: u64) -> Option<u32> {
-        let mut stack = self.source.slots(0);
+        let clock = self.clock;
+        // Asking for no particular size only hands out the storage (growth is in `grow`).
+        let stack = self.source.slots(0);
         let mut len = self.len;
         let mut adopted = 0u32;
-        let mut height = 0u32; // height of the tallest adopted subtree
-        if let Some(top) = len.checked_sub(1).and_then(|i| stack.get(i)) {
-            if self.clock.lt(begin, top.end) {
-                height = top.up;
+        let mut height = 1u32;
+        // `len - 1` wraps for an empty stack, and `get` then finds nothing.
+        if let Some(top) = stack.get(len.wrapping_sub(1)) {
+            if clock.lt(begin, top.end) {
+                let mut tallest = top.up; // height of the tallest adopted subtree
                 adopted = 1;
                 len -= 1;
-                while let Some(prev) = len.checked_sub(1).and_then(|i| stack.get(i)) {
-                    if self.clock.lt(prev.begin, begin) {
+                while let Some(prev) = stack.get(len.wrapping_sub(1)) {
+                    if clock.lt(prev.begin, begin) {
                         break;
                     }
-                    height = height.max(prev.up);
+                    tallest = tallest.max(prev.up);
                     adopted += 1;
                     len -= 1;
                 }
+                height = tallest.saturating_add(1);
             }
         }
-        if len >= stack.len() {
-            let want = (2 * stack.len()).max(64);
-            stack = self.source.slots(want);
-            if len >= stack.len() {
-                return None;
+        match stack.get_mut(len) {
+            Some(slot) => {
+                slot.begin = begin;
+                slot.end = end;
+                slot.first = 0;
+                slot.up = height;
             }
-        }
-        let height = height.saturating_add(1);
-        if let Some(slot) = stack.get_mut(len) {
-            *slot = NestSlot {
-                begin,
-                end,
-                first: 0,
-                up: height,
-            };
+            None => self.grow(len, begin, end, height)?,
         }
         self.len = len + 1;
         self.levels = self.levels.max(height);
-        self.records += 1;
         Some(adopted)
+    }
+
+    /// Grows the stack and stores a node of this `height` at `len`; `None` when it cannot grow.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, len: usize, begin: u64, end: u64, height: u32) -> Option<()> {
+        let have = self.source.slots(0).len();
+        let stack = self.source.slots((2 * have).max(64).max(len + 1));
+        *stack.get_mut(len)? = NestSlot {
+            begin,
+            end,
+            first: 0,
+            up: height,
+        };
+        Some(())
     }
 
     /// Starts over for a new thread (keeps the stack's storage).

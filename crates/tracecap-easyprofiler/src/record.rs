@@ -131,18 +131,18 @@ impl Record<'_> {
 }
 
 /// The common case of [`read_record`], on plain slices: a whole, well-formed record at the start
-/// of `rest`, whose size field is at absolute `offset`. Returns the record and the bytes it takes
-/// (size field included); `None` sends the caller to [`read_record`], which finds what is wrong and
-/// reports it with its offset. Both give the same record whenever this one gives one.
+/// of `rest`, whose size field is at absolute `offset`. Returns the record and the bytes after it;
+/// `None` sends the caller to [`read_record`], which finds what is wrong and reports it with its
+/// offset. Both give the same record whenever this one gives one.
 #[inline(always)]
 pub(crate) fn read_record_fast<'a>(
     rest: &'a [u8],
     offset: u64,
     kind_of: impl FnOnce(u32) -> Option<DescriptorKind>,
-) -> Option<(Record<'a>, usize)> {
+) -> Option<(Record<'a>, &'a [u8])> {
     let (size, after) = rest.split_first_chunk::<2>()?;
     let size = usize::from(u16::from_le_bytes(*size));
-    let body = after.get(..size)?;
+    let (body, next) = after.split_at_checked(size)?;
     let (head, tail) = RecordHead::ref_from_prefix(body).ok()?;
     let id = head.id.get();
     let kind = kind_of(id).unwrap_or(DescriptorKind::Block);
@@ -168,7 +168,7 @@ pub(crate) fn read_record_fast<'a>(
             kind,
         })
     };
-    Some((record, size + 2))
+    Some((record, next))
 }
 
 /// Reads one record (size field included) at `r`; `kind_of` gives the kind of its descriptor.

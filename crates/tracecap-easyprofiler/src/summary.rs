@@ -6,6 +6,7 @@ use crate::items::Item;
 use crate::lookup::KindLookup;
 use crate::nesting::{capacity_error, Forest, SlotSource};
 use crate::record::Record;
+use crate::value::Element;
 
 /// Counts of everything in a capture, gathered by [`Summary::check`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -79,19 +80,38 @@ impl Summary {
         }
         let header = *capture.header();
         let mut walk = Walk {
-            s: self,
             forest: Forest::with_clock(&mut *slots, header.clock()),
+            counts: [0; 4],
+            threads: 0,
+            bookmarks: 0,
+            levels: 0,
             first: u64::MAX,
             last: 0,
+            digest: 0,
         };
         let mut items = capture.items(kinds);
-        items.try_for_each_item(|item| walk.visit(item))?;
+        let walked = items.try_for_each_item(|item| walk.visit(item));
         let Walk {
             forest,
+            counts,
+            threads,
+            bookmarks,
+            levels,
             first,
             last,
-            ..
+            digest,
         } = walk;
+        // Values are decoded into `digest`; keeping it keeps the decoding.
+        core::hint::black_box(digest);
+        let [blocks, events, values, switches] = counts;
+        self.blocks += blocks;
+        self.events += events;
+        self.values += values;
+        self.context_switches += switches;
+        self.threads += threads;
+        self.bookmarks += bookmarks;
+        self.levels = self.levels.max(levels);
+        walked?;
         self.levels = self.levels.max(forest.levels());
         if first <= last {
             (self.first, self.last) = (Some(first), Some(last));
@@ -101,19 +121,27 @@ impl Summary {
     }
 }
 
-/// The state of [`Summary::check`]'s walk.
-struct Walk<'w, 's, S: SlotSource + ?Sized> {
-    s: &'w mut Summary,
+/// The state of [`Summary::check`]'s walk, in local variables while it runs.
+struct Walk<'s, S: SlotSource + ?Sized> {
     forest: Forest<'s, S>,
+    /// Blocks, events, values and context switches.
+    counts: [u64; 4],
+    threads: u32,
+    bookmarks: u32,
+    /// Levels of the threads before the current one.
+    levels: u32,
     first: u64,
     last: u64,
+    /// Every value element, folded.
+    digest: u64,
 }
 
-impl<S: SlotSource + ?Sized> Walk<'_, '_, S> {
+impl<S: SlotSource + ?Sized> Walk<'_, S> {
     /// Counts one item (records: nesting, times, values decoded). Inlined into both of the
     /// walk's call sites (record runs and everything else).
     #[inline(always)]
     fn visit(&mut self, item: Item<'_>) -> Result<(), Error> {
+        let [blocks, events, values, switches] = &mut self.counts;
         match item {
             Item::Record(r) => {
                 let (begin, end) = (r.begin(), r.end());
@@ -124,25 +152,43 @@ impl<S: SlotSource + ?Sized> Walk<'_, '_, S> {
                     return Err(capacity_error(roots as u32 + 1, roots, r.offset()));
                 }
                 match r {
-                    Record::Block(b) if b.is_event() => self.s.events += 1,
-                    Record::Block(_) => self.s.blocks += 1,
+                    Record::Block(b) if b.is_event() => *events += 1,
+                    Record::Block(_) => *blocks += 1,
                     Record::Value(v) => {
-                        self.s.values += 1;
-                        // Decoding is lazy; touch every element so a check means "decoded".
+                        *values += 1;
+                        // Decoding is lazy; fold every element so a check means "decoded".
                         for e in v.elements() {
-                            core::hint::black_box(e);
+                            self.digest = self.digest.rotate_left(1) ^ bits(e);
                         }
                     }
                 }
             }
             Item::Thread(_) => {
-                self.s.levels = self.s.levels.max(self.forest.levels());
+                self.levels = self.levels.max(self.forest.levels());
                 self.forest.clear();
-                self.s.threads += 1;
+                self.threads += 1;
             }
-            Item::ContextSwitch(_) => self.s.context_switches += 1,
-            Item::Bookmark(_) => self.s.bookmarks += 1,
+            Item::ContextSwitch(_) => *switches += 1,
+            Item::Bookmark(_) => self.bookmarks += 1,
         }
         Ok(())
+    }
+}
+
+/// An element's bits, for folding.
+#[inline(always)]
+fn bits(e: Element) -> u64 {
+    match e {
+        Element::Bool(x) => u64::from(x),
+        Element::Char(x) | Element::Int8(x) => x as u64,
+        Element::Uint8(x) => u64::from(x),
+        Element::Int16(x) => x as u64,
+        Element::Uint16(x) => u64::from(x),
+        Element::Int32(x) => x as u64,
+        Element::Uint32(x) => u64::from(x),
+        Element::Int64(x) => x as u64,
+        Element::Uint64(x) => x,
+        Element::Float(x) => u64::from(x.to_bits()),
+        Element::Double(x) => x.to_bits(),
     }
 }

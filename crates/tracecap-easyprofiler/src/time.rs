@@ -32,6 +32,9 @@ pub struct Clock {
     ns_per_tick: f64,
     /// A tick distance beyond which the nanosecond values surely differ; 0 = timestamps are ns.
     sure_gap: u64,
+    /// The greatest `b` for which `b - a >= sure_gap` settles `lt` (beyond 2^52 ticks `f64`
+    /// loses whole ticks); `u64::MAX` for nanoseconds.
+    sure_max: u64,
     /// Whether conversion never decreases (a positive factor), so `a >= b` settles `lt`.
     increasing: bool,
 }
@@ -41,6 +44,7 @@ impl Clock {
     pub const NS: Clock = Clock {
         ns_per_tick: 1.0,
         sure_gap: 0,
+        sure_max: u64::MAX,
         increasing: true,
     };
 
@@ -59,6 +63,7 @@ impl Clock {
         Clock {
             ns_per_tick,
             sure_gap,
+            sure_max: (1 << 52) - 1,
             increasing: ns_per_tick > 0.0,
         }
     }
@@ -76,17 +81,25 @@ impl Clock {
     /// `ns(a) < ns(b)`.
     #[inline]
     pub fn lt(&self, a: u64, b: u64) -> bool {
-        // Beyond 2^52 ticks f64 loses whole ticks; convert there too.
-        const EXACT: u64 = 1 << 52;
         if a < b {
-            if b - a >= self.sure_gap && b < EXACT {
+            if b - a >= self.sure_gap && b <= self.sure_max {
                 return true;
             }
-        } else if a < EXACT && self.increasing {
+        } else if self.increasing {
+            // A non-decreasing conversion keeps `a >= b` (at any size).
             return false;
         }
-        self.ns(a) < self.ns(b)
+        // Never reached for nanosecond clocks: every comparison is settled above.
+        lt_exact(self.ns_per_tick, a, b)
     }
+}
+
+/// `ns(a) < ns(b)` for a clock of `ns_per_tick`, converting both. Kept out of line: the compiler
+/// would otherwise compute the conversion ahead, on every comparison, for a case that is rare.
+#[cold]
+#[inline(never)]
+fn lt_exact(ns_per_tick: f64, a: u64, b: u64) -> bool {
+    crate::header::scale(a, ns_per_tick) < crate::header::scale(b, ns_per_tick)
 }
 
 #[cfg(test)]
