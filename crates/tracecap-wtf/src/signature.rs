@@ -236,6 +236,13 @@ pub(crate) mod code {
     pub(crate) const FLOW_ID: u8 = ArgType::FlowId.code();
     pub(crate) const TIME32: u8 = ArgType::Time32.code();
     pub(crate) const INT8_ARRAY: u8 = ArgType::Int8Array.code();
+    pub(crate) const UINT8_ARRAY: u8 = ArgType::Uint8Array.code();
+    pub(crate) const INT16_ARRAY: u8 = ArgType::Int16Array.code();
+    pub(crate) const UINT16_ARRAY: u8 = ArgType::Uint16Array.code();
+    pub(crate) const INT32_ARRAY: u8 = ArgType::Int32Array.code();
+    pub(crate) const UINT32_ARRAY: u8 = ArgType::Uint32Array.code();
+    pub(crate) const FLOAT32_ARRAY: u8 = ArgType::Float32Array.code();
+    pub(crate) const CHAR_ARRAY: u8 = ArgType::CharArray.code();
     pub(crate) const WCHAR_ARRAY: u8 = ArgType::WCharArray.code();
 }
 

@@ -19,8 +19,10 @@ pub(crate) struct Sizes {
 }
 
 impl Sizes {
-    const GENERAL: u32 = u32::MAX;
-    const MEASURE: u32 = u32::MAX - 1;
+    /// The general path takes the wire id (also "not known yet").
+    pub(crate) const GENERAL: u32 = u32::MAX;
+    /// The size is measured from the array counts ([`crate::shape::Shape::chunked_size`]).
+    pub(crate) const MEASURE: u32 = u32::MAX - 1;
 
     pub(crate) const fn new() -> Self {
         Sizes {
@@ -28,17 +30,14 @@ impl Sizes {
         }
     }
 
-    /// The size of `wire_id`'s arguments when it is fixed.
+    /// The size code of `wire_id`: a byte count below [`Sizes::MEASURE`], `MEASURE` itself, or
+    /// [`Sizes::GENERAL`] (so that the common case, a fixed size, costs one comparison).
     #[inline(always)]
-    pub(crate) fn fixed(&self, wire_id: u32) -> Option<usize> {
-        let code = *self.codes.get(wire_id as usize)?;
-        (code < Self::MEASURE).then_some(code as usize)
-    }
-
-    /// True when `wire_id`'s arguments are measured from their array counts.
-    #[inline]
-    pub(crate) fn measured(&self, wire_id: u32) -> bool {
-        self.codes.get(wire_id as usize) == Some(&Self::MEASURE)
+    pub(crate) fn code(&self, wire_id: u32) -> u32 {
+        self.codes
+            .get(wire_id as usize)
+            .copied()
+            .unwrap_or(Self::GENERAL)
     }
 
     /// Remembers the size for `wire_id` events of definition `def`.

@@ -284,27 +284,35 @@ fn read_chunked<'a>(ty: ArgType, r: &mut Reader<'a>) -> Result<Value<'a>, Error>
 #[inline(always)]
 pub(crate) fn chunked_value<'a>(code: u8, rest: &mut &'a [u8]) -> Option<Value<'a>> {
     let (&w, mut tail) = rest.split_first_chunk::<4>()?;
+    // 8- and 16-bit values are the low bytes of the little-endian word.
     let word = u32::from_le_bytes(w);
-    let [b0, b1, _, _] = w;
     let value = match code {
-        code::BOOL => Value::Bool(b0 != 0),
-        code::INT8 => Value::Int8(b0 as i8),
-        code::UINT8 => Value::Uint8(b0),
-        code::INT16 => Value::Int16(i16::from_le_bytes([b0, b1])),
-        code::UINT16 => Value::Uint16(u16::from_le_bytes([b0, b1])),
+        code::BOOL => Value::Bool(word as u8 != 0),
+        code::INT8 => Value::Int8(word as i8),
+        code::UINT8 => Value::Uint8(word as u8),
+        code::INT16 => Value::Int16(word as i16),
+        code::UINT16 => Value::Uint16(word as u16),
         code::INT32 => Value::Int32(word as i32),
         code::UINT32 => Value::Uint32(word),
         code::FLOAT32 => Value::Float32(f32::from_bits(word)),
         code::ASCII => Value::Ascii(Str::from_ordinal(word)),
         code::UTF8 => Value::Utf8(Str::from_ordinal(word)),
         code::ANY => Value::Any(Str::from_ordinal(word)),
-        code::CHAR => Value::Char(b0),
-        code::WCHAR => Value::WChar(u16::from_le_bytes([b0, b1])),
+        code::CHAR => Value::Char(word as u8),
+        code::WCHAR => Value::WChar(word as u16),
         code::FLOW_ID => Value::FlowId(word),
         code::TIME32 => Value::Time32(word),
-        code::INT8_ARRAY..=code::WCHAR_ARRAY => {
-            chunked_array(ArgType::from_code(code)?, word, &mut tail)?
-        }
+        // One arm per array type (rather than a range and a second look at the code), so that
+        // arrays share the one jump on the code.
+        code::INT8_ARRAY => chunked_array(ArgType::Int8Array, word, &mut tail)?,
+        code::UINT8_ARRAY => chunked_array(ArgType::Uint8Array, word, &mut tail)?,
+        code::INT16_ARRAY => chunked_array(ArgType::Int16Array, word, &mut tail)?,
+        code::UINT16_ARRAY => chunked_array(ArgType::Uint16Array, word, &mut tail)?,
+        code::INT32_ARRAY => chunked_array(ArgType::Int32Array, word, &mut tail)?,
+        code::UINT32_ARRAY => chunked_array(ArgType::Uint32Array, word, &mut tail)?,
+        code::FLOAT32_ARRAY => chunked_array(ArgType::Float32Array, word, &mut tail)?,
+        code::CHAR_ARRAY => chunked_array(ArgType::CharArray, word, &mut tail)?,
+        code::WCHAR_ARRAY => chunked_array(ArgType::WCharArray, word, &mut tail)?,
         _ => return None,
     };
     *rest = tail;

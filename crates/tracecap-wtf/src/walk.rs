@@ -163,12 +163,14 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
         let (&head, rest) = self.buf.split_first_chunk::<8>()?;
         let head = u64::from_le_bytes(head);
         let (wire_id, time) = (head as u32, (head >> 32) as u32);
-        let fixed = self.sizes.fixed(wire_id);
+        let code = self.sizes.code(wire_id);
         let def = self.table.get(wire_id)?;
-        let size = match fixed {
-            Some(n) => n,
-            None if self.sizes.measured(wire_id) => def.shape.chunked_size(rest)?,
-            None => return None,
+        let size = if code < Sizes::MEASURE {
+            code as usize
+        } else if code == Sizes::MEASURE {
+            def.shape.chunked_size(rest)?
+        } else {
+            return None;
         };
         let (args, tail) = rest.split_at_checked(size)?;
         let head = EventHead {
