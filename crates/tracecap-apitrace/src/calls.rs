@@ -44,12 +44,18 @@ impl Call<'_> {
 /// Open calls kept in a plain vector (searched from the newest); beyond this many, in a map.
 const SMALL_OPEN: usize = 64;
 
-/// Pairs events into calls. Allocates per open call only until calls are recycled (give
-/// finished calls back with [`Calls::recycle`] to reuse their argument vectors).
+/// Pairs events into calls. Allocates per open call only until argument vectors are reused
+/// (the call [`Calls::feed`] lends is reused by the next feed; give the calls [`Calls::push`]
+/// and [`Calls::finish`] hand over back with [`Calls::recycle`]).
+///
+/// Calls are built in place and never moved on the common path: a call is larger than most
+/// events, and copying it would cost more than parsing it.
 #[derive(Debug, Default)]
 pub struct Calls<'a> {
-    /// Most recent open calls (a call usually returns right after it starts).
+    /// Most recent open calls (a call usually returns right after it starts). When `done` is
+    /// set, the last one is the call the latest LEAVE completed.
     small: Vec<Call<'a>>,
+    done: bool,
     /// The rest, when many calls are open at once (threads blocked, hostile input).
     big: BTreeMap<u64, Call<'a>>,
     pool: Vec<Vec<Option<Value<'a>>>>,
@@ -60,6 +66,7 @@ impl<'a> Calls<'a> {
     pub fn new() -> Self {
         Calls {
             small: Vec::new(),
+            done: false,
             big: BTreeMap::new(),
             pool: Vec::new(),
         }
@@ -67,58 +74,104 @@ impl<'a> Calls<'a> {
 
     /// Number of calls entered and not yet left.
     pub fn open_len(&self) -> usize {
-        self.small.len() + self.big.len()
+        self.small.len() - usize::from(self.done) + self.big.len()
     }
 
-    fn insert(&mut self, call: Call<'a>) {
-        if let Some(i) = self.small.iter().rposition(|c| c.no == call.no) {
-            if let Some(slot) = self.small.get_mut(i) {
-                let old = core::mem::replace(slot, call);
-                self.recycle(old);
+    /// Drops the call the previous push completed, keeping its argument vector.
+    #[inline]
+    fn drop_done(&mut self) {
+        if self.done {
+            self.done = false;
+            if let Some(last) = self.small.last_mut() {
+                let args = core::mem::take(&mut last.args);
+                self.keep_args(args);
             }
-            return;
-        }
-        if let Some(old) = self.big.remove(&call.no) {
-            self.recycle(old);
-        }
-        if self.small.len() >= SMALL_OPEN {
-            // Move the oldest open call to the map.
-            let oldest = self.small.remove(0);
-            self.big.insert(oldest.no, oldest);
-        }
-        self.small.push(call);
-    }
-
-    fn take(&mut self, no: u64) -> Option<Call<'a>> {
-        match self.small.iter().rposition(|c| c.no == no) {
-            Some(i) => Some(self.small.remove(i)),
-            None => self.big.remove(&no),
+            self.small.truncate(self.small.len().saturating_sub(1));
         }
     }
 
-    /// Gives a finished call's storage back for reuse.
-    pub fn recycle(&mut self, call: Call<'a>) {
-        let mut v = call.args;
+    fn keep_args(&mut self, mut v: Vec<Option<Value<'a>>>) {
         v.clear();
         if self.pool.len() < 64 {
             self.pool.push(v);
         }
     }
 
-    /// Feeds one event (parsed with `table`). Returns the call a LEAVE completes.
+    /// Makes room for a new open call numbered `no` at the end of `small`: drops an open call
+    /// with the same number, moves the oldest to the map when `small` is full.
+    fn make_room(&mut self, no: u64) {
+        if let Some(i) = self.small.iter().rposition(|c| c.no == no) {
+            let old = self.small.remove(i);
+            self.recycle(old);
+        } else if !self.big.is_empty() {
+            if let Some(old) = self.big.remove(&no) {
+                self.recycle(old);
+            }
+        }
+        if self.small.len() >= SMALL_OPEN {
+            let oldest = self.small.remove(0);
+            self.big.insert(oldest.no, oldest);
+        }
+    }
+
+    /// Puts the open call numbered `no` last in `small`; false if there is none.
+    #[inline]
+    fn bring_last(&mut self, no: u64) -> bool {
+        // A call usually returns before the next one starts: it is already last.
+        if self.small.last().is_some_and(|c| c.no == no) {
+            return true;
+        }
+        let call = match self.small.iter().rposition(|c| c.no == no) {
+            Some(i) => self.small.remove(i),
+            None if self.big.is_empty() => return false,
+            None => match self.big.remove(&no) {
+                Some(c) => c,
+                None => return false,
+            },
+        };
+        self.small.push(call);
+        true
+    }
+
+    /// Gives a call's storage back for reuse.
+    pub fn recycle(&mut self, call: Call<'a>) {
+        self.keep_args(call.args);
+    }
+
+    /// Feeds one event (parsed with `table`). Returns the call a LEAVE completes, handed over
+    /// (give it back with [`Calls::recycle`] to reuse its storage); [`Calls::feed`] lends it
+    /// instead, without copying it.
+    #[inline]
     pub fn push<T: Table + ?Sized>(
         &mut self,
         ev: &Event<'a>,
         table: &T,
     ) -> Result<Option<Call<'a>>, Error> {
+        if self.feed(ev, table)?.is_none() {
+            return Ok(None);
+        }
+        self.done = false;
+        Ok(self.small.pop())
+    }
+
+    /// Feeds one event (parsed with `table`). Returns the call a LEAVE completes, lent until
+    /// the next call of a `Calls` method (which reuses its storage).
+    #[inline]
+    pub fn feed<T: Table + ?Sized>(
+        &mut self,
+        ev: &Event<'a>,
+        table: &T,
+    ) -> Result<Option<&Call<'a>>, Error> {
+        self.drop_done();
         match ev.kind {
             EventKind::Enter => {
                 let num_args = table
                     .get(SigKind::Function, ev.sig)
                     .map_or(0, |i| i.extra.clamp(0, 1 << 16) as usize);
+                self.make_room(ev.call_no);
                 let mut args = self.pool.pop().unwrap_or_default();
                 args.resize(num_args, None);
-                let mut call = Call {
+                self.small.push(Call {
                     no: ev.call_no,
                     thread: ev.thread,
                     sig: ev.sig,
@@ -127,29 +180,47 @@ impl<'a> Calls<'a> {
                     backtrace: None,
                     flags: 0,
                     incomplete: false,
-                };
-                if let Err(e) = apply(&mut call, ev, table, num_args as u64) {
-                    self.recycle(call);
-                    return Err(e);
-                }
-                self.insert(call);
+                });
+                self.apply_last(ev, table, num_args as u64)?;
                 Ok(None)
             }
-            EventKind::Leave => match self.take(ev.call_no) {
-                Some(mut call) => {
-                    let num_args = table
-                        .get(SigKind::Function, call.sig)
-                        .map_or(0, |i| i.extra.clamp(0, 1 << 16) as u64);
-                    apply(&mut call, ev, table, num_args)?;
-                    Ok(Some(call))
+            EventKind::Leave => {
+                if !self.bring_last(ev.call_no) {
+                    return Ok(None);
                 }
-                None => Ok(None),
-            },
+                let sig = self.small.last().map_or(0, |c| c.sig);
+                let num_args = table
+                    .get(SigKind::Function, sig)
+                    .map_or(0, |i| i.extra.clamp(0, 1 << 16) as u64);
+                self.apply_last(ev, table, num_args)?;
+                self.done = true;
+                Ok(self.small.last())
+            }
         }
+    }
+
+    /// Applies `ev`'s details to the last call of `small`; on error the call is dropped.
+    #[inline]
+    fn apply_last<T: Table + ?Sized>(
+        &mut self,
+        ev: &Event<'a>,
+        table: &T,
+        num_args: u64,
+    ) -> Result<(), Error> {
+        if let Some(call) = self.small.last_mut() {
+            if let Err(e) = apply(call, ev, table, num_args) {
+                if let Some(call) = self.small.pop() {
+                    self.recycle(call);
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     /// Ends the stream: every call still open, marked incomplete, in call-number order.
     pub fn finish(&mut self) -> impl Iterator<Item = Call<'a>> + '_ {
+        self.drop_done();
         for c in self.small.drain(..) {
             self.big.insert(c.no, c);
         }
@@ -161,6 +232,7 @@ impl<'a> Calls<'a> {
     }
 }
 
+#[inline]
 fn apply<'a, T: Table + ?Sized>(
     call: &mut Call<'a>,
     ev: &Event<'a>,

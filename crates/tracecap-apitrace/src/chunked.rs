@@ -5,9 +5,10 @@ use std::vec::Vec;
 
 use tracecap_wire::Reader;
 
+use crate::cursor::{Cur, Span};
 use crate::decompress::ContainerSource;
 use crate::error::{Error, ErrorKind};
-use crate::event::{parse_event, Event, EventKind, State};
+use crate::event::{next_event, Event, EventKind, State};
 use crate::header::Header;
 use crate::sig::Table;
 use crate::table::SigTable;
@@ -245,8 +246,13 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
         let parts = loop {
             let rest = self.window.get(self.pos..).unwrap_or(&[]);
             let start = self.base.saturating_add(self.pos as u64);
-            let mut r = Reader::at(rest, start);
-            match parse_event(&mut r, &mut self.state, &mut self.table) {
+            let mut r = Cur::new(rest, start);
+            let parsed = if r.is_empty() {
+                Ok(None)
+            } else {
+                next_event(&mut r, &mut self.state, &mut self.table).map(Some)
+            };
+            match parsed {
                 Ok(Some(ev)) => {
                     let d = ev.details();
                     let details_start = d.offset().saturating_sub(self.base) as usize;
@@ -259,7 +265,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                         details_start,
                         details_len: d.raw().len(),
                     };
-                    self.pos = self.pos.saturating_add(r.position());
+                    self.pos = self.pos.saturating_add(r.pos());
                     break parts;
                 }
                 Ok(None) if self.eof => {
@@ -307,7 +313,10 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
             parts.thread,
             parts.sig,
             parts.offset,
-            Reader::at(body, self.base.saturating_add(parts.details_start as u64)),
+            Span {
+                data: body,
+                base: self.base.saturating_add(parts.details_start as u64),
+            },
             self.state.version,
         );
         Some(Ok((ev, &self.table)))

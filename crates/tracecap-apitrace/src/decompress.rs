@@ -26,17 +26,34 @@ pub struct Decompressed {
     /// Why decompression stopped early, if it did (a cut or damaged container). `data` then
     /// holds everything before the damage.
     pub fault: Option<Error>,
-    /// For snappy: (stream offset, file offset) of each chunk, to map stream offsets back.
+    /// (stream offset, file offset) of each snappy chunk or zstd frame, to map stream offsets
+    /// back to the file (empty for gzip and brotli, whose blocks are not indexed).
     pub chunks: Vec<(u64, u64)>,
 }
 
 impl Decompressed {
-    /// The file offset of the snappy chunk holding stream offset `at` (other containers: the
-    /// start of the file, as their blocks are not indexed).
+    /// The file offset of the snappy chunk or zstd frame holding stream offset `at` (other
+    /// containers: the start of the file).
     pub fn file_offset(&self, at: u64) -> u64 {
+        self.chunk_offset(at).unwrap_or(0)
+    }
+
+    /// The file offset of the snappy chunk or zstd frame holding stream offset `at`; `None`
+    /// for gzip and brotli (one compressed stream from the start of the file).
+    pub fn chunk_offset(&self, at: u64) -> Option<u64> {
         match self.chunks.partition_point(|&(s, _)| s <= at) {
-            0 => 0,
-            i => self.chunks.get(i - 1).map_or(0, |&(_, f)| f),
+            0 => None,
+            i => self.chunks.get(i - 1).map(|&(_, f)| f),
+        }
+    }
+
+    /// What the pieces [`Decompressed::chunk_offset`] finds are called in this container:
+    /// `chunk` (snappy), `frame` (zstd) or `stream` (one stream: gzip, brotli).
+    pub fn piece_name(&self) -> &'static str {
+        match self.container {
+            Container::Snappy => "chunk",
+            Container::Zstd | Container::ZstdSeekable => "frame",
+            Container::Gzip | Container::Brotli => "stream",
         }
     }
 }
@@ -56,10 +73,13 @@ pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error
     let mut src = ContainerSource::new(file)?;
     let mut data = Vec::new();
     let mut chunks = Vec::new();
+    src.take_frames(&mut chunks);
     let fault = loop {
         let before = data.len() as u64;
         let chunk_at = src.next_chunk_offset();
-        match src.fill(&mut data) {
+        let r = src.fill(&mut data);
+        src.take_frames(&mut chunks);
+        match r {
             Ok(0) => break None,
             Ok(_) => {
                 if let Some(off) = chunk_at {
@@ -81,9 +101,15 @@ pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error
 }
 
 /// A reader over several concatenated zstd frames, skipping skippable frames (the seek table).
+/// It notes where each frame starts: (stream offset, file offset).
 struct ZstdFrames<'f> {
     input: &'f [u8],
+    file_len: usize,
     dec: Option<ruzstd::StreamingDecoder<&'f [u8], ruzstd::FrameDecoder>>,
+    produced: u64,
+    /// Frame starts, noted only when asked for (streaming keeps constant memory).
+    record: bool,
+    frames: Vec<(u64, u64)>,
 }
 
 impl Read for ZstdFrames<'_> {
@@ -92,6 +118,7 @@ impl Read for ZstdFrames<'_> {
             if let Some(d) = self.dec.as_mut() {
                 let n = d.read(buf)?;
                 if n > 0 || buf.is_empty() {
+                    self.produced = self.produced.saturating_add(n as u64);
                     return Ok(n);
                 }
                 self.input = d.get_ref();
@@ -100,8 +127,14 @@ impl Read for ZstdFrames<'_> {
             if self.input.is_empty() {
                 return Ok(0);
             }
+            let at = self.file_len.saturating_sub(self.input.len()) as u64;
             match ruzstd::StreamingDecoder::new(self.input) {
-                Ok(d) => self.dec = Some(d),
+                Ok(d) => {
+                    if self.record {
+                        self.frames.push((self.produced, at));
+                    }
+                    self.dec = Some(d);
+                }
                 Err(ruzstd::frame_decoder::FrameDecoderError::ReadFrameHeaderError(
                     ruzstd::frame::ReadFrameHeaderError::SkipFrame { length, .. },
                 )) => {
@@ -162,7 +195,11 @@ impl<'f> ContainerSource<'f> {
             }
             Container::Zstd | Container::ZstdSeekable => Inner::Zstd(Box::new(ZstdFrames {
                 input: file,
+                file_len: file.len(),
                 dec: None,
+                produced: 0,
+                record: false,
+                frames: Vec::new(),
             })),
         };
         Ok(ContainerSource {
@@ -186,6 +223,15 @@ impl<'f> ContainerSource<'f> {
                 chunks.clone().next().and_then(|c| c.ok()).map(|c| c.offset)
             }
             _ => None,
+        }
+    }
+
+    /// Moves the zstd frame starts noted since the last call to `out` (and notes them from now
+    /// on).
+    fn take_frames(&mut self, out: &mut Vec<(u64, u64)>) {
+        if let Inner::Zstd(z) = &mut self.inner {
+            z.record = true;
+            out.append(&mut z.frames);
         }
     }
 

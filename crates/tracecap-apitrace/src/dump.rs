@@ -15,11 +15,62 @@ use crate::flags::{call_flags, END_FRAME};
 use crate::table::SigTable;
 use crate::value::Value;
 
-/// Prints calls; keeps scratch buffers and a per-signature flag cache between calls.
+/// Prints calls; keeps a scratch buffer and the text of each function signature between calls
+/// (use one `Dumper` per trace: the cache is keyed by signature id).
 #[derive(Debug, Default)]
 pub struct Dumper {
     scratch: String,
-    flags: Vec<u8>,
+    /// The fixed text of each function signature's calls, by signature id (ids below 2^16).
+    texts: Vec<SigText>,
+}
+
+/// What every call of one function signature prints around its values, rendered once.
+#[derive(Debug, Default)]
+struct SigText {
+    ready: bool,
+    /// `name(`.
+    head: Vec<u8>,
+    /// `arg = ` for the first argument, `, arg = ` for the others, end to end.
+    labels: Vec<u8>,
+    /// Where each argument's label ends in `labels`.
+    ends: Vec<usize>,
+    /// The call ends a frame (a blank line follows it).
+    end_frame: bool,
+}
+
+impl SigText {
+    fn new(table: &SigTable, sig: u64) -> Self {
+        let mut t = SigText {
+            ready: true,
+            ..SigText::default()
+        };
+        let f = table.function(sig);
+        let name = f.map_or(&b""[..], |f| f.name());
+        t.head.extend_from_slice(name);
+        t.head.push(b'(');
+        if let Some(f) = f {
+            for (i, arg) in f.arg_names().enumerate() {
+                if i > 0 {
+                    t.labels.extend_from_slice(b", ");
+                }
+                t.labels.extend_from_slice(arg);
+                t.labels.extend_from_slice(b" = ");
+                t.ends.push(t.labels.len());
+            }
+        }
+        t.end_frame = call_flags(name) & END_FRAME != 0;
+        t
+    }
+
+    /// The label of argument `i`, which follows argument `i - 1`'s.
+    #[inline]
+    fn label(&self, i: usize) -> Option<&[u8]> {
+        let start = match i {
+            0 => 0,
+            _ => *self.ends.get(i - 1)?,
+        };
+        self.labels.get(start..*self.ends.get(i)?)
+    }
 }
 
 /// Appends the decimal form of `v`.
@@ -69,6 +120,18 @@ pub fn push_hex(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(buf.get(i..).unwrap_or(&[]));
 }
 
+/// 10^0 ..= 10^38, every power of ten a `u128` holds.
+#[allow(clippy::indexing_slicing)] // evaluated at compile time: an index error would not build
+const POW10: [u128; 39] = {
+    let mut t = [1u128; 39];
+    let mut i = 1;
+    while i < t.len() {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
 /// The `p` significant decimal digits of `m * 2^e2` (correctly rounded, ties to even) and the
 /// decimal exponent of the first digit, computed exactly in 128-bit integers; `None` when the
 /// numbers would not fit (then the slower formatter is used).
@@ -78,7 +141,9 @@ fn exact_digits(m: u64, e2: i32, p: u32) -> Option<(u64, i32)> {
     }
     let bits = 64 - m.leading_zeros() as i32;
     // Decimal exponent estimate of m * 2^e2 (may be one too small).
-    let mut x = (((bits + e2 - 1) as f64) * core::f64::consts::LOG10_2).floor() as i32;
+    // floor(n * log10(2)) for the binary exponent n of the leading bit, in integers (no_std
+    // has no `floor`): 78913 / 2^18 is log10(2) to within 2^-20.
+    let mut x = ((bits + e2 - 1) * 78913) >> 18;
     let lo = 10u64.checked_pow(p - 1)?;
     let hi = lo.checked_mul(10)?;
     for _ in 0..3 {
@@ -86,9 +151,9 @@ fn exact_digits(m: u64, e2: i32, p: u32) -> Option<(u64, i32)> {
         let mut num = u128::from(m);
         let mut den = 1u128;
         if s >= 0 {
-            num = num.checked_mul(10u128.checked_pow(s as u32)?)?;
+            num = num.checked_mul(*POW10.get(s as usize)?)?;
         } else {
-            den = den.checked_mul(10u128.checked_pow((-s) as u32)?)?;
+            den = den.checked_mul(*POW10.get((-s) as usize)?)?;
         }
         if e2 >= 0 {
             if num.leading_zeros() as i32 <= e2 {
@@ -101,8 +166,14 @@ fn exact_digits(m: u64, e2: i32, p: u32) -> Option<(u64, i32)> {
             }
             den <<= -e2;
         }
-        let mut q = num / den;
-        let r = num % den;
+        // Values of a few digits either side of the point (nearly all of a trace) divide by a
+        // power of two only: a shift, not a 128-bit division.
+        let (mut q, r) = if den.is_power_of_two() {
+            let k = den.trailing_zeros();
+            (num >> k, num & (den - 1))
+        } else {
+            (num / den, num % den)
+        };
         if r * 2 > den || (r * 2 == den && q & 1 == 1) {
             q += 1;
         }
@@ -281,27 +352,6 @@ impl Dumper {
         }
     }
 
-    fn end_frame(&mut self, table: &SigTable, sig: u64, name: &[u8]) -> bool {
-        if sig < 1 << 16 {
-            let i = sig as usize;
-            if self.flags.len() <= i {
-                self.flags.resize(i + 1, 0);
-            }
-            if let Some(f) = self.flags.get_mut(i) {
-                if *f == 0 {
-                    *f = if call_flags(name) & END_FRAME != 0 {
-                        2
-                    } else {
-                        1
-                    };
-                }
-                return *f == 2;
-            }
-        }
-        let _ = table;
-        call_flags(name) & END_FRAME != 0
-    }
-
     /// Appends one call (and its backtrace lines, and the blank line after a frame end).
     pub fn call(
         &mut self,
@@ -313,18 +363,43 @@ impl Dumper {
         out.extend_from_slice(b" @");
         push_hex(out, u64::from(call.thread as u32));
         out.push(b' ');
-        let sig = table.function(call.sig);
-        let name = sig.map_or(&b""[..], |s| s.name());
-        out.extend_from_slice(name);
-        out.push(b'(');
+        // The signature's text, rendered at its first call (ids past 2^16: every time).
+        let mut text = match self.texts.get_mut(call.sig as usize) {
+            Some(t) if call.sig < 1 << 16 && t.ready => core::mem::take(t),
+            _ => SigText::new(table, call.sig),
+        };
+        let r = self.call_with(out, call, table, &text);
+        if call.sig < 1 << 16 {
+            let i = call.sig as usize;
+            if self.texts.len() <= i {
+                self.texts.resize_with(i + 1, SigText::default);
+            }
+            if let Some(slot) = self.texts.get_mut(i) {
+                core::mem::swap(slot, &mut text);
+            }
+        }
+        r
+    }
+
+    fn call_with(
+        &mut self,
+        out: &mut Vec<u8>,
+        call: &Call<'_>,
+        table: &SigTable,
+        text: &SigText,
+    ) -> Result<(), Error> {
+        out.extend_from_slice(&text.head);
         for (i, arg) in call.args.iter().enumerate() {
-            if i > 0 {
-                out.extend_from_slice(b", ");
+            match text.label(i) {
+                Some(l) => out.extend_from_slice(l),
+                // An argument index past the signature's (the trace records one anyway).
+                None => {
+                    if i > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    out.extend_from_slice(b" = ");
+                }
             }
-            if let Some(n) = sig.and_then(|s| s.arg_name(i)) {
-                out.extend_from_slice(n);
-            }
-            out.extend_from_slice(b" = ");
             match arg {
                 Some(v) => self.value(out, v, table)?,
                 None => out.push(b'?'),
@@ -369,7 +444,7 @@ impl Dumper {
                 out.push(b'\n');
             }
         }
-        if self.end_frame(table, call.sig, name) {
+        if text.end_frame {
             out.push(b'\n');
         }
         Ok(())
@@ -457,12 +532,15 @@ impl Dumper {
                     out.push(b'}');
                 }
             }
-            Value::Struct(s) => {
-                out.push(b'{');
-                let mut first = true;
-                self.members(out, &s, table, &mut first)?;
-                out.push(b'}');
-            }
+            Value::Struct(s) => match guid(&s, table)? {
+                Some(g) => push_guid(out, g),
+                None => {
+                    out.push(b'{');
+                    let mut first = true;
+                    self.members(out, &s, table, &mut first)?;
+                    out.push(b'}');
+                }
+            },
             Value::Repr(r) => {
                 let h = r.human(table)?;
                 self.value(out, &h, table)?;
@@ -502,6 +580,84 @@ impl Dumper {
     }
 }
 
+/// A struct that apitrace prints as a GUID: named `GUID`, four members, the last an array of
+/// eight, all read as unsigned integers; returned as one number (`Data1`, `Data2`, `Data3`,
+/// then the `Data4` bytes, most significant first), each part cut to its C width. Shapes that
+/// make apitrace 11.1 abort on an assertion (a negative integer, a `Data4` of another length or
+/// type) are printed as plain structs instead.
+fn guid(s: &crate::value::Struct<'_>, table: &SigTable) -> Result<Option<u128>, Error> {
+    let is_guid = s.len() == 4
+        && table
+            .struct_sig(s.sig)
+            .is_some_and(|g| cstr(g.name()) == b"GUID");
+    if !is_guid {
+        return Ok(None);
+    }
+    let mut members = s.iter(table);
+    let mut g = 0u128;
+    for bits in [32, 16, 16] {
+        let Some(v) = members.next().transpose()?.and_then(|v| as_uint(&v, table)) else {
+            return Ok(None);
+        };
+        g = g << bits | u128::from(v & ((1 << bits) - 1));
+    }
+    let Some(Value::Array(data4)) = members.next().transpose()? else {
+        return Ok(None);
+    };
+    if data4.len() != 8 {
+        return Ok(None);
+    }
+    for b in data4.iter(table) {
+        let Some(v) = as_uint(&b?, table) else {
+            return Ok(None);
+        };
+        g = g << 8 | u128::from(v as u8);
+    }
+    Ok(Some(g))
+}
+
+/// A value read as apitrace's `toUInt` reads it; `None` where it would abort.
+fn as_uint(v: &Value<'_>, table: &SigTable) -> Option<u64> {
+    match *v {
+        Value::Null => Some(0),
+        Value::Bool(b) => Some(u64::from(b)),
+        Value::UInt(u) | Value::Pointer(u) | Value::Bitmask { value: u, .. } => Some(u),
+        Value::SInt(i) | Value::Enum { value: i, .. } => u64::try_from(i).ok(),
+        // C's conversion, defined for values in range (it truncates toward zero).
+        Value::Float(f) => float_to_uint(f64::from(f)),
+        Value::Double(d) => float_to_uint(d),
+        Value::Repr(r) => as_uint(&r.machine(table).ok()?, table),
+        _ => None,
+    }
+}
+
+fn float_to_uint(f: f64) -> Option<u64> {
+    (f > -1.0 && f < 18_446_744_073_709_551_616.0).then_some(f as u64)
+}
+
+/// A GUID by name when apitrace knows it, else as `uuid(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)`.
+fn push_guid(out: &mut Vec<u8>, g: u128) {
+    if let Some(name) = crate::guids::name(g) {
+        out.extend_from_slice(name.as_bytes());
+        return;
+    }
+    out.extend_from_slice(b"uuid(");
+    let hex = g.to_be_bytes();
+    for (i, b) in hex.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push(b'-');
+        }
+        for nibble in [b >> 4, b & 15] {
+            out.push(if nibble < 10 {
+                b'0' + nibble
+            } else {
+                b'a' + nibble - 10
+            });
+        }
+    }
+    out.push(b')');
+}
+
 /// The bytes before the first NUL (names are C strings upstream).
 #[inline]
 fn cstr(s: &[u8]) -> &[u8] {
@@ -533,11 +689,9 @@ pub fn dump_text(stream: &[u8], mut sink: impl FnMut(&[u8])) -> Result<(), Error
                 break;
             }
         };
-        match calls.push(&ev, events.table()) {
+        match calls.feed(&ev, events.table()) {
             Ok(Some(call)) => {
-                let r = d.call(&mut out, &call, events.table());
-                calls.recycle(call);
-                r?;
+                d.call(&mut out, call, events.table())?;
                 if out.len() >= 1 << 16 {
                     sink(&out);
                     out.clear();

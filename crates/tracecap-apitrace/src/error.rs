@@ -148,16 +148,3 @@ impl From<tracecap_wire::Error> for Error {
         Error::wire(e, "data")
     }
 }
-
-/// Shorthand used by the parsers.
-pub(crate) trait WireExt<T> {
-    /// Maps a byte-layer error to a stream error naming `what` was read.
-    fn what(self, what: &'static str) -> Result<T, Error>;
-}
-
-impl<T> WireExt<T> for Result<T, tracecap_wire::Error> {
-    #[inline]
-    fn what(self, what: &'static str) -> Result<T, Error> {
-        self.map_err(|e| Error::wire(e, what))
-    }
-}

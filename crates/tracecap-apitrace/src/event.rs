@@ -2,8 +2,10 @@
 
 use tracecap_wire::Reader;
 
-use crate::error::{Error, ErrorKind, WireExt};
-use crate::sig::{uint, SigKind, Table};
+use crate::cursor::{Cur, Span};
+use crate::error::{Error, ErrorKind};
+use crate::fast;
+use crate::sig::{SigKind, Table};
 use crate::value::{parse_value, skip_value, Define, Lookup, Resolve, Value};
 
 /// Whether an event starts or ends a call.
@@ -40,7 +42,7 @@ impl<'a> Event<'a> {
         thread: u64,
         sig: u64,
         offset: u64,
-        body: Reader<'a>,
+        body: Span<'a>,
         version: u64,
     ) -> Self {
         Event {
@@ -49,7 +51,10 @@ impl<'a> Event<'a> {
             thread,
             sig,
             offset,
-            details: Details { body, version },
+            details: Details {
+                body,
+                version: version.min(255) as u8,
+            },
         }
     }
 
@@ -62,28 +67,28 @@ impl<'a> Event<'a> {
 /// The details of an event (lazy: iterate with the table the stream was parsed with).
 #[derive(Clone, Copy, Debug)]
 pub struct Details<'a> {
-    body: Reader<'a>,
-    version: u64,
+    pub(crate) body: Span<'a>,
+    pub(crate) version: u8,
 }
 
 impl<'a> Details<'a> {
     /// Absolute stream offset of the first detail byte.
     pub fn offset(&self) -> u64 {
-        self.body.base()
+        self.body.base
     }
 
     /// The encoded detail bytes (without the 0x00 terminator).
     pub fn raw(&self) -> &'a [u8] {
-        self.body.data()
+        self.body.data
     }
 
     /// Walks the details.
+    #[inline]
     pub fn iter<'t, T: Table + ?Sized>(&self, table: &'t T) -> DetailIter<'a, 't, T> {
         DetailIter {
-            body: self.body,
+            body: self.body.cur(),
             version: self.version,
             table,
-            done: false,
         }
     }
 }
@@ -109,8 +114,8 @@ pub enum Detail<'a> {
 /// A backtrace: frame ids (resolve them with the table).
 #[derive(Clone, Copy, Debug)]
 pub struct Backtrace<'a> {
-    count: u64,
-    body: Reader<'a>,
+    pub(crate) count: u64,
+    pub(crate) body: Span<'a>,
 }
 
 impl<'a> Backtrace<'a> {
@@ -126,7 +131,7 @@ impl<'a> Backtrace<'a> {
     pub fn frames<'t, T: Table + ?Sized>(&self, table: &'t T) -> Frames<'a, 't, T> {
         Frames {
             count: self.count,
-            body: self.body,
+            body: self.body.cur(),
             table,
         }
     }
@@ -135,7 +140,7 @@ impl<'a> Backtrace<'a> {
 /// Iterator over backtrace frame ids.
 pub struct Frames<'a, 't, T: ?Sized> {
     count: u64,
-    body: Reader<'a>,
+    body: Cur<'a>,
     table: &'t T,
 }
 
@@ -158,27 +163,40 @@ impl<T: Table + ?Sized> Iterator for Frames<'_, '_, T> {
 
 /// Iterator over an event's details.
 pub struct DetailIter<'a, 't, T: ?Sized> {
-    body: Reader<'a>,
-    version: u64,
+    body: Cur<'a>,
+    version: u8,
     table: &'t T,
-    done: bool,
 }
 
 impl<'a, T: Table + ?Sized> Iterator for DetailIter<'a, '_, T> {
     type Item = Result<Detail<'a>, Error>;
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.body.is_empty() {
+        if self.body.is_empty() {
             return None;
         }
-        let r = parse_detail(&mut self.body, &mut Lookup(self.table), self.version);
-        match r {
+        // A local cursor: the iterator itself may live in memory, the cursor should not.
+        let mut body = self.body;
+        if let Some(d) = fast::detail(&mut body, self.table, self.version) {
+            self.body = body;
+            return Some(Ok(d));
+        }
+        self.next_slow()
+    }
+}
+
+impl<'a, T: Table + ?Sized> DetailIter<'a, '_, T> {
+    #[inline(never)]
+    fn next_slow(&mut self) -> Option<Result<Detail<'a>, Error>> {
+        let version = u64::from(self.version);
+        match parse_detail(&mut self.body, &mut Lookup(self.table), version) {
             Ok(Some(d)) => Some(Ok(d)),
             Ok(None) => {
-                self.done = true;
+                self.body = Cur::new(&[], 0);
                 None
             }
             Err(e) => {
-                self.done = true;
+                self.body = Cur::new(&[], 0);
                 Some(Err(e))
             }
         }
@@ -187,59 +205,62 @@ impl<'a, T: Table + ?Sized> Iterator for DetailIter<'a, '_, T> {
 
 /// Parses one detail; `None` at the 0x00 terminator.
 #[inline]
-fn parse_detail<'a, R: Resolve>(
-    r: &mut Reader<'a>,
+pub(crate) fn parse_detail<'a, R: Resolve>(
+    r: &mut Cur<'a>,
     res: &mut R,
     version: u64,
 ) -> Result<Option<Detail<'a>>, Error> {
     let at = r.offset();
-    Ok(Some(match r.u8().what("call detail")? {
+    Ok(Some(match r.byte("call detail")? {
         0 => return Ok(None),
         1 => {
-            let index = uint(r, "argument index")?;
+            let index = r.uint("argument index")?;
             let value = parse_value(r, res, version, 0)?;
             Detail::Arg { index, value }
         }
         2 => Detail::Ret(parse_value(r, res, version, 0)?),
-        4 => {
-            let count = uint(r, "backtrace length")?;
-            let start = *r;
-            let mut i = 0;
-            while i < count {
-                res.resolve(SigKind::Frame, r, version)?;
-                i += 1;
-            }
-            let len = r.position().saturating_sub(start.position());
-            let mut s = start;
-            let body = s.sub(len as u64).what("backtrace")?;
-            Detail::Backtrace(Backtrace { count, body })
-        }
-        5 => Detail::Flags(uint(r, "call flags")?),
+        4 => Detail::Backtrace(backtrace(r, res, version)?),
+        5 => Detail::Flags(r.uint("call flags")?),
         d => return Err(Error::stream(ErrorKind::UnknownDetail(d), at)),
     }))
 }
 
+/// Reads a backtrace detail's frame ids (defining or looking up each frame).
+#[inline(never)]
+fn backtrace<'a, R: Resolve>(
+    r: &mut Cur<'a>,
+    res: &mut R,
+    version: u64,
+) -> Result<Backtrace<'a>, Error> {
+    let count = r.uint("backtrace length")?;
+    let start = r.pos();
+    let mut i = 0;
+    while i < count {
+        res.resolve(SigKind::Frame, r, version)?;
+        i += 1;
+    }
+    Ok(Backtrace {
+        count,
+        body: r.since(start),
+    })
+}
+
 /// Reads past one detail, validating it; `false` at the 0x00 terminator.
 #[inline]
-fn skip_detail<R: Resolve>(r: &mut Reader<'_>, res: &mut R, version: u64) -> Result<bool, Error> {
+fn skip_detail<R: Resolve>(r: &mut Cur<'_>, res: &mut R, version: u64) -> Result<bool, Error> {
     let at = r.offset();
-    match r.u8().what("call detail")? {
+    match r.byte("call detail")? {
         0 => return Ok(false),
         1 => {
-            uint(r, "argument index")?;
+            r.uint("argument index")?;
             skip_value(r, res, version, 0)?;
         }
         2 => skip_value(r, res, version, 0)?,
         4 => {
-            let count = uint(r, "backtrace length")?;
-            let mut i = 0;
-            while i < count {
-                res.resolve(SigKind::Frame, r, version)?;
-                i += 1;
-            }
+            backtrace(r, res, version)?;
         }
         5 => {
-            uint(r, "call flags")?;
+            r.uint("call flags")?;
         }
         d => return Err(Error::stream(ErrorKind::UnknownDetail(d), at)),
     }
@@ -274,44 +295,88 @@ pub fn parse_event<'a, T: Table + ?Sized>(
     state: &mut State,
     table: &mut T,
 ) -> Result<Option<Event<'a>>, Error> {
-    if r.is_empty() {
+    let mut c = Cur::new(r.rest(), r.offset());
+    if c.is_empty() {
         return Ok(None);
     }
+    let ev = next_event(&mut c, state, table)?;
+    r.skip(c.pos())?;
+    Ok(Some(ev))
+}
+
+/// Parses the event at `r` (which must not be empty), validating every detail and defining the
+/// signatures it meets; on error, `r` and `state` are unchanged.
+#[inline(always)]
+pub(crate) fn next_event<'a, T: Table + ?Sized>(
+    r: &mut Cur<'a>,
+    state: &mut State,
+    table: &mut T,
+) -> Result<Event<'a>, Error> {
+    let mut c = *r;
+    let offset = c.offset();
+    match fast::event(&mut c, state, &*table) {
+        Some(head) => {
+            if head.kind == EventKind::Enter {
+                state.next_call_no = state.next_call_no.wrapping_add(1);
+            }
+            *r = c;
+            Ok(Event {
+                kind: head.kind,
+                call_no: head.call_no,
+                thread: head.thread,
+                sig: head.sig,
+                offset,
+                details: Details {
+                    body: fast::details(&c, &head),
+                    version: state.version.min(255) as u8,
+                },
+            })
+        }
+        None => next_event_slow(r, state, table),
+    }
+}
+
+/// [`next_event`] for every event: signature definitions, errors, rare shapes.
+#[inline(never)]
+pub(crate) fn next_event_slow<'a, T: Table + ?Sized>(
+    r: &mut Cur<'a>,
+    state: &mut State,
+    table: &mut T,
+) -> Result<Event<'a>, Error> {
     let mut c = *r;
     let offset = c.offset();
     let version = state.version;
     let mut res = Define(table);
-    let (kind, call_no, thread, sig) = match c.u8().what("event")? {
+    let (kind, call_no, thread, sig) = match c.byte("event")? {
         0 => {
             let thread = if version >= 4 {
-                uint(&mut c, "thread number")?
+                c.uint("thread number")?
             } else {
                 0
             };
             let (sig, _) = res.resolve(SigKind::Function, &mut c, version)?;
             (EventKind::Enter, state.next_call_no, thread, sig)
         }
-        1 => (EventKind::Leave, uint(&mut c, "call number")?, 0, 0),
+        1 => (EventKind::Leave, c.uint("call number")?, 0, 0),
         b => return Err(Error::stream(ErrorKind::UnknownEvent(b), offset)),
     };
-    let start = c;
+    let start = c.pos();
     while skip_detail(&mut c, &mut res, version)? {}
-    let len = c
-        .position()
-        .saturating_sub(start.position())
-        .saturating_sub(1);
-    let mut s = start;
-    let body = s.sub(len as u64).what("call details")?;
+    // The details without their 0x00 terminator.
+    let body = c.span(start, c.pos().saturating_sub(1));
     if kind == EventKind::Enter {
         state.next_call_no = state.next_call_no.wrapping_add(1);
     }
     *r = c;
-    Ok(Some(Event {
+    Ok(Event {
         kind,
         call_no,
         thread,
         sig,
         offset,
-        details: Details { body, version },
-    }))
+        details: Details {
+            body,
+            version: version.min(255) as u8,
+        },
+    })
 }

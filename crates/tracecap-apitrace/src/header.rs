@@ -2,8 +2,8 @@
 
 use tracecap_wire::Reader;
 
+use crate::cursor::{Cur, Span};
 use crate::error::{Error, ErrorKind};
-use crate::sig::{string, uint};
 
 /// The newest stream version apitrace writes (and the newest this crate reads).
 pub const MAX_VERSION: u64 = 6;
@@ -23,37 +23,38 @@ pub struct Header<'a> {
 impl<'a> Header<'a> {
     /// Parses the header at the start of the decompressed stream `r`.
     pub fn parse(r: &mut Reader<'a>) -> Result<Header<'a>, Error> {
-        let start = r.offset();
+        let mut c = Cur::new(r.rest(), r.offset());
+        let header = Self::parse_cur(&mut c)?;
+        r.skip(c.pos())?;
+        Ok(header)
+    }
+
+    fn parse_cur(r: &mut Cur<'a>) -> Result<Header<'a>, Error> {
         let at = r.offset();
-        let version = uint(r, "version number")?;
+        let version = r.uint("version number")?;
         if version > MAX_VERSION {
             return Err(Error::stream(ErrorKind::UnsupportedVersion(version), at));
         }
         let mut semantic_version = version;
-        let mut properties = Properties {
-            body: Reader::at(&[], r.offset()),
-        };
+        let mut body = Span::empty(r.offset());
         if version >= 6 {
-            semantic_version = uint(r, "semantic version")?;
-            let pstart = *r;
+            semantic_version = r.uint("semantic version")?;
+            let start = r.pos();
             loop {
-                let name = string(r, "property name")?;
+                let name = r.string("property name")?;
                 if name.is_empty() {
                     break;
                 }
-                string(r, "property value")?;
+                r.string("property value")?;
             }
-            let mut s = pstart;
             // Everything up to and including the empty name.
-            if let Ok(body) = s.sub((r.position() - pstart.position()) as u64) {
-                properties = Properties { body };
-            }
+            body = r.since(start);
         }
         Ok(Header {
             version,
             semantic_version,
-            properties,
-            len: r.offset().saturating_sub(start),
+            properties: Properties { body: body.cur() },
+            len: r.pos() as u64,
         })
     }
 
@@ -66,17 +67,17 @@ impl<'a> Header<'a> {
 /// Iterator over the header's (name, value) properties.
 #[derive(Clone, Copy, Debug)]
 pub struct Properties<'a> {
-    body: Reader<'a>,
+    body: Cur<'a>,
 }
 
 impl<'a> Iterator for Properties<'a> {
     type Item = (&'a [u8], &'a [u8]);
     fn next(&mut self) -> Option<Self::Item> {
-        let name = string(&mut self.body, "").ok()?;
+        let name = self.body.string("").ok()?;
         if name.is_empty() {
             return None;
         }
-        let value = string(&mut self.body, "").ok()?;
+        let value = self.body.string("").ok()?;
         Some((name, value))
     }
 }

@@ -49,8 +49,10 @@ extern crate alloc;
 extern crate std;
 
 mod container;
+mod cursor;
 mod error;
 mod event;
+mod fast;
 mod flags;
 mod header;
 mod sig;
@@ -65,6 +67,8 @@ mod chunked;
 mod decompress;
 #[cfg(feature = "alloc")]
 pub mod dump;
+#[cfg(feature = "alloc")]
+mod guids;
 #[cfg(feature = "alloc")]
 mod table;
 #[cfg(feature = "write")]

@@ -6,9 +6,8 @@
 //! The [`Table`] trait is that need; [`FixedTable`] meets it without allocating, and
 //! `SigTable` (feature `alloc`) also keeps the names for printing.
 
-use tracecap_wire::Reader;
-
-use crate::error::{Error, ErrorKind, WireExt};
+use crate::cursor::Cur;
+use crate::error::{Error, ErrorKind};
 
 /// The five id namespaces of the format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -121,57 +120,26 @@ pub enum Definition<'a> {
     Frame(FrameDef<'a>),
 }
 
-/// Reads a `uint` (LEB128, at most 64 bits).
-#[inline]
-pub(crate) fn uint(r: &mut Reader<'_>, what: &'static str) -> Result<u64, Error> {
-    // Most varints of a trace (indexes, ids, small values) are one byte.
-    if let Some(&b) = r.rest().first() {
-        if b < 0x80 {
-            r.skip(1).what(what)?;
-            return Ok(u64::from(b));
-        }
-    }
-    r.uleb64().what(what)
-}
-
-/// Reads a `string`: uint length + bytes.
-#[inline]
-pub(crate) fn string<'a>(r: &mut Reader<'a>, what: &'static str) -> Result<&'a [u8], Error> {
-    let n = uint(r, what)?;
-    r.bytes_u64(n).what(what)
-}
-
-/// Reads a tagged signed integer (`0x03 uint` negative, `0x04 uint` positive).
-#[inline]
-pub(crate) fn sint(r: &mut Reader<'_>, what: &'static str) -> Result<i64, Error> {
-    let at = r.offset();
-    match r.u8().what(what)? {
-        3 => Ok((uint(r, what)? as i64).wrapping_neg()),
-        4 => Ok(uint(r, what)? as i64),
-        t => Err(Error::stream(ErrorKind::BadEnumValueTag(t), at)),
-    }
-}
-
 /// A validated list of `count` strings.
 #[derive(Clone, Copy, Debug)]
 pub struct Strings<'a> {
     count: u64,
-    body: Reader<'a>,
+    body: Cur<'a>,
 }
 
 impl<'a> Strings<'a> {
-    fn parse(r: &mut Reader<'a>, what: &'static str) -> Result<Self, Error> {
-        let count = uint(r, what)?;
-        let start = *r;
+    fn parse(r: &mut Cur<'a>, what: &'static str) -> Result<Self, Error> {
+        let count = r.uint(what)?;
+        let start = r.pos();
         let mut i = 0;
         while i < count {
-            string(r, what)?;
+            r.string(what)?;
             i += 1;
         }
-        let len = (r.position() - start.position()) as u64;
-        let mut s = start;
-        let body = s.sub(len).what(what)?;
-        Ok(Strings { count, body })
+        Ok(Strings {
+            count,
+            body: r.since(start).cur(),
+        })
     }
 
     /// Number of strings.
@@ -193,7 +161,7 @@ impl<'a> Iterator for Strings<'a> {
             return None;
         }
         self.count -= 1;
-        string(&mut self.body, "").ok()
+        self.body.string("").ok()
     }
 }
 
@@ -201,7 +169,7 @@ impl<'a> Iterator for Strings<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct EnumValues<'a> {
     count: u64,
-    body: Reader<'a>,
+    body: Cur<'a>,
 }
 
 impl<'a> EnumValues<'a> {
@@ -223,8 +191,8 @@ impl<'a> Iterator for EnumValues<'a> {
             return None;
         }
         self.count -= 1;
-        let name = string(&mut self.body, "").ok()?;
-        let value = sint(&mut self.body, "").ok()?;
+        let name = self.body.string("").ok()?;
+        let value = self.body.sint("").ok()?;
         Some((name, value))
     }
 }
@@ -233,7 +201,7 @@ impl<'a> Iterator for EnumValues<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct BitmaskFlags<'a> {
     count: u64,
-    body: Reader<'a>,
+    body: Cur<'a>,
 }
 
 impl<'a> BitmaskFlags<'a> {
@@ -255,8 +223,8 @@ impl<'a> Iterator for BitmaskFlags<'a> {
             return None;
         }
         self.count -= 1;
-        let name = string(&mut self.body, "").ok()?;
-        let value = uint(&mut self.body, "").ok()?;
+        let name = self.body.string("").ok()?;
+        let value = self.body.uint("").ok()?;
         Some((name, value))
     }
 }
@@ -278,67 +246,61 @@ pub struct FrameDef<'a> {
 
 /// Parses a definition body of `kind` (the id is already read).
 pub(crate) fn parse_definition<'a>(
-    r: &mut Reader<'a>,
+    r: &mut Cur<'a>,
     kind: SigKind,
     version: u64,
 ) -> Result<Definition<'a>, Error> {
     Ok(match kind {
         SigKind::Function => {
-            let name = string(r, "function name")?;
+            let name = r.string("function name")?;
             let args = Strings::parse(r, "argument name")?;
             Definition::Function { name, args }
         }
         SigKind::Struct => {
-            let name = string(r, "struct name")?;
+            let name = r.string("struct name")?;
             let members = Strings::parse(r, "struct member name")?;
             Definition::Struct { name, members }
         }
         SigKind::Enum if version < 3 => {
-            let name = string(r, "enum name")?;
-            let value = sint(r, "enum value")?;
+            let name = r.string("enum name")?;
+            let value = r.sint("enum value")?;
             Definition::OldEnum { name, value }
         }
         SigKind::Enum => {
-            let count = uint(r, "enum value count")?;
-            let start = *r;
+            let count = r.uint("enum value count")?;
+            let start = r.pos();
             let mut i = 0;
             while i < count {
-                string(r, "enum name")?;
-                sint(r, "enum value")?;
+                r.string("enum name")?;
+                r.sint("enum value")?;
                 i += 1;
             }
-            let mut s = start;
-            let body = s
-                .sub((r.position() - start.position()) as u64)
-                .what("enum signature")?;
+            let body = r.since(start).cur();
             Definition::Enum(EnumValues { count, body })
         }
         SigKind::Bitmask => {
-            let count = uint(r, "bitmask flag count")?;
-            let start = *r;
+            let count = r.uint("bitmask flag count")?;
+            let start = r.pos();
             let mut i = 0;
             while i < count {
-                string(r, "bitmask flag name")?;
-                uint(r, "bitmask flag value")?;
+                r.string("bitmask flag name")?;
+                r.uint("bitmask flag value")?;
                 i += 1;
             }
-            let mut s = start;
-            let body = s
-                .sub((r.position() - start.position()) as u64)
-                .what("bitmask signature")?;
+            let body = r.since(start).cur();
             Definition::Bitmask(BitmaskFlags { count, body })
         }
         SigKind::Frame => {
             let mut f = FrameDef::default();
             loop {
                 let at = r.offset();
-                match r.u8().what("frame detail")? {
+                match r.byte("frame detail")? {
                     0 => break,
-                    1 => f.module = Some(string(r, "frame module")?),
-                    2 => f.function = Some(string(r, "frame function")?),
-                    3 => f.filename = Some(string(r, "frame file name")?),
-                    4 => f.line = Some(uint(r, "frame line")?),
-                    5 => f.offset = Some(uint(r, "frame offset")?),
+                    1 => f.module = Some(r.string("frame module")?),
+                    2 => f.function = Some(r.string("frame function")?),
+                    3 => f.filename = Some(r.string("frame file name")?),
+                    4 => f.line = Some(r.uint("frame line")?),
+                    5 => f.offset = Some(r.uint("frame offset")?),
                     d => return Err(Error::stream(ErrorKind::UnknownFrameDetail(d), at)),
                 }
             }

@@ -2,8 +2,9 @@
 
 use tracecap_wire::Reader;
 
+use crate::cursor::Cur;
 use crate::error::Error;
-use crate::event::{parse_event, Event, State};
+use crate::event::{next_event, Event, State};
 use crate::header::Header;
 use crate::sig::Table;
 
@@ -11,7 +12,7 @@ use crate::sig::Table;
 #[derive(Clone, Copy, Debug)]
 pub struct Trace<'a> {
     header: Header<'a>,
-    events: Reader<'a>,
+    events: Cur<'a>,
 }
 
 impl<'a> Trace<'a> {
@@ -19,7 +20,10 @@ impl<'a> Trace<'a> {
     pub fn new(stream: &'a [u8]) -> Result<Trace<'a>, Error> {
         let mut r = Reader::new(stream);
         let header = Header::parse(&mut r)?;
-        Ok(Trace { header, events: r })
+        Ok(Trace {
+            header,
+            events: Cur::new(r.rest(), r.offset()),
+        })
     }
 
     /// The header.
@@ -47,7 +51,7 @@ impl<'a> Trace<'a> {
 /// Fused after the first error.
 #[derive(Debug)]
 pub struct Events<'a, T> {
-    r: Reader<'a>,
+    r: Cur<'a>,
     state: State,
     table: T,
     failed: bool,
@@ -77,14 +81,13 @@ impl<'a, T: Table> Events<'a, T> {
 
 impl<'a, T: Table> Iterator for Events<'a, T> {
     type Item = Result<Event<'a>, Error>;
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
+        if self.failed || self.r.is_empty() {
             return None;
         }
-        match parse_event(&mut self.r, &mut self.state, &mut self.table) {
-            Ok(Some(e)) => Some(Ok(e)),
-            Ok(None) => None,
+        match next_event(&mut self.r, &mut self.state, &mut self.table) {
+            Ok(e) => Some(Ok(e)),
             Err(e) => {
                 self.failed = true;
                 Some(Err(e))

@@ -1,9 +1,8 @@
 //! Values: the tagged data of arguments and return values.
 
-use tracecap_wire::Reader;
-
-use crate::error::{Error, ErrorKind, WireExt};
-use crate::sig::{extra_of, parse_definition, uint, SigInfo, SigKind, Table};
+use crate::cursor::{Cur, Span};
+use crate::error::{Error, ErrorKind};
+use crate::sig::{extra_of, parse_definition, SigInfo, SigKind, Table};
 
 /// How deep values may nest (arrays of structs of arrays ...). Real traces use fewer than 8.
 pub const MAX_DEPTH: u32 = 64;
@@ -57,9 +56,9 @@ pub enum Value<'a> {
 /// The lazy body of an array value.
 #[derive(Clone, Copy, Debug)]
 pub struct Array<'a> {
-    count: u64,
-    body: Reader<'a>,
-    version: u64,
+    pub(crate) count: u64,
+    pub(crate) body: Span<'a>,
+    pub(crate) version: u8,
 }
 
 /// The lazy body of a struct value.
@@ -67,42 +66,52 @@ pub struct Array<'a> {
 pub struct Struct<'a> {
     /// Struct signature id.
     pub sig: u64,
-    count: u64,
-    body: Reader<'a>,
-    version: u64,
+    pub(crate) count: u64,
+    pub(crate) body: Span<'a>,
+    pub(crate) version: u8,
 }
 
 /// The lazy body of a repr (human, machine) pair.
 #[derive(Clone, Copy, Debug)]
 pub struct Repr<'a> {
-    body: Reader<'a>,
-    version: u64,
+    pub(crate) body: Span<'a>,
+    pub(crate) version: u8,
 }
 
 /// A wide string: `count` code units (UTF-16 on Windows hosts, UTF-32 elsewhere).
 #[derive(Clone, Copy, Debug)]
 pub struct WStr<'a> {
-    count: u64,
-    body: Reader<'a>,
+    pub(crate) count: u64,
+    pub(crate) body: Span<'a>,
 }
 
 /// Iterator over the values of an array or the members of a struct.
 pub struct Values<'a, 't, T: ?Sized> {
     count: u64,
-    body: Reader<'a>,
-    version: u64,
+    body: Cur<'a>,
+    version: u8,
     table: &'t T,
 }
 
 impl<'a, T: Table + ?Sized> Iterator for Values<'a, '_, T> {
     type Item = Result<Value<'a>, Error>;
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.count == 0 {
             return None;
         }
         self.count -= 1;
-        let r = parse_value(&mut self.body, &mut Lookup(self.table), self.version, 0);
+        let mut body = self.body;
+        if let Some(v) = crate::fast::value(&mut body, self.table, self.version) {
+            self.body = body;
+            return Some(Ok(v));
+        }
+        let r = parse_value(
+            &mut self.body,
+            &mut Lookup(self.table),
+            u64::from(self.version),
+            0,
+        );
         if r.is_err() {
             self.count = 0;
         }
@@ -123,14 +132,14 @@ impl<'a> Array<'a> {
     pub fn iter<'t, T: Table + ?Sized>(&self, table: &'t T) -> Values<'a, 't, T> {
         Values {
             count: self.count,
-            body: self.body,
+            body: self.body.cur(),
             version: self.version,
             table,
         }
     }
     /// The encoded bytes of the elements.
     pub fn raw(&self) -> &'a [u8] {
-        self.body.data()
+        self.body.data
     }
 }
 
@@ -147,7 +156,7 @@ impl<'a> Struct<'a> {
     pub fn iter<'t, T: Table + ?Sized>(&self, table: &'t T) -> Values<'a, 't, T> {
         Values {
             count: self.count,
-            body: self.body,
+            body: self.body.cur(),
             version: self.version,
             table,
         }
@@ -157,14 +166,15 @@ impl<'a> Struct<'a> {
 impl<'a> Repr<'a> {
     /// The human-readable value (what `apitrace dump` shows).
     pub fn human<T: Table + ?Sized>(&self, table: &T) -> Result<Value<'a>, Error> {
-        let mut r = self.body;
-        parse_value(&mut r, &mut Lookup(table), self.version, 0)
+        let mut r = self.body.cur();
+        parse_value(&mut r, &mut Lookup(table), u64::from(self.version), 0)
     }
     /// The machine value.
     pub fn machine<T: Table + ?Sized>(&self, table: &T) -> Result<Value<'a>, Error> {
-        let mut r = self.body;
-        parse_value(&mut r, &mut Lookup(table), self.version, 0)?;
-        parse_value(&mut r, &mut Lookup(table), self.version, 0)
+        let mut r = self.body.cur();
+        let version = u64::from(self.version);
+        skip_value(&mut r, &mut Lookup(table), version, 0)?;
+        parse_value(&mut r, &mut Lookup(table), version, 0)
     }
 }
 
@@ -181,7 +191,7 @@ impl<'a> WStr<'a> {
     pub fn units(&self) -> WUnits<'a> {
         WUnits {
             count: self.count,
-            body: self.body,
+            body: self.body.cur(),
         }
     }
 }
@@ -190,7 +200,7 @@ impl<'a> WStr<'a> {
 #[derive(Clone, Debug)]
 pub struct WUnits<'a> {
     count: u64,
-    body: Reader<'a>,
+    body: Cur<'a>,
 }
 
 impl Iterator for WUnits<'_> {
@@ -201,7 +211,7 @@ impl Iterator for WUnits<'_> {
             return None;
         }
         self.count -= 1;
-        self.body.uleb64().ok()
+        self.body.uint("").ok()
     }
 }
 
@@ -211,7 +221,7 @@ pub(crate) trait Resolve {
     fn resolve(
         &mut self,
         kind: SigKind,
-        r: &mut Reader<'_>,
+        r: &mut Cur<'_>,
         version: u64,
     ) -> Result<(u64, SigInfo), Error>;
 }
@@ -236,11 +246,11 @@ impl<T: Table + ?Sized> Resolve for Define<'_, T> {
     fn resolve(
         &mut self,
         kind: SigKind,
-        r: &mut Reader<'_>,
+        r: &mut Cur<'_>,
         version: u64,
     ) -> Result<(u64, SigInfo), Error> {
         let at = r.offset();
-        let id = uint(r, what(kind))?;
+        let id = r.uint(what(kind))?;
         match self.0.get(kind, id) {
             Some(info) if info.offset != at => Ok((id, info)),
             Some(info) => {
@@ -267,11 +277,11 @@ impl<T: Table + ?Sized> Resolve for Lookup<'_, T> {
     fn resolve(
         &mut self,
         kind: SigKind,
-        r: &mut Reader<'_>,
+        r: &mut Cur<'_>,
         version: u64,
     ) -> Result<(u64, SigInfo), Error> {
         let at = r.offset();
-        let id = uint(r, what(kind))?;
+        let id = r.uint(what(kind))?;
         match self.0.get(kind, id) {
             Some(info) if info.offset != at => Ok((id, info)),
             Some(info) => {
@@ -283,43 +293,65 @@ impl<T: Table + ?Sized> Resolve for Lookup<'_, T> {
     }
 }
 
-/// Reads the bytes of `count` values as one bounded view.
-#[inline]
-fn body_of<'a>(start: Reader<'a>, end: &Reader<'a>) -> Reader<'a> {
-    let len = end.position().saturating_sub(start.position());
-    let mut s = start;
-    s.sub(len as u64).unwrap_or(Reader::at(&[], end.offset()))
+/// The error for a compound value nested deeper than [`MAX_DEPTH`].
+#[cold]
+fn too_deep(at: u64) -> Error {
+    Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at)
 }
 
-/// Parses one value at `r`.
+/// Parses one value at `r`. Scalars (the bulk of a trace) are read in line; compound values,
+/// signatures and errors out of line.
+#[inline]
 pub(crate) fn parse_value<'a, R: Resolve>(
-    r: &mut Reader<'a>,
+    r: &mut Cur<'a>,
     res: &mut R,
     version: u64,
     depth: u32,
 ) -> Result<Value<'a>, Error> {
     let at = r.offset();
-    let tag = r.u8().what("value tag")?;
+    match r.byte("value tag")? {
+        0x00 => Ok(Value::Null),
+        0x01 => Ok(Value::Bool(false)),
+        0x02 => Ok(Value::Bool(true)),
+        0x03 => r
+            .uint("integer")
+            .map(|v| Value::SInt((v as i64).wrapping_neg())),
+        0x04 => r.uint("integer").map(Value::UInt),
+        0x05 => r
+            .array("float")
+            .map(|b| Value::Float(f32::from_le_bytes(b))),
+        0x06 => r
+            .array("double")
+            .map(|b| Value::Double(f64::from_le_bytes(b))),
+        0x0d => r.uint("pointer").map(Value::Pointer),
+        tag => parse_other(tag, at, r, res, version, depth),
+    }
+}
+
+/// [`parse_value`] past the tag byte, for everything but the fixed-size scalars.
+#[inline(never)]
+fn parse_other<'a, R: Resolve>(
+    tag: u8,
+    at: u64,
+    r: &mut Cur<'a>,
+    res: &mut R,
+    version: u64,
+    depth: u32,
+) -> Result<Value<'a>, Error> {
+    let v8 = version.min(255) as u8;
     Ok(match tag {
-        0x00 => Value::Null,
-        0x01 => Value::Bool(false),
-        0x02 => Value::Bool(true),
-        0x03 => Value::SInt((uint(r, "integer")? as i64).wrapping_neg()),
-        0x04 => Value::UInt(uint(r, "integer")?),
-        0x05 => Value::Float(r.f32_le().what("float")?),
-        0x06 => Value::Double(r.f64_le().what("double")?),
         0x07 => {
-            let n = uint(r, "string length")?;
-            Value::String(r.bytes_u64(n).what("string")?)
+            let n = r.uint("string length")?;
+            Value::String(r.bytes(n, "string")?)
         }
         0x08 => {
-            let n = uint(r, "blob size")?;
-            Value::Blob(r.bytes_u64(n).what("blob")?)
+            let n = r.uint("blob size")?;
+            Value::Blob(r.bytes(n, "blob")?)
         }
         0x09 => {
             let (sig, info) = res.resolve(SigKind::Enum, r, version)?;
             let value = if version >= 3 {
-                crate::sig::sint(r, "enum value")?
+                r.sint("enum value")?
             } else {
                 info.extra
             };
@@ -329,69 +361,55 @@ pub(crate) fn parse_value<'a, R: Resolve>(
             let (sig, _) = res.resolve(SigKind::Bitmask, r, version)?;
             Value::Bitmask {
                 sig,
-                value: uint(r, "bitmask value")?,
+                value: r.uint("bitmask value")?,
             }
         }
         0x0b => {
-            let count = uint(r, "array length")?;
+            let count = r.uint("array length")?;
             if depth >= MAX_DEPTH {
-                return Err(Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at));
+                return Err(too_deep(at));
             }
-            let start = *r;
-            let mut i = 0;
-            while i < count {
-                skip_value(r, res, version, depth + 1)?;
-                i += 1;
-            }
+            let start = r.pos();
+            skip_values(r, res, version, depth + 1, count)?;
             Value::Array(Array {
                 count,
-                body: body_of(start, r),
-                version,
+                body: r.since(start),
+                version: v8,
             })
         }
         0x0c => {
             let (sig, info) = res.resolve(SigKind::Struct, r, version)?;
             if depth >= MAX_DEPTH {
-                return Err(Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at));
+                return Err(too_deep(at));
             }
             let count = info.extra as u64;
-            let start = *r;
-            let mut i = 0;
-            while i < count {
-                skip_value(r, res, version, depth + 1)?;
-                i += 1;
-            }
+            let start = r.pos();
+            skip_values(r, res, version, depth + 1, count)?;
             Value::Struct(Struct {
                 sig,
                 count,
-                body: body_of(start, r),
-                version,
+                body: r.since(start),
+                version: v8,
             })
         }
-        0x0d => Value::Pointer(uint(r, "pointer")?),
         0x0e => {
             if depth >= MAX_DEPTH {
-                return Err(Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at));
+                return Err(too_deep(at));
             }
-            let start = *r;
-            skip_value(r, res, version, depth + 1)?;
-            skip_value(r, res, version, depth + 1)?;
+            let start = r.pos();
+            skip_values(r, res, version, depth + 1, 2)?;
             Value::Repr(Repr {
-                body: body_of(start, r),
-                version,
+                body: r.since(start),
+                version: v8,
             })
         }
         0x0f => {
-            let count = uint(r, "wide string length")?;
-            let start = *r;
-            let mut i = 0;
-            while i < count {
-                uint(r, "wide string")?;
-                i += 1;
-            }
+            let count = r.uint("wide string length")?;
+            let start = r.pos();
+            skip_units(r, count)?;
             Value::WString(WStr {
                 count,
-                body: body_of(start, r),
+                body: r.since(start),
             })
         }
         t => return Err(Error::stream(ErrorKind::UnknownTag(t), at)),
@@ -400,78 +418,103 @@ pub(crate) fn parse_value<'a, R: Resolve>(
 
 /// Reads past one value at `r` (validating it and resolving its signatures) without building
 /// it: the first pass over an event, and the bodies of compound values.
+#[inline]
 pub(crate) fn skip_value<R: Resolve>(
-    r: &mut Reader<'_>,
+    r: &mut Cur<'_>,
     res: &mut R,
     version: u64,
     depth: u32,
 ) -> Result<(), Error> {
     let at = r.offset();
-    match r.u8().what("value tag")? {
-        0x00..=0x02 => {}
-        0x03 | 0x04 => {
-            uint(r, "integer")?;
-        }
-        0x05 => r.skip(4).what("float")?,
-        0x06 => r.skip(8).what("double")?,
+    match r.byte("value tag")? {
+        0x00..=0x02 => Ok(()),
+        0x03 | 0x04 => r.uint("integer").map(drop),
+        0x05 => r.skip(4, "float"),
+        0x06 => r.skip(8, "double"),
+        0x0d => r.uint("pointer").map(drop),
+        tag => skip_other(tag, at, r, res, version, depth),
+    }
+}
+
+/// Reads past `count` values.
+#[inline]
+fn skip_values<R: Resolve>(
+    r: &mut Cur<'_>,
+    res: &mut R,
+    version: u64,
+    depth: u32,
+    count: u64,
+) -> Result<(), Error> {
+    let mut i = 0;
+    while i < count {
+        skip_value(r, res, version, depth)?;
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Reads past `count` wide-string code units.
+fn skip_units(r: &mut Cur<'_>, count: u64) -> Result<(), Error> {
+    let mut i = 0;
+    while i < count {
+        r.uint("wide string")?;
+        i += 1;
+    }
+    Ok(())
+}
+
+/// [`skip_value`] past the tag byte, for everything but the fixed-size scalars.
+#[inline(never)]
+fn skip_other<R: Resolve>(
+    tag: u8,
+    at: u64,
+    r: &mut Cur<'_>,
+    res: &mut R,
+    version: u64,
+    depth: u32,
+) -> Result<(), Error> {
+    match tag {
         0x07 => {
-            let n = uint(r, "string length")?;
-            r.bytes_u64(n).what("string")?;
+            let n = r.uint("string length")?;
+            r.bytes(n, "string")?;
         }
         0x08 => {
-            let n = uint(r, "blob size")?;
-            r.bytes_u64(n).what("blob")?;
+            let n = r.uint("blob size")?;
+            r.bytes(n, "blob")?;
         }
         0x09 => {
             res.resolve(SigKind::Enum, r, version)?;
             if version >= 3 {
-                crate::sig::sint(r, "enum value")?;
+                r.sint("enum value")?;
             }
         }
         0x0a => {
             res.resolve(SigKind::Bitmask, r, version)?;
-            uint(r, "bitmask value")?;
+            r.uint("bitmask value")?;
         }
         0x0b => {
-            let count = uint(r, "array length")?;
+            let count = r.uint("array length")?;
             if depth >= MAX_DEPTH {
-                return Err(Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at));
+                return Err(too_deep(at));
             }
-            let mut i = 0;
-            while i < count {
-                skip_value(r, res, version, depth + 1)?;
-                i += 1;
-            }
+            skip_values(r, res, version, depth + 1, count)?;
         }
         0x0c => {
             let (_, info) = res.resolve(SigKind::Struct, r, version)?;
             if depth >= MAX_DEPTH {
-                return Err(Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at));
+                return Err(too_deep(at));
             }
-            let count = info.extra as u64;
-            let mut i = 0;
-            while i < count {
-                skip_value(r, res, version, depth + 1)?;
-                i += 1;
-            }
-        }
-        0x0d => {
-            uint(r, "pointer")?;
+            skip_values(r, res, version, depth + 1, info.extra as u64)?;
         }
         0x0e => {
             if depth >= MAX_DEPTH {
-                return Err(Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at));
+                return Err(too_deep(at));
             }
-            skip_value(r, res, version, depth + 1)?;
-            skip_value(r, res, version, depth + 1)?;
+            skip_values(r, res, version, depth + 1, 2)?;
         }
         0x0f => {
-            let count = uint(r, "wide string length")?;
-            let mut i = 0;
-            while i < count {
-                uint(r, "wide string")?;
-                i += 1;
-            }
+            let count = r.uint("wide string length")?;
+            skip_units(r, count)?;
         }
         t => return Err(Error::stream(ErrorKind::UnknownTag(t), at)),
     }

@@ -20,20 +20,24 @@ use crate::json::{f64_num, str_lossy};
 fn fault(d: &Decompressed, e: Error) -> CliError {
     match e.space {
         Space::File => CliError::format(e.kind, e.offset),
-        Space::Stream => CliError::format(
-            format!(
-                "{} at decompressed stream offset {:#x} ({} container; offset below is the {})",
-                e.kind,
-                e.offset,
-                d.container.name(),
-                if d.chunks.is_empty() {
-                    "file start"
-                } else {
-                    "chunk holding it"
-                }
-            ),
-            d.file_offset(e.offset),
-        ),
+        // Both offsets: in the stream, and (printed last, as every fault's) the file offset of
+        // the snappy chunk or zstd frame it was decompressed from, or of the whole compressed
+        // stream for gzip and brotli.
+        Space::Stream => {
+            let (piece, at) = match d.chunk_offset(e.offset) {
+                Some(at) => (d.piece_name(), at),
+                None => ("stream", 0),
+            };
+            CliError::format(
+                format!(
+                    "{} at decompressed stream offset {:#x}, in the {} {piece} starting",
+                    e.kind,
+                    e.offset,
+                    d.container.name(),
+                ),
+                at,
+            )
+        }
     }
 }
 
@@ -497,4 +501,52 @@ fn json_value(out: &mut dyn Write, v: &Value<'_>, table: &SigTable) -> Result<()
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A raw snappy block holding `data` as literals (at most 60 bytes).
+    fn snappy_literal(data: &[u8]) -> Vec<u8> {
+        assert!(!data.is_empty() && data.len() <= 60 && data.len() < 0x80);
+        let mut b = vec![data.len() as u8, ((data.len() - 1) as u8) << 2];
+        b.extend_from_slice(data);
+        b
+    }
+
+    /// A snappy container with one chunk per piece.
+    fn snappy_file(pieces: &[&[u8]]) -> (Vec<u8>, Vec<u64>) {
+        let mut file = b"at".to_vec();
+        let mut offsets = Vec::new();
+        for p in pieces {
+            let block = snappy_literal(p);
+            offsets.push(file.len() as u64);
+            file.extend_from_slice(&(block.len() as u32).to_le_bytes());
+            file.extend_from_slice(&block);
+        }
+        (file, offsets)
+    }
+
+    #[test]
+    fn stream_faults_name_the_stream_offset_and_the_chunk() {
+        // Version 5; call 0 `f(x = 1)` entered and left; call 1 enters with value tag 0x20.
+        let first: &[u8] = &[5, 0, 0, 1, 1, b'f', 1, 1, b'x', 1, 0, 4, 1, 0, 1, 0, 0];
+        let second: &[u8] = &[0, 0, 1, 1, 0, 0x20, 0];
+        let (file, chunks) = snappy_file(&[first, second]);
+        let bad = first.len() + 5;
+        let want = format!(
+            "unknown value tag 0x20 at decompressed stream offset {bad:#x}, in the snappy chunk \
+             starting at offset {:#x}",
+            chunks[1]
+        );
+        let err = validate(&file, &mut Vec::new()).unwrap_err().to_string();
+        assert_eq!(err, want);
+        let opts = DumpOptions {
+            json: false,
+            apitrace: true,
+        };
+        let err = dump(&file, &opts, &mut Vec::new()).unwrap_err().to_string();
+        assert_eq!(err, want);
+    }
 }

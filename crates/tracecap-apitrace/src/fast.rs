@@ -1,0 +1,573 @@
+//! Fast paths: the common shapes of events and values, read without error plumbing.
+//!
+//! Nearly every event of a real trace is made of signatures already defined, one-byte tags,
+//! short varints and fixed-size scalars. These functions read exactly those shapes and answer
+//! `None` for anything else: the first use of a signature (its definition follows), a malformed
+//! or truncated byte, nesting deeper than [`MAX_DEPTH`], a backtrace. The caller then reads the
+//! same bytes again with the precise parser, which handles every case and names every error, so
+//! a fast path changes no result, only the time to reach it. A fast path accepts nothing the
+//! precise parser refuses.
+//!
+//! The cursor of the hot loop must stay in registers: functions kept out of line (the rarer
+//! shapes) take it by value and hand the moved cursor back, rather than through a reference
+//! that would pin it in memory for the whole loop.
+
+use crate::cursor::{Cur, Span};
+use crate::event::{Backtrace, Detail, EventKind, State};
+use crate::sig::{SigInfo, SigKind, Table};
+use crate::value::{Array, Repr, Struct, Value, WStr, MAX_DEPTH};
+
+/// A well-formed `uint` (no overlong encoding, at most 64 bits).
+#[inline(always)]
+fn uint(c: &mut Cur<'_>) -> Option<u64> {
+    let b = *c.data.get(c.pos)?;
+    if b < 0x80 {
+        c.pos += 1;
+        return Some(u64::from(b));
+    }
+    // Signature ids (a function's index in the tracer's tables) are two bytes.
+    if let Some(&b1) = c.data.get(c.pos + 1) {
+        if b1 < 0x80 && b1 != 0 {
+            c.pos += 2;
+            return Some(u64::from(b & 0x7f) | u64::from(b1) << 7);
+        }
+    }
+    let (v, next) = multi_byte_uint(*c)?;
+    *c = next;
+    Some(v)
+}
+
+/// Three bytes or more: call numbers are three, pointers up to ten.
+#[inline(never)]
+fn multi_byte_uint(mut c: Cur<'_>) -> Option<(u64, Cur<'_>)> {
+    let rest = c.data.get(c.pos..)?;
+    if let Some(&[b0, b1, b2, _]) = rest.first_chunk() {
+        let v = u64::from(b0 & 0x7f) | u64::from(b1 & 0x7f) << 7;
+        if b1 < 0x80 {
+            c.pos += 2;
+            return (b1 != 0).then_some((v, c));
+        }
+        if b2 < 0x80 {
+            c.pos += 3;
+            return (b2 != 0).then_some((v | u64::from(b2) << 14, c));
+        }
+    }
+    let (v, n) = tracecap_wire::decode_uleb64(rest).ok()?;
+    c.pos += n;
+    Some((v, c))
+}
+
+/// One byte.
+#[inline(always)]
+fn byte(c: &mut Cur<'_>) -> Option<u8> {
+    let b = *c.data.get(c.pos)?;
+    c.pos += 1;
+    Some(b)
+}
+
+/// Skips `n` bytes.
+#[inline(always)]
+fn skip(c: &mut Cur<'_>, n: usize) -> Option<()> {
+    (n <= c.data.len().saturating_sub(c.pos)).then(|| c.pos += n)
+}
+
+/// `n` bytes.
+#[inline(always)]
+fn bytes<'a>(c: &mut Cur<'a>, n: u64) -> Option<&'a [u8]> {
+    let n = usize::try_from(n).ok()?;
+    let s = c.data.get(c.pos..)?.get(..n)?;
+    c.pos += n;
+    Some(s)
+}
+
+/// A tagged signed integer.
+#[inline(always)]
+fn sint(c: &mut Cur<'_>) -> Option<i64> {
+    match byte(c)? {
+        3 => uint(c).map(|v| (v as i64).wrapping_neg()),
+        4 => uint(c).map(|v| v as i64),
+        _ => None,
+    }
+}
+
+/// A signature id defined earlier in the stream (`None` if it is undefined, or defined here).
+#[inline(always)]
+fn sig<T: Table + ?Sized>(c: &mut Cur<'_>, t: &T, kind: SigKind) -> Option<(u64, SigInfo)> {
+    let at = c.offset();
+    let id = uint(c)?;
+    let info = t.get(kind, id)?;
+    (info.offset != at).then_some((id, info))
+}
+
+/// Skips one value.
+#[inline(always)]
+pub(crate) fn skip_value<T: Table + ?Sized>(
+    c: &mut Cur<'_>,
+    t: &T,
+    version: u64,
+    depth: u32,
+) -> Option<()> {
+    match byte(c)? {
+        0x00..=0x02 => Some(()),
+        0x03 | 0x04 | 0x0d => uint(c).map(drop),
+        0x05 => skip(c, 4),
+        0x06 => skip(c, 8),
+        tag => {
+            *c = skip_other(tag, *c, t, version, depth)?;
+            Some(())
+        }
+    }
+}
+
+/// [`skip_value`] past the tag byte, for everything but the fixed-size scalars.
+#[inline(never)]
+fn skip_other<'a, T: Table + ?Sized>(
+    tag: u8,
+    mut cur: Cur<'a>,
+    t: &T,
+    version: u64,
+    depth: u32,
+) -> Option<Cur<'a>> {
+    let c = &mut cur;
+    match tag {
+        0x07 | 0x08 => {
+            let n = uint(c)?;
+            bytes(c, n).map(drop)
+        }
+        0x09 => {
+            sig(c, t, SigKind::Enum)?;
+            if version >= 3 {
+                sint(c)?;
+            }
+            Some(())
+        }
+        0x0a => {
+            sig(c, t, SigKind::Bitmask)?;
+            uint(c).map(drop)
+        }
+        0x0b => {
+            let n = uint(c)?;
+            skip_values(c, t, version, depth, n)
+        }
+        0x0c => {
+            let (_, info) = sig(c, t, SigKind::Struct)?;
+            skip_values(c, t, version, depth, info.extra as u64)
+        }
+        0x0e => skip_values(c, t, version, depth, 2),
+        0x0f => {
+            let n = uint(c)?;
+            let mut i = 0;
+            while i < n {
+                uint(c)?;
+                i += 1;
+            }
+            Some(())
+        }
+        _ => None,
+    }?;
+    Some(cur)
+}
+
+/// Skips the `n` values inside a compound value at `depth`.
+#[inline]
+fn skip_values<T: Table + ?Sized>(
+    c: &mut Cur<'_>,
+    t: &T,
+    version: u64,
+    depth: u32,
+    n: u64,
+) -> Option<()> {
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    let mut i = 0;
+    while i < n {
+        skip_value(c, t, version, depth + 1)?;
+        i += 1;
+    }
+    Some(())
+}
+
+/// The head of an event the fast path read: what `Event` needs besides the details.
+pub(crate) struct Head {
+    pub(crate) kind: EventKind,
+    pub(crate) call_no: u64,
+    pub(crate) thread: u64,
+    pub(crate) sig: u64,
+    /// Position of the first detail byte.
+    pub(crate) details: usize,
+}
+
+/// Reads past one whole event (its 0x00 terminator included) at `c`.
+#[inline(always)]
+pub(crate) fn event<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) -> Option<Head> {
+    let version = state.version;
+    let (kind, call_no, thread, sig_id) = match byte(c)? {
+        0 => {
+            let thread = if version >= 4 { uint(c)? } else { 0 };
+            let (id, _) = sig(c, t, SigKind::Function)?;
+            (EventKind::Enter, state.next_call_no, thread, id)
+        }
+        1 => (EventKind::Leave, uint(c)?, 0, 0),
+        _ => return None,
+    };
+    let details = c.pos;
+    loop {
+        // Tests, not a jump table: whether an argument or the end comes next is what varies
+        // from event to event, and a conditional branch predicts that better.
+        let d = byte(c)?;
+        if d == 1 {
+            uint(c)?;
+            skip_value(c, t, version, 0)?;
+        } else if d == 0 {
+            break;
+        } else {
+            *c = skip_other_detail(d, *c, t, version)?;
+        }
+    }
+    Some(Head {
+        kind,
+        call_no,
+        thread,
+        sig: sig_id,
+        details,
+    })
+}
+
+/// Skips a detail other than an argument (out of line, so that the loop over an event's
+/// details stays two tests).
+#[inline(never)]
+fn skip_other_detail<'a, T: Table + ?Sized>(
+    d: u8,
+    mut c: Cur<'a>,
+    t: &T,
+    version: u64,
+) -> Option<Cur<'a>> {
+    match d {
+        2 => skip_value(&mut c, t, version, 0)?,
+        4 => c = backtrace(c, t)?.1,
+        5 => {
+            uint(&mut c)?;
+        }
+        _ => return None,
+    }
+    Some(c)
+}
+
+/// Reads one value that has been validated already (a detail of an event the event parser
+/// accepted, or an element of a compound value).
+#[inline(always)]
+pub(crate) fn value<'a, T: Table + ?Sized>(
+    c: &mut Cur<'a>,
+    t: &T,
+    version: u8,
+) -> Option<Value<'a>> {
+    Some(match byte(c)? {
+        0x00 => Value::Null,
+        0x01 => Value::Bool(false),
+        0x02 => Value::Bool(true),
+        0x03 => Value::SInt((uint(c)? as i64).wrapping_neg()),
+        0x04 => Value::UInt(uint(c)?),
+        0x05 => Value::Float(f32::from_le_bytes(*bytes(c, 4)?.first_chunk()?)),
+        0x06 => Value::Double(f64::from_le_bytes(*bytes(c, 8)?.first_chunk()?)),
+        0x0d => Value::Pointer(uint(c)?),
+        tag => {
+            let (v, next) = other_value(tag, *c, t, version)?;
+            *c = next;
+            v
+        }
+    })
+}
+
+/// [`value`] past the tag byte, for everything but the fixed-size scalars.
+#[inline(never)]
+fn other_value<'a, T: Table + ?Sized>(
+    tag: u8,
+    mut cur: Cur<'a>,
+    t: &T,
+    version: u8,
+) -> Option<(Value<'a>, Cur<'a>)> {
+    let c = &mut cur;
+    let v = u64::from(version);
+    let value = match tag {
+        0x07 => {
+            let n = uint(c)?;
+            Value::String(bytes(c, n)?)
+        }
+        0x08 => {
+            let n = uint(c)?;
+            Value::Blob(bytes(c, n)?)
+        }
+        0x09 => {
+            let (sig, info) = sig(c, t, SigKind::Enum)?;
+            let value = if version >= 3 { sint(c)? } else { info.extra };
+            Value::Enum { sig, value }
+        }
+        0x0a => {
+            let (sig, _) = sig(c, t, SigKind::Bitmask)?;
+            Value::Bitmask {
+                sig,
+                value: uint(c)?,
+            }
+        }
+        0x0b => {
+            let count = uint(c)?;
+            let start = c.pos;
+            skip_values(c, t, v, 0, count)?;
+            Value::Array(Array {
+                count,
+                body: c.since(start),
+                version,
+            })
+        }
+        0x0c => {
+            let (sig, info) = sig(c, t, SigKind::Struct)?;
+            let count = info.extra as u64;
+            let start = c.pos;
+            skip_values(c, t, v, 0, count)?;
+            Value::Struct(Struct {
+                sig,
+                count,
+                body: c.since(start),
+                version,
+            })
+        }
+        0x0e => {
+            let start = c.pos;
+            skip_values(c, t, v, 0, 2)?;
+            Value::Repr(Repr {
+                body: c.since(start),
+                version,
+            })
+        }
+        0x0f => {
+            let count = uint(c)?;
+            let start = c.pos;
+            let mut i = 0;
+            while i < count {
+                uint(c)?;
+                i += 1;
+            }
+            Value::WString(WStr {
+                count,
+                body: c.since(start),
+            })
+        }
+        _ => return None,
+    };
+    Some((value, cur))
+}
+
+/// Reads one detail of an accepted event (not the terminator, not a backtrace).
+#[inline(always)]
+pub(crate) fn detail<'a, T: Table + ?Sized>(
+    c: &mut Cur<'a>,
+    t: &T,
+    version: u8,
+) -> Option<Detail<'a>> {
+    Some(match byte(c)? {
+        1 => {
+            let index = uint(c)?;
+            Detail::Arg {
+                index,
+                value: value(c, t, version)?,
+            }
+        }
+        2 => Detail::Ret(value(c, t, version)?),
+        4 => {
+            let (b, next) = backtrace(*c, t)?;
+            *c = next;
+            Detail::Backtrace(b)
+        }
+        5 => Detail::Flags(uint(c)?),
+        _ => return None,
+    })
+}
+
+/// A backtrace: its frame ids.
+#[inline(never)]
+fn backtrace<'a, T: Table + ?Sized>(mut c: Cur<'a>, t: &T) -> Option<(Backtrace<'a>, Cur<'a>)> {
+    let count = uint(&mut c)?;
+    let start = c.pos;
+    let mut i = 0;
+    while i < count {
+        sig(&mut c, t, SigKind::Frame)?;
+        i += 1;
+    }
+    let b = Backtrace {
+        count,
+        body: c.since(start),
+    };
+    Some((b, c))
+}
+
+/// The span of details of an event read by [`event`], without the terminator.
+#[inline(always)]
+pub(crate) fn details<'a>(c: &Cur<'a>, head: &Head) -> Span<'a> {
+    c.span(head.details, c.pos.saturating_sub(1))
+}
+
+#[cfg(all(test, feature = "write"))]
+mod tests {
+    //! The fast paths against the precise parser, on valid and on damaged streams: wherever a
+    //! fast path answers, the precise parser accepts the same bytes and gives the same result.
+
+    use std::format;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::event::{next_event_slow, parse_detail};
+    use crate::table::SigTable;
+    use crate::value::{parse_value, Lookup};
+    use crate::write::{WDetail, WFrame, WValue, Writer};
+
+    /// A stream with every value tag, nested values, backtraces, flags and large varints.
+    fn stream(version: u64) -> Vec<u8> {
+        let mut w = Writer::new(version, version, &[]);
+        w.function(3, b"f", &[b"a", b"b"]);
+        w.function(2000, b"g", &[b"x"]);
+        w.struct_sig(1, b"S", &[b"m", b"n"]);
+        w.enum_sig(1, &[(b"E", 5)]);
+        w.bitmask_sig(300, &[(b"B", 1)]);
+        w.frame(7, WFrame::default());
+        let leaves = [
+            WValue::Null,
+            WValue::Bool(true),
+            WValue::SInt(-3),
+            WValue::UInt(1 << 40),
+            WValue::Float(1.5),
+            WValue::Double(-2.25),
+            WValue::String(b"str".to_vec()),
+            WValue::Blob(std::vec![0; 200]),
+            WValue::Enum { sig: 1, value: 5 },
+            WValue::Bitmask { sig: 300, value: 1 },
+            WValue::Pointer(0x7fff_0000_1234),
+            WValue::WString(std::vec![65, 0x1_0000]),
+        ];
+        for (i, v) in leaves.iter().enumerate() {
+            let nested = WValue::Array(std::vec![
+                v.clone(),
+                WValue::Struct {
+                    sig: 1,
+                    members: std::vec![
+                        v.clone(),
+                        WValue::Repr(Box::new(v.clone()), Box::new(WValue::UInt(9)))
+                    ],
+                },
+            ]);
+            let mut d = std::vec![WDetail::Arg(0, v.clone()), WDetail::Arg(1, nested)];
+            if version >= 5 && i % 3 == 0 {
+                d.push(WDetail::Backtrace(std::vec![7, 7]));
+            }
+            if version >= 6 && i % 4 == 0 {
+                d.push(WDetail::Flags(1));
+            }
+            let c = w.enter(i as u64, if i % 2 == 0 { 3 } else { 2000 }, &d);
+            w.leave(c, &[WDetail::Ret(v.clone())]);
+        }
+        w.finish()
+    }
+
+    /// Walks `s` comparing the fast and the precise parser at every event and detail; returns
+    /// how many events the fast path read.
+    fn compare(s: &[u8]) -> usize {
+        let mut fast_events = 0;
+        let mut r = tracecap_wire::Reader::new(s);
+        let Ok(h) = crate::header::Header::parse(&mut r) else {
+            return 0;
+        };
+        let mut c = Cur::new(r.rest(), r.offset());
+        let mut state = State::new(h.version);
+        let mut table = SigTable::new();
+        while !c.is_empty() {
+            let mut f = c;
+            let fast = event(&mut f, &state, &table);
+            let mut p = c;
+            let mut st = state;
+            let precise = next_event_slow(&mut p, &mut st, &mut table);
+            let ev = match (fast, precise) {
+                (Some(head), Ok(ev)) => {
+                    assert_eq!(
+                        (head.kind, head.call_no, head.thread, head.sig),
+                        (ev.kind, ev.call_no, ev.thread, ev.sig)
+                    );
+                    assert_eq!(f.pos, p.pos);
+                    assert_eq!(details(&f, &head).data, ev.details().raw());
+                    fast_events += 1;
+                    ev
+                }
+                (Some(_), Err(e)) => panic!("fast path accepted an event the parser refuses: {e}"),
+                (None, Ok(ev)) => ev,
+                (None, Err(_)) => return fast_events,
+            };
+            let mut d = ev.details().body.cur();
+            while !d.is_empty() {
+                let mut f = d;
+                let fast = detail(&mut f, &table, ev.details().version);
+                let precise = parse_detail(&mut d, &mut Lookup(&table), state.version);
+                match (fast, precise) {
+                    (Some(a), Ok(Some(b))) => {
+                        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+                        assert_eq!(f.pos, d.pos);
+                        if let Detail::Arg { value, .. } | Detail::Ret(value) = a {
+                            compare_inside(&value, &table);
+                        }
+                    }
+                    (Some(a), other) => panic!("fast detail {a:?}, precise {other:?}"),
+                    (None, Ok(Some(_))) => {}
+                    (None, _) => break,
+                }
+            }
+            c = p;
+            state = st;
+        }
+        fast_events
+    }
+
+    /// The elements of compound values, read both ways.
+    fn compare_inside(v: &Value<'_>, t: &SigTable) {
+        let (mut body, count, version) = match v {
+            Value::Array(a) => (a.body.cur(), a.count, a.version),
+            Value::Struct(s) => (s.body.cur(), s.count, s.version),
+            Value::Repr(r) => (r.body.cur(), 2, r.version),
+            _ => return,
+        };
+        for _ in 0..count {
+            let mut f = body;
+            let fast = value(&mut f, t, version);
+            let precise = parse_value(&mut body, &mut Lookup(t), u64::from(version), 0);
+            match (fast, precise) {
+                (Some(a), Ok(b)) => {
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+                    assert_eq!(f.pos, body.pos);
+                    compare_inside(&a, t);
+                }
+                (Some(a), Err(e)) => panic!("fast value {a:?}, precise error {e}"),
+                (None, Ok(_)) => {}
+                (None, Err(_)) => return,
+            }
+        }
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_parser() {
+        for version in 0..=6 {
+            let s = stream(version);
+            assert!(compare(&s) >= 12, "the fast path read too few events");
+            // Every prefix of the first KiB, and single-byte damage all along.
+            for n in 0..s.len().min(1024) {
+                compare(&s[..n]);
+            }
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            for _ in 0..1500 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mut m = s.clone();
+                let at = (x as usize) % m.len();
+                m[at] = (x >> 32) as u8;
+                compare(&m);
+            }
+        }
+    }
+}
