@@ -7,7 +7,7 @@ use serde_json::json;
 use tracecap_apitrace::dump::{dump_text, Dumper};
 use tracecap_apitrace::{
     call_flags, decompress_limited, Api, Call, Calls, Decompressed, Error, EventKind, SigTable,
-    Space, Trace, Value, END_FRAME,
+    Space, Trace, Value, END_FRAME, MARKER_PUSH,
 };
 
 use super::DumpOptions;
@@ -62,6 +62,8 @@ struct Summary {
     calls: u64,
     completed: u64,
     frames: u64,
+    /// Calls that push a debug group (`glPushDebugGroup`, ...).
+    group_pushes: u64,
     threads: BTreeSet<u64>,
     api: Api,
     signatures: usize,
@@ -76,6 +78,7 @@ fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
         calls: 0,
         completed: 0,
         frames: 0,
+        group_pushes: 0,
         threads: BTreeSet::new(),
         api: Api::Unknown,
         signatures: 0,
@@ -98,8 +101,12 @@ fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
                 .table()
                 .function(ev.sig)
                 .map_or(&b""[..], |f| f.name());
-            if call_flags(name) & END_FRAME != 0 {
+            let flags = call_flags(name);
+            if flags & END_FRAME != 0 {
                 s.frames += 1;
+            }
+            if flags & MARKER_PUSH != 0 {
+                s.group_pushes += 1;
             }
             if seen.insert(ev.sig) && s.api == Api::Unknown {
                 s.api = Api::from_name(name);
@@ -135,6 +142,7 @@ pub fn info(data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError
             "container": d.container.name(),
             "calls": s.calls,
             "frames": s.frames,
+            "debug_group_pushes": s.group_pushes,
             "threads": s.threads.len(),
             "api": s.api.label(),
             "file_bytes": data.len(),
