@@ -2,46 +2,13 @@
 //! biggest corpus trace allocates zero times with `FixedTable`, and with `SigTable` only as
 //! many times as there are signatures (amortised growth), never per call.
 
-// A global allocator is unsafe to implement; this test-only one just counts and forwards.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::path::Path;
+use tracecap_testkit::{allocs, CountingAlloc};
 
 use tracecap_apitrace::{decompress, Detail, FixedTable, SigTable, Table, Trace, Value};
 
-struct Counting;
-// Counted per thread: the test harness's own threads allocate too (for instance to say that a
-// test has been running for over 60 seconds on a loaded machine).
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count_alloc() {
-    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-}
-
-fn allocs() -> usize {
-    ALLOCS.with(Cell::get)
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        count_alloc();
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        count_alloc();
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
 #[global_allocator]
-static A: Counting = Counting;
+static A: CountingAlloc = CountingAlloc;
 
 /// Visits a value and everything inside it; returns how many values it saw.
 fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {

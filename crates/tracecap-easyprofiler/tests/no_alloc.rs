@@ -4,44 +4,12 @@
 //! The nesting scratch (one 24-byte slot per record of the largest thread) and the kind table are
 //! provided up front on the stack/heap by the caller; the walk itself must not touch the allocator.
 
-// A counting allocator needs `unsafe impl GlobalAlloc`; it only forwards to the system allocator.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use tracecap_testkit::{allocs, CountingAlloc};
 
 use tracecap_easyprofiler::*;
 
-struct Counting;
-// Counted per thread: the test harness's other threads allocate while a test runs.
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count_alloc() {
-    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-}
-
-fn allocs() -> usize {
-    ALLOCS.with(Cell::get)
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        count_alloc();
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        count_alloc();
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
 #[global_allocator]
-static A: Counting = Counting;
+static A: CountingAlloc = CountingAlloc;
 
 #[test]
 fn full_walk_allocates_nothing() {

@@ -7,16 +7,7 @@ use serde_json::Value;
 use tracecap_orbit::{json, validate::validate, Capture, EventKind, Layout};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/orbit"
-    ));
-    if dir.is_dir() {
-        Some(dir.to_path_buf())
-    } else {
-        eprintln!("!!! corpus not found at {}: skipped", dir.display());
-        None
-    }
+    tracecap_testkit::corpus("orbit")
 }
 
 fn file_path(corpus: &Path, name: &str) -> PathBuf {

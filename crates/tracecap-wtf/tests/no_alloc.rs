@@ -1,45 +1,15 @@
 //! Walking every event of `cpp-big.wtf-trace` (and decoding every argument and string) allocates
-//! nothing with the fixed-capacity table, and only per definition with the growable one.
-#![allow(unsafe_code)] // a counting GlobalAlloc needs `unsafe impl`
+//! nothing with the fixed-capacity table, and only as many times as there are definitions with the
+//! growable one.
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use tracecap_testkit::{allocs, CountingAlloc};
 
 use tracecap_wtf::{DefinitionStore, DefinitionTable, FixedDefinitionTable, Trace, Value};
 
-struct Counting;
-
-// Counted per thread: the test harness's other threads allocate while a test runs.
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count_alloc() {
-    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-}
-
-fn allocs() -> usize {
-    ALLOCS.with(Cell::get)
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_alloc();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_alloc();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static A: CountingAlloc = CountingAlloc;
 
 /// Touches every event, argument and string; returns (events, arguments, string bytes).
 fn walk<'a, T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> (u64, u64, u64, T) {

@@ -6,19 +6,7 @@ use tracecap_easyprofiler::*;
 
 /// The EasyProfiler corpus directory, or `None` (with a loud message) when it is not there.
 pub fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/easyprofiler"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "corpus not found at {}: SKIPPED corpus checks",
-            dir.display()
-        );
-        None
-    }
+    tracecap_testkit::corpus("easyprofiler")
 }
 
 /// Every `.prof` in the corpus, sorted.

@@ -5,28 +5,12 @@ use std::path::PathBuf;
 
 /// The corpus directory, or `None` (with a loud message) when it is not there.
 pub fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/wtf"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("corpus not found: skipped ({})", dir.display());
-        None
-    }
+    tracecap_testkit::corpus("wtf")
 }
 
 /// Reads a corpus file, decompressing `.xz`.
 pub fn read(path: &std::path::Path) -> Vec<u8> {
-    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if path.extension().is_some_and(|e| e == "xz") {
-        let mut out = Vec::new();
-        lzma_rs::xz_decompress(&mut &raw[..], &mut out).expect("xz");
-        out
-    } else {
-        raw
-    }
+    tracecap_testkit::read(path)
 }
 
 /// Every trace file of the corpus (relative name, bytes), `.xz` decompressed.
