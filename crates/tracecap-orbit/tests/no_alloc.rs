@@ -1,44 +1,12 @@
 //! Walking every event of `orbit168_OrbitTest_capture.orbit` with the views allocates nothing.
-#![allow(unsafe_code)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use tracecap_testkit::{allocs, CountingAlloc};
 
 use tracecap_orbit::views::EventView;
 use tracecap_orbit::Capture;
 
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    // Only allocations of the thread under test count (the harness's own threads allocate too).
-    static ACTIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-fn count() {
-    if ACTIVE.try_with(|a| a.get()).unwrap_or(false) {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-// SAFETY: forwards to the system allocator, only counting calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Touches every field a consumer would: views, repeated fields, nested messages, API names.
 fn walk(data: &[u8]) -> (u64, u64) {
@@ -98,25 +66,20 @@ fn walking_every_event_allocates_nothing() {
         return;
     };
     // The counter works: an allocation on this thread is seen.
-    ACTIVE.with(|a| a.set(true));
-    let probe = ALLOCS.load(Ordering::SeqCst);
+    let probe = allocs();
     drop(std::hint::black_box(vec![1u8; 16]));
-    assert!(
-        ALLOCS.load(Ordering::SeqCst) > probe,
-        "the counting allocator is not counting"
-    );
-    let before = ALLOCS.load(Ordering::SeqCst);
+    assert!(allocs() > probe, "the counting allocator is not counting");
+    let before = allocs();
     let (events, checksum) = walk(&data);
-    let after = ALLOCS.load(Ordering::SeqCst);
+    let after = allocs();
     assert_eq!(events, 38765);
     assert!(checksum > 0);
-    ACTIVE.with(|a| a.set(false));
     assert_eq!(after - before, 0, "allocations while walking");
 
     // A length-delimited field claiming 4 GiB inside an event: an error, and still no allocation.
     let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
     file.extend_from_slice(&[8, 0x32, 6, 0x12, 0xff, 0xff, 0xff, 0xff, 0x0f]);
-    let before = ALLOCS.load(Ordering::SeqCst);
+    let before = allocs();
     let capture = Capture::parse(&file).expect("parse");
     let ev = capture
         .events()
@@ -124,5 +87,5 @@ fn walking_every_event_allocates_nothing() {
         .expect("one")
         .expect("framing is fine");
     assert!(ev.view().is_err());
-    assert_eq!(ALLOCS.load(Ordering::SeqCst) - before, 0);
+    assert_eq!(allocs() - before, 0);
 }
