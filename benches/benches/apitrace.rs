@@ -10,6 +10,7 @@
 
 #[path = "../examples/common/apitrace_gl.rs"]
 mod apitrace_gl;
+use apitrace_gl::visit;
 
 use std::hint::black_box;
 
@@ -19,28 +20,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tracecap_apitrace::dump::dump_text;
 use tracecap_apitrace::write::snappy;
 use tracecap_apitrace::{
-    ChunkedReader, ContainerSource, Detail, FixedTable, SigTable, SnappyChunks, Table, Trace, Value,
+    ChunkedReader, ContainerSource, Detail, FixedTable, SigTable, SnappyChunks, Table, Trace,
 };
-
-fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
-    match v {
-        Value::Array(a) => {
-            a.iter(t)
-                .map(|x| x.map_or(0, |x| visit(&x, t)))
-                .sum::<u64>()
-                + 1
-        }
-        Value::Struct(s) => {
-            s.iter(t)
-                .map(|x| x.map_or(0, |x| visit(&x, t)))
-                .sum::<u64>()
-                + 1
-        }
-        Value::Repr(r) => r.human(t).map_or(0, |x| visit(&x, t)) + 1,
-        Value::Float(f) => f.to_bits() as u64 & 1,
-        _ => 1,
-    }
-}
 
 /// Every event, detail and (nested) value.
 fn walk<T: Table>(stream: &[u8], table: T) -> u64 {

@@ -12,30 +12,11 @@
 
 #[path = "common/apitrace_gl.rs"]
 mod apitrace_gl;
+use apitrace_gl::visit;
 
 use std::process::ExitCode;
 
-use tracecap_apitrace::{decompress, Calls, Detail, SigTable, Table, Trace, Value};
-
-fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
-    match v {
-        Value::Array(a) => {
-            a.iter(t)
-                .map(|x| x.map_or(0, |x| visit(&x, t)))
-                .sum::<u64>()
-                + 1
-        }
-        Value::Struct(s) => {
-            s.iter(t)
-                .map(|x| x.map_or(0, |x| visit(&x, t)))
-                .sum::<u64>()
-                + 1
-        }
-        Value::Repr(r) => r.human(t).map_or(0, |x| visit(&x, t)) + 1,
-        Value::Float(f) => u64::from(f.to_bits() & 1),
-        _ => 1,
-    }
-}
+use tracecap_apitrace::{decompress, Calls, Detail, SigTable, Trace};
 
 fn walk(file: &[u8]) -> Result<(u64, u64), tracecap_apitrace::Error> {
     let stream = decompress(file)?;

@@ -1,8 +1,31 @@
 //! The bench trace: a stream shaped like glxgears-style GL traffic (immediate-mode vertices,
 //! matrix calls, enums, bitmasks, arrays, some blobs and strings), made with the crate's writer.
-//! Shared by the apitrace bench and the apitrace examples (included with `#[path]`).
+//! Shared by the apitrace bench and the apitrace examples (included with `#[path]`), with the
+//! value visit both walks do.
 
 use tracecap_apitrace::write::{WDetail, WValue, Writer};
+use tracecap_apitrace::{Table, Value};
+
+/// Visits a value and everything nested in it (floats touched); returns a count to keep the work.
+pub fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
+    match v {
+        Value::Array(a) => {
+            a.iter(t)
+                .map(|x| x.map_or(0, |x| visit(&x, t)))
+                .sum::<u64>()
+                + 1
+        }
+        Value::Struct(s) => {
+            s.iter(t)
+                .map(|x| x.map_or(0, |x| visit(&x, t)))
+                .sum::<u64>()
+                + 1
+        }
+        Value::Repr(r) => r.human(t).map_or(0, |x| visit(&x, t)) + 1,
+        Value::Float(f) => u64::from(f.to_bits() & 1),
+        _ => 1,
+    }
+}
 
 /// A version-6 stream of at least `target` bytes.
 pub fn gl_stream(target: usize) -> Vec<u8> {

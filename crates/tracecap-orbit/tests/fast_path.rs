@@ -4,10 +4,9 @@
 //! events, the same error at the same offset and end at the same position. Checked on the
 //! corpus, its prefixes and mutations, and on generated sections full of near misses.
 
-use std::path::Path;
-
 use proptest::prelude::*;
 use tracecap_orbit::{Capture, Error, Event, EventKind};
+use tracecap_testkit::Rng;
 
 #[derive(Debug, PartialEq)]
 struct Walk<'a> {
@@ -60,35 +59,7 @@ fn same_walks(data: &[u8], what: &str) {
 const HEADER: &[u8; 24] = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/orbit"
-    ));
-    if !dir.is_dir() {
-        eprintln!("!!! corpus not found at {}: skipped", dir.display());
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for sub in ["real", "generated"] {
-        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            out.push((name, std::fs::read(&p).unwrap()));
-        }
-    }
-    out.sort();
-    out
-}
-
-/// A small deterministic PRNG (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
+    tracecap_testkit::corpus_files("orbit", &["real", "generated"])
 }
 
 #[test]
@@ -103,7 +74,7 @@ fn corpus_prefixes_and_mutations() {
             (0..=data.len()).collect()
         } else {
             (0..2000)
-                .map(|_| (rng.next() % data.len() as u64) as usize)
+                .map(|_| (rng.next_u64() % data.len() as u64) as usize)
                 .collect()
         };
         for cut in cuts {
@@ -118,12 +89,12 @@ fn corpus_prefixes_and_mutations() {
             if m.is_empty() {
                 break;
             }
-            for _ in 0..1 + rng.next() % 3 {
-                let at = (rng.next() % m.len() as u64) as usize;
-                m[at] = if rng.next() % 2 == 0 {
-                    special[(rng.next() % special.len() as u64) as usize]
+            for _ in 0..1 + rng.next_u64() % 3 {
+                let at = (rng.next_u64() % m.len() as u64) as usize;
+                m[at] = if rng.next_u64() % 2 == 0 {
+                    special[(rng.next_u64() % special.len() as u64) as usize]
                 } else {
-                    rng.next() as u8
+                    rng.next_u64() as u8
                 };
             }
             same_walks(&m, &format!("{name} mutated"));

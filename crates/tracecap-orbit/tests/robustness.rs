@@ -2,9 +2,8 @@
 //! offsets) and mutated byte by byte: no panic, errors inside the file, and every event that
 //! precedes the damage is still returned unchanged.
 
-use std::path::Path;
-
 use tracecap_orbit::{json, validate::validate, Capture, Event, EventKind};
+use tracecap_testkit::Rng;
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 struct Seen {
@@ -84,38 +83,8 @@ fn check_event(ev: &Event<'_>, len: u64, deep: bool) {
     }
 }
 
-/// A small deterministic PRNG (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 fn files() -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/orbit"
-    ));
-    if !dir.is_dir() {
-        eprintln!("!!! corpus not found at {}: skipped", dir.display());
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    for sub in ["real", "generated"] {
-        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            out.push((
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            ));
-        }
-    }
-    out.sort();
-    out
+    tracecap_testkit::corpus_files("orbit", &["real", "generated"])
 }
 
 #[test]
@@ -132,7 +101,7 @@ fn prefixes() {
                 .step_by(if data.len() > 500_000 { 31 } else { 5 })
                 .collect();
             let mut rng = Rng(0x5eed ^ data.len() as u64);
-            c.extend((0..300).map(|_| (rng.next() % data.len() as u64) as usize));
+            c.extend((0..300).map(|_| (rng.next_u64() % data.len() as u64) as usize));
             c
         };
         cuts.sort_unstable();
@@ -177,8 +146,8 @@ fn mutations() {
             if m.is_empty() {
                 break;
             }
-            let at = (rng.next() % m.len() as u64) as usize;
-            let byte = rng.next() as u8;
+            let at = (rng.next_u64() % m.len() as u64) as usize;
+            let byte = rng.next_u64() as u8;
             m[at] = if m[at] == byte { byte ^ 0x80 } else { byte };
             let seen = walk(&m, small && at % 4 == 0);
             let at = at as u64;

@@ -2,7 +2,9 @@
 //!
 //! - [`corpus`]: the directory of a format's real files in `../shared/corpus`, or `None` with a
 //!   loud message, so that a checkout without the corpus still runs the other tests;
-//! - [`read`]: a corpus file's bytes, `.xz` files decompressed;
+//! - [`read`]: a corpus file's bytes, `.xz` files decompressed; [`corpus_files`]: every file of
+//!   some of a format's corpus folders, read;
+//! - [`Rng`]: a small deterministic generator for mutation tests;
 //! - [`CountingAlloc`] and [`allocs`]: a global allocator that counts the allocations of the
 //!   current thread, for the "walking allocates nothing" tests.
 
@@ -28,14 +30,55 @@ pub fn corpus(format: &str) -> Option<PathBuf> {
 /// The bytes of `path`, decompressed when its name ends in `.xz`. Panics (it is for tests) when
 /// the file cannot be read.
 pub fn read(path: &Path) -> Vec<u8> {
+    // ok: test-only crate; a corpus file that cannot be read must fail the test loudly.
     let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     if path.extension().is_some_and(|e| e == "xz") {
         let mut out = Vec::new();
+        // ok: test-only crate, as above.
         lzma_rs::xz_decompress(&mut &raw[..], &mut out)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         out
     } else {
         raw
+    }
+}
+
+/// Every file in the `subdirs` of `format`'s corpus as (file name, bytes, `.xz` decompressed),
+/// sorted by name; empty (with the loud message of [`corpus`]) when the corpus is not there.
+pub fn corpus_files(format: &str, subdirs: &[&str]) -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = corpus(format) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for sub in subdirs {
+        let sub = dir.join(sub);
+        // ok: test-only crate; a corpus folder that cannot be listed must fail the test.
+        let entries = std::fs::read_dir(&sub).unwrap_or_else(|e| panic!("{}: {e}", sub.display()));
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_file() {
+                let name = path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                out.push((name, read(&path)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A small deterministic pseudo-random generator (xorshift64*), for mutation tests that must be
+/// reproducible.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
 
