@@ -9,6 +9,7 @@ use crate::error::{Context, Error};
 use crate::lookup::KindLookup;
 use crate::record::{read_record, read_record_fast, Record};
 use crate::thread::read_thread_head;
+use crate::time::Clock;
 use crate::version::Version;
 
 /// How far ahead of the current record the walks touch the input (bytes); see [`Items`].
@@ -63,6 +64,8 @@ pub struct Items<'a, 'k, K: ?Sized> {
     threads_left: Option<u32>,
     bookmarks: u16,
     kinds: &'k K,
+    /// How the records' timestamps compare (for [`Items::visit`]'s nesting).
+    clock: Clock,
     fault: Option<Error>,
 }
 
@@ -81,8 +84,19 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
             threads_left: h.threads_count,
             bookmarks: h.bookmarks_count,
             kinds,
+            clock: h.clock(),
             fault,
         }
+    }
+
+    /// The kind table the walk reads records with.
+    pub(crate) fn kinds(&self) -> &'k K {
+        self.kinds
+    }
+
+    /// How the records' timestamps compare.
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock
     }
 
     /// Bytes after the last signature (0 in files written by EasyProfiler); meaningful once the
@@ -175,13 +189,13 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Items<'a, '_, K> {
 
 /// The records of the current thread still to read, as a plain slice: the walks keep it in local
 /// variables and hand the position back to the [`Items`] only when they leave the fast path.
-struct Run<'a> {
+pub(crate) struct Run<'a> {
     /// The bytes from the next record to the end of the input.
-    rest: &'a [u8],
+    pub(crate) rest: &'a [u8],
     /// Absolute offset of the end of `rest` (a record's offset is this minus what is left).
-    end: u64,
+    pub(crate) end: u64,
     /// Records of the thread still to read (0 outside a thread's records).
-    left: u32,
+    pub(crate) left: u32,
 }
 
 impl<'a> Run<'a> {
@@ -241,7 +255,7 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
     /// The fast path's view of where the walk stands: the current thread's records still to
     /// read, or an empty run when the state machine must go first.
     #[inline(always)]
-    fn take_run(&self) -> Run<'a> {
+    pub(crate) fn take_run(&self) -> Run<'a> {
         let left = match (self.state, &self.fault) {
             (State::Records(left), None) => left,
             _ => 0,
@@ -256,7 +270,7 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
 
     /// Hands the position of a run taken by [`Items::take_run`] back to the state machine.
     #[inline(always)]
-    fn put_run(&mut self, run: &Run<'a>) {
+    pub(crate) fn put_run(&mut self, run: &Run<'a>) {
         if let State::Records(_) = self.state {
             self.state = State::Records(run.left);
             let _ = self
@@ -266,7 +280,7 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
     }
 
     #[inline(never)]
-    fn next_slow(&mut self) -> Option<Result<Item<'a>, Error>> {
+    pub(crate) fn next_slow(&mut self) -> Option<Result<Item<'a>, Error>> {
         if let Some(e) = self.fault.take() {
             self.state = State::Done;
             return Some(Err(e));

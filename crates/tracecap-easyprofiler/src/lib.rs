@@ -63,6 +63,7 @@ mod thread;
 mod time;
 mod value;
 mod version;
+mod visit;
 #[cfg(feature = "write")]
 pub mod write;
 
@@ -83,6 +84,7 @@ pub use thread::{ContextSwitches, Records, Thread};
 pub use time::{ticks_to_ns, Clock};
 pub use value::{DataType, Element, Elements};
 pub use version::Version;
+pub use visit::{Nest, Visitor};
 
 /// True when `bytes` starts with the EasyProfiler magic.
 pub fn is_easyprofiler(bytes: &[u8]) -> bool {

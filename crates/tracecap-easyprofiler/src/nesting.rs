@@ -214,7 +214,8 @@ impl Tree<'_> {
 
 /// The same rebuild when only the shape matters (how many levels, how many top-level nodes):
 /// instead of a slot per record it keeps a stack of the current top-level nodes, which stays
-/// small and hot in cache. [`crate::Summary::check`] (and so `tracecap validate`) uses it.
+/// small and hot in cache. [`crate::Items::visit`] (and so [`crate::Summary::check`] and
+/// `tracecap validate`) applies the same rule on the same kind of stack, inside its record loop.
 ///
 /// Top-level nodes form a stack: a record adopts a run of nodes from the top, then is pushed. Each
 /// entry remembers the height of its subtree, so the number of levels is known without depths.
@@ -247,36 +248,11 @@ impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
     /// or `None` when the stack cannot grow.
     #[inline(always)]
     pub fn push(&mut self, begin: u64, end: u64) -> Option<u32> {
-        let clock = self.clock;
         // Asking for no particular size only hands out the storage (growth is in `grow`).
         let stack = self.source.slots(0);
-        let mut len = self.len;
-        let mut adopted = 0u32;
-        let mut height = 1u32;
-        // `len - 1` wraps for an empty stack, and `get` then finds nothing.
-        if let Some(top) = stack.get(len.wrapping_sub(1)) {
-            if clock.lt(begin, top.end) {
-                let mut tallest = top.up; // height of the tallest adopted subtree
-                adopted = 1;
-                len -= 1;
-                while let Some(prev) = stack.get(len.wrapping_sub(1)) {
-                    if clock.lt(prev.begin, begin) {
-                        break;
-                    }
-                    tallest = tallest.max(prev.up);
-                    adopted += 1;
-                    len -= 1;
-                }
-                height = tallest.saturating_add(1);
-            }
-        }
+        let (len, adopted, height) = adopt(stack, self.len, self.clock, begin);
         match stack.get_mut(len) {
-            Some(slot) => {
-                slot.begin = begin;
-                slot.end = end;
-                slot.first = 0;
-                slot.up = height;
-            }
+            Some(slot) => *slot = NestSlot::top(begin, end, height),
             None => self.grow(len, begin, end, height)?,
         }
         self.len = len + 1;
@@ -289,13 +265,8 @@ impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
     #[inline(never)]
     fn grow(&mut self, len: usize, begin: u64, end: u64, height: u32) -> Option<()> {
         let have = self.source.slots(0).len();
-        let stack = self.source.slots((2 * have).max(64).max(len + 1));
-        *stack.get_mut(len)? = NestSlot {
-            begin,
-            end,
-            first: 0,
-            up: height,
-        };
+        let stack = self.source.slots(grown(have, len));
+        *stack.get_mut(len)? = NestSlot::top(begin, end, height);
         Some(())
     }
 
@@ -314,6 +285,60 @@ impl<'s, S: SlotSource + ?Sized> Forest<'s, S> {
     pub fn roots(&self) -> usize {
         self.len
     }
+}
+
+impl NestSlot {
+    /// A top-level node of a [`Forest`]: its times and the height of its subtree.
+    #[inline(always)]
+    pub(crate) fn top(begin: u64, end: u64, height: u32) -> Self {
+        NestSlot {
+            begin,
+            end,
+            first: 0,
+            up: height,
+        }
+    }
+
+    /// Makes this slot a top-level node of a [`Forest`] (its `first` is not used there).
+    #[inline(always)]
+    pub(crate) fn set_top(&mut self, begin: u64, end: u64, height: u32) {
+        self.begin = begin;
+        self.end = end;
+        self.up = height;
+    }
+}
+
+/// The rule, on a stack of top-level nodes `stack[..len]` (the last one on top) whose `up` holds
+/// the height of their subtrees: pops the nodes a record beginning at `begin` adopts. Returns the
+/// stack's length after that, how many it adopted, and the height of the record's subtree.
+#[inline(always)]
+pub(crate) fn adopt(stack: &[NestSlot], len: usize, clock: Clock, begin: u64) -> (usize, u32, u32) {
+    let mut len = len;
+    let mut adopted = 0u32;
+    let mut height = 1u32;
+    // `len - 1` wraps for an empty stack, and `get` then finds nothing.
+    if let Some(top) = stack.get(len.wrapping_sub(1)) {
+        if clock.lt(begin, top.end) {
+            let mut tallest = top.up; // height of the tallest adopted subtree
+            adopted = 1;
+            len -= 1;
+            while let Some(prev) = stack.get(len.wrapping_sub(1)) {
+                if clock.lt(prev.begin, begin) {
+                    break;
+                }
+                tallest = tallest.max(prev.up);
+                adopted += 1;
+                len -= 1;
+            }
+            height = tallest.saturating_add(1);
+        }
+    }
+    (len, adopted, height)
+}
+
+/// The size a stack of `have` entries grows to so that index `len` fits.
+pub(crate) fn grown(have: usize, len: usize) -> usize {
+    have.saturating_mul(2).max(64).max(len.saturating_add(1))
 }
 
 /// The error for a nesting buffer smaller than the thread.

@@ -4,9 +4,10 @@ use crate::capture::Capture;
 use crate::error::Error;
 use crate::items::Item;
 use crate::lookup::KindLookup;
-use crate::nesting::{capacity_error, Forest, SlotSource};
+use crate::nesting::SlotSource;
 use crate::record::Record;
 use crate::value::Element;
+use crate::visit::{Nest, Visitor};
 
 /// Counts of everything in a capture, gathered by [`Summary::check`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,7 +43,7 @@ impl Summary {
     }
 
     /// Reads everything: descriptors, every thread's context switches and records (values
-    /// decoded), the nesting of each thread (rebuilt with a [`crate::Forest`] whose stack of
+    /// decoded), the nesting of each thread (rebuilt by [`crate::Items::visit`], whose stack of
     /// top-level nodes lives in `slots`: a fixed slice, or a `Vec` that grows), and the bookmarks.
     /// Allocates nothing itself.
     ///
@@ -78,103 +79,90 @@ impl Summary {
             d?;
             self.descriptors += 1;
         }
-        let header = *capture.header();
         let mut walk = Walk {
-            forest: Forest::with_clock(&mut *slots, header.clock()),
             counts: [0; 4],
             threads: 0,
             bookmarks: 0,
             levels: 0,
+            current: 0,
             first: u64::MAX,
             last: 0,
             digest: 0,
         };
         let mut items = capture.items(kinds);
-        let walked = items.try_for_each_item(|item| walk.visit(item));
-        let Walk {
-            forest,
-            counts,
-            threads,
-            bookmarks,
-            levels,
-            first,
-            last,
-            digest,
-        } = walk;
+        let walked = items.visit(slots, &mut walk);
         // Values are decoded into `digest`; keeping it keeps the decoding.
-        core::hint::black_box(digest);
-        let [blocks, events, values, switches] = counts;
+        core::hint::black_box(walk.digest);
+        let [blocks, events, values, switches] = walk.counts;
         self.blocks += blocks;
         self.events += events;
         self.values += values;
         self.context_switches += switches;
-        self.threads += threads;
-        self.bookmarks += bookmarks;
-        self.levels = self.levels.max(levels);
+        self.threads += walk.threads;
+        self.bookmarks += walk.bookmarks;
+        self.levels = self.levels.max(walk.levels);
         walked?;
-        self.levels = self.levels.max(forest.levels());
-        if first <= last {
-            (self.first, self.last) = (Some(first), Some(last));
+        self.levels = self.levels.max(walk.current);
+        if walk.first <= walk.last {
+            (self.first, self.last) = (Some(walk.first), Some(walk.last));
         }
         self.trailing = items.trailing();
         Ok(())
     }
 }
 
-/// The state of [`Summary::check`]'s walk, in local variables while it runs.
-struct Walk<'s, S: SlotSource + ?Sized> {
-    forest: Forest<'s, S>,
+/// The state of [`Summary::check`]'s walk.
+struct Walk {
     /// Blocks, events, values and context switches.
     counts: [u64; 4],
     threads: u32,
     bookmarks: u32,
     /// Levels of the threads before the current one.
     levels: u32,
+    /// Levels of the current thread so far.
+    current: u32,
     first: u64,
     last: u64,
     /// Every value element, folded.
     digest: u64,
 }
 
-impl<S: SlotSource + ?Sized> Walk<'_, S> {
-    /// Counts one item (records: nesting, times, values decoded). Inlined into both of the
-    /// walk's call sites (record runs and everything else).
+impl<'a> Visitor<'a> for Walk {
+    /// Counts one record: times, nesting, values decoded.
     #[inline(always)]
-    fn visit(&mut self, item: Item<'_>) -> Result<(), Error> {
-        let [blocks, events, values, switches] = &mut self.counts;
-        match item {
-            Item::Record(r) => {
-                let (begin, end) = (r.begin(), r.end());
-                self.first = self.first.min(begin);
-                self.last = self.last.max(end);
-                if self.forest.push(begin, end).is_none() {
-                    let roots = self.forest.roots();
-                    return Err(capacity_error(roots as u32 + 1, roots, r.offset()));
-                }
-                match r {
-                    Record::Block(b) if b.is_event() => *events += 1,
-                    Record::Block(_) => *blocks += 1,
-                    Record::Value(v) => {
-                        *values += 1;
-                        // Decoding is lazy; fold every element so a check means "decoded".
-                        for e in v.elements() {
-                            self.digest = self.digest.rotate_left(1) ^ bits(e);
-                        }
-                    }
-                }
+    fn record(&mut self, r: Record<'a>, nest: Nest) -> Result<(), Error> {
+        let [blocks, events, values, _] = &mut self.counts;
+        self.first = self.first.min(r.begin());
+        self.last = self.last.max(r.end());
+        self.current = self.current.max(nest.height);
+        match r {
+            Record::Block(b) if b.is_event() => *events += 1,
+            Record::Block(_) => *blocks += 1,
+            Record::Value(v) => {
+                *values += 1;
+                // Decoding is lazy; fold every element so a check means "decoded".
+                self.digest = v
+                    .elements()
+                    .fold(self.digest, |d, e| d.rotate_left(1) ^ bits(e));
             }
+        }
+        Ok(())
+    }
+
+    fn item(&mut self, item: Item<'a>) -> Result<(), Error> {
+        match item {
             Item::Thread(_) => {
-                self.levels = self.levels.max(self.forest.levels());
-                self.forest.clear();
+                self.levels = self.levels.max(self.current);
+                self.current = 0;
                 self.threads += 1;
             }
-            Item::ContextSwitch(_) => *switches += 1,
+            Item::ContextSwitch(_) => self.counts[3] += 1,
             Item::Bookmark(_) => self.bookmarks += 1,
+            Item::Record(_) => {}
         }
         Ok(())
     }
 }
-
 /// An element's bits, for folding.
 #[inline(always)]
 fn bits(e: Element) -> u64 {

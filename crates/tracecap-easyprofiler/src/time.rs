@@ -33,7 +33,8 @@ pub struct Clock {
     /// A tick distance beyond which the nanosecond values surely differ; 0 = timestamps are ns.
     sure_gap: u64,
     /// The greatest `b` for which `b - a >= sure_gap` settles `lt` (beyond 2^52 ticks `f64`
-    /// loses whole ticks); `u64::MAX` for nanoseconds.
+    /// loses whole ticks, and for slow clocks the nanoseconds saturate sooner); `u64::MAX` for
+    /// nanoseconds.
     sure_max: u64,
     /// Whether conversion never decreases (a positive factor), so `a >= b` settles `lt`.
     increasing: bool,
@@ -60,10 +61,17 @@ impl Clock {
         } else {
             u64::MAX // negative, zero-ish or NaN factors: always convert
         };
+        // Up to 2^52 ticks convert exactly to `f64`; and the nanoseconds must stay below 2^63,
+        // where the conversion saturates (to the same value for different ticks).
+        let unsaturated = if ns_per_tick > 1.0 {
+            (4_611_686_018_427_387_904.0 / ns_per_tick) as u64 // 2^62 / ns_per_tick
+        } else {
+            u64::MAX
+        };
         Clock {
             ns_per_tick,
             sure_gap,
-            sure_max: (1 << 52) - 1,
+            sure_max: ((1 << 52) - 1).min(unsaturated),
             increasing: ns_per_tick > 0.0,
         }
     }
@@ -124,19 +132,23 @@ mod tests {
             proptest::strategy::Just(1_000_000_000i64),
             proptest::strategy::Just(1_000_000i64),
             1i64..10_000_000_000,
+            1i64..1_000_000,
             proptest::strategy::Just(-5i64),
         ]
     }
 
     #[test]
     fn huge_and_odd() {
-        for freq in [0, 3, 2_599_958_000, -7, i64::MAX, i64::MIN] {
+        for freq in [0, 3, 7, 2_599_958_000, -7, i64::MAX, i64::MIN] {
             let c = Clock::new(freq);
             for (a, b) in [
                 (u64::MAX, u64::MAX - 1),
                 (1 << 60, (1 << 60) + 1),
                 (0, 1),
                 (5, 5),
+                // at 7 Hz both saturate: the same nanosecond value
+                ((1 << 52) - 20, (1 << 52) - 10),
+                (1 << 40, (1 << 40) + 5),
             ] {
                 assert_eq!(c.lt(a, b), c.ns(a) < c.ns(b), "{freq} {a} {b}");
                 assert_eq!(c.lt(b, a), c.ns(b) < c.ns(a), "{freq} {a} {b}");

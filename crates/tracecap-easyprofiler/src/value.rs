@@ -187,6 +187,40 @@ impl Iterator for Elements<'_> {
         let n = self.data.len() >> self.size.trailing_zeros();
         (n, Some(n))
     }
+
+    /// The same elements as `next`, with the type matched once for all of them (`for_each`,
+    /// `sum` and friends go through here).
+    #[inline(always)]
+    fn fold<B, F: FnMut(B, Element) -> B>(self, init: B, mut f: F) -> B {
+        let d = self.data;
+        match self.ty {
+            DataType::Bool => d.iter().fold(init, |a, &b| f(a, Element::Bool(b != 0))),
+            DataType::Char => d.iter().fold(init, |a, &b| f(a, Element::Char(b as i8))),
+            DataType::Int8 => d.iter().fold(init, |a, &b| f(a, Element::Int8(b as i8))),
+            DataType::Uint8 | DataType::String => {
+                d.iter().fold(init, |a, &b| f(a, Element::Uint8(b)))
+            }
+            DataType::Int16 => each(d, init, |c| Element::Int16(i16::from_le_bytes(c)), f),
+            DataType::Uint16 => each(d, init, |c| Element::Uint16(u16::from_le_bytes(c)), f),
+            DataType::Int32 => each(d, init, |c| Element::Int32(i32::from_le_bytes(c)), f),
+            DataType::Uint32 => each(d, init, |c| Element::Uint32(u32::from_le_bytes(c)), f),
+            DataType::Float => each(d, init, |c| Element::Float(f32::from_le_bytes(c)), f),
+            DataType::Int64 => each(d, init, |c| Element::Int64(i64::from_le_bytes(c)), f),
+            DataType::Uint64 => each(d, init, |c| Element::Uint64(u64::from_le_bytes(c)), f),
+            DataType::Double => each(d, init, |c| Element::Double(f64::from_le_bytes(c)), f),
+        }
+    }
+}
+
+/// Folds the `N`-byte elements of `data` (whole ones only), each decoded by `decode`.
+#[inline(always)]
+fn each<const N: usize, B>(
+    data: &[u8],
+    init: B,
+    decode: impl Fn([u8; N]) -> Element,
+    mut f: impl FnMut(B, Element) -> B,
+) -> B {
+    data.chunks_exact(N).fold(init, |a, c| f(a, decode(arr(c))))
 }
 
 impl ExactSizeIterator for Elements<'_> {}

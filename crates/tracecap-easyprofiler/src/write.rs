@@ -393,6 +393,46 @@ impl Model {
 }
 
 impl Model {
+    /// This capture with every thread's records and context switches repeated until the whole
+    /// is about `target_bytes`: each copy is shifted in time past the end of the previous one,
+    /// so nesting and order stay valid. For benches on the shape of a real capture (its mix of
+    /// kinds, its trees, its value types) at any size.
+    pub fn repeated(&self, target_bytes: usize) -> Result<Model, WriteError> {
+        let one = self.to_bytes()?.len().max(1);
+        let copies = target_bytes.div_ceil(one).max(1) as u64;
+        let mut m = self.clone();
+        // Shifting by the capture's whole span (plus one) keeps each copy after the last.
+        let first = self.threads.iter().flat_map(times).min().unwrap_or(0);
+        let last = self.threads.iter().flat_map(times).max().unwrap_or(0);
+        let span = last.saturating_sub(first).saturating_add(1);
+        for (t, src) in m.threads.iter_mut().zip(&self.threads) {
+            for k in 1..copies {
+                let shift = span.saturating_mul(k);
+                t.context_switches
+                    .extend(src.context_switches.iter().map(|cs| ContextSwitchModel {
+                        begin: cs.begin.saturating_add(shift),
+                        end: cs.end.saturating_add(shift),
+                        ..cs.clone()
+                    }));
+                t.records.extend(src.records.iter().map(|r| {
+                    let mut r = r.clone();
+                    match &mut r {
+                        RecordModel::Block { begin, end, .. } => {
+                            *begin = begin.saturating_add(shift);
+                            *end = end.saturating_add(shift);
+                        }
+                        RecordModel::Value { time, .. } => *time = time.saturating_add(shift),
+                    }
+                    r
+                }));
+            }
+        }
+        m.end_time = m
+            .end_time
+            .saturating_add(span.saturating_mul(copies.saturating_sub(1)));
+        Ok(m)
+    }
+
     /// A deterministic capture of about `target_bytes`, shaped like `profiler_sample`'s output:
     /// 4 threads of frames, each frame a tree of nested blocks (depth up to 6) with events and
     /// scalar, array and string values, timestamps in ticks at 2.6 GHz. For benches and timing.
@@ -529,4 +569,14 @@ impl Model {
         }
         m
     }
+}
+
+/// Every timestamp of a thread's records and context switches.
+fn times(t: &ThreadModel) -> impl Iterator<Item = u64> + '_ {
+    let records = t.records.iter().flat_map(|r| match r {
+        RecordModel::Block { begin, end, .. } => [*begin, *end],
+        RecordModel::Value { time, .. } => [*time, *time],
+    });
+    let switches = t.context_switches.iter().flat_map(|cs| [cs.begin, cs.end]);
+    records.chain(switches)
 }

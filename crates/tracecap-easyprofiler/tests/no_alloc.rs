@@ -27,6 +27,19 @@ fn full_walk_allocates_nothing() {
     let c = Capture::parse(&bytes).unwrap();
     let kinds = FixedKindTable::<64>::new(&c).unwrap();
     let s = Summary::check(&c, &kinds, &mut slots[..]).unwrap();
+    // The nested visit directly, with a visitor that decodes every value.
+    struct Elements(u64, u32);
+    impl<'a> Visitor<'a> for Elements {
+        fn record(&mut self, r: Record<'a>, nest: Nest) -> Result<(), Error> {
+            if let Record::Value(v) = r {
+                self.0 += v.elements().count() as u64;
+            }
+            self.1 = self.1.max(nest.height);
+            Ok(())
+        }
+    }
+    let mut visited = Elements(0, 0);
+    c.items(&kinds).visit(&mut slots[..], &mut visited).unwrap();
     // And the per-record API directly, with element decoding.
     let mut elements = 0u64;
     for t in c.threads() {
@@ -43,6 +56,7 @@ fn full_walk_allocates_nothing() {
 
     assert_eq!(s.records(), 55_594, "the corpus README's record count");
     assert!(s.values > 10_000 && elements > 0);
+    assert_eq!((visited.0, visited.1), (elements, s.levels));
     assert_eq!(after - before, 0, "allocations during the walk");
     // Control: the counter does see this thread's allocations.
     let v = std::hint::black_box(vec![1u8; 16]);

@@ -1,4 +1,4 @@
-//! `Items::try_for_each_item` stopped by its visitor leaves the walk where it stopped: the items
+//! `Items::try_for_each_item` and `Items::visit` stopped by their visitor leaves the walk where it stopped: the items
 //! after it come from the iterator (or another visit) exactly as in an uninterrupted walk.
 
 mod common;
@@ -43,6 +43,46 @@ fn stop_and_resume(bytes: &[u8], k: usize) -> Vec<Result<Item<'_>, Error>> {
     out
 }
 
+/// The same when `Items::visit` stops at its `k`-th item (a record or anything else).
+fn stop_nested_and_resume(bytes: &[u8], k: usize) -> Vec<Result<Item<'_>, Error>> {
+    struct Stop<'a, 'o> {
+        out: &'o mut Vec<Result<Item<'a>, Error>>,
+        k: usize,
+    }
+    impl<'a> Stop<'a, '_> {
+        fn keep(&mut self, item: Item<'a>) -> Result<(), Error> {
+            self.out.push(Ok(item));
+            if self.out.len() == self.k {
+                return Err(Error::new(ErrorKind::TrailingBytes(u64::MAX), u64::MAX));
+            }
+            Ok(())
+        }
+    }
+    impl<'a> Visitor<'a> for Stop<'a, '_> {
+        fn record(&mut self, record: Record<'a>, _: Nest) -> Result<(), Error> {
+            self.keep(Item::Record(record))
+        }
+        fn item(&mut self, item: Item<'a>) -> Result<(), Error> {
+            self.keep(item)
+        }
+    }
+    let Ok(c) = Capture::parse(bytes) else {
+        return vec![];
+    };
+    let Ok(kinds) = KindTable::new(&c) else {
+        return vec![];
+    };
+    let mut items = c.items(&kinds);
+    let mut out = Vec::new();
+    let visited = items.visit(&mut Vec::new(), &mut Stop { out: &mut out, k });
+    match visited {
+        Err(e) if e.offset == u64::MAX => out.extend(items),
+        Err(e) => out.push(Err(e)),
+        Ok(()) => {}
+    }
+    out
+}
+
 #[test]
 fn a_stopped_visit_resumes_where_it_stopped() {
     for (name, bytes) in common::prof_files() {
@@ -57,12 +97,22 @@ fn a_stopped_visit_resumes_where_it_stopped() {
                 full,
                 "{name}: stopped after {k} items"
             );
+            assert_eq!(
+                stop_nested_and_resume(&bytes, k),
+                full,
+                "{name}: nested visit stopped after {k} items"
+            );
             // A cut file too: the fault comes after the same items.
             let cut = &bytes[..bytes.len() * 2 / 3];
             assert_eq!(
                 stop_and_resume(cut, k),
                 all_items(cut),
                 "{name} cut: stopped after {k} items"
+            );
+            assert_eq!(
+                stop_nested_and_resume(cut, k),
+                all_items(cut),
+                "{name} cut: nested visit stopped after {k} items"
             );
         }
     }

@@ -1,6 +1,8 @@
 //! Model -> writer -> parser -> model, for every version, with proptest; plus the edge cases a
 //! random model rarely hits (maximal strings, deep nesting, empty everything).
 
+mod common;
+
 use proptest::prelude::*;
 use tracecap_easyprofiler::write::*;
 use tracecap_easyprofiler::*;
@@ -178,6 +180,43 @@ proptest! {
         prop_assert_eq!(back, m);
     }
 
+    /// `Items::visit` gives what the iterator gives, nested by upstream's rule (checked in
+    /// `walk_items`), whatever the times and the clock.
+    #[test]
+    fn visit_matches_the_iterator(m in model()) {
+        let bytes = m.to_bytes().unwrap();
+        let (_, err) = common::walk_items(&bytes);
+        prop_assert_eq!(err, None);
+    }
+
+    /// The same with times packed close together (near 0, 2^52 and 2^60) and real clocks, so
+    /// that timestamps often fall within a nanosecond of each other.
+    #[test]
+    fn visit_nests_close_times_exactly(
+        m in model(),
+        spread in 1u64..40,
+        base in prop::sample::select(vec![0u64, (1 << 52) - 20, 1 << 60]),
+        freq in prop::sample::select(vec![0i64, 2_599_958_000, 1_000_000_000, 3_000_000_001, 7, -5]),
+    ) {
+        let mut m = m;
+        m.cpu_frequency = freq;
+        let squash = |t: &mut u64| *t = base + *t % spread;
+        for t in &mut m.threads {
+            for r in &mut t.records {
+                match r {
+                    RecordModel::Block { begin, end, .. } => {
+                        squash(begin);
+                        squash(end);
+                    }
+                    RecordModel::Value { time, .. } => squash(time),
+                }
+            }
+        }
+        let bytes = m.to_bytes().unwrap();
+        let (_, err) = common::walk_items(&bytes);
+        prop_assert_eq!(err, None);
+    }
+
     #[test]
     fn header_counts_match_content(m in model()) {
         let bytes = m.to_bytes().unwrap();
@@ -306,4 +345,32 @@ fn writer_refuses_what_the_version_cannot_hold() {
         file: vec![],
     });
     assert_eq!(m.to_bytes(), Err(WriteError::Nul("descriptor name")));
+}
+
+/// A real capture repeated (the bench's second input): every copy is there, after the one
+/// before, and the whole reads back with the same nesting depth.
+#[test]
+fn repeated_capture_keeps_every_copy_in_order() {
+    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
+        return;
+    };
+    let real = std::fs::read(dir.join("sample_small.prof")).unwrap();
+    let model = Model::read(&real).unwrap();
+    let one = model.to_bytes().unwrap().len();
+    let big = model.repeated(3 * one + 1).unwrap();
+    for (t, src) in big.threads.iter().zip(&model.threads) {
+        assert_eq!(t.records.len(), 4 * src.records.len());
+        assert_eq!(t.context_switches.len(), 4 * src.context_switches.len());
+    }
+    let bytes = big.to_bytes().unwrap();
+    let c = Capture::parse(&bytes).unwrap();
+    let kinds = KindTable::new(&c).unwrap();
+    let s = Summary::check(&c, &kinds, &mut Vec::new()).unwrap();
+    let c1 = Capture::parse(&real).unwrap();
+    let s1 = Summary::check(&c1, &KindTable::new(&c1).unwrap(), &mut Vec::new()).unwrap();
+    assert_eq!(s.records(), 4 * s1.records());
+    assert_eq!(s.levels, s1.levels);
+    // Later copies come later in time; the first is the original.
+    assert!(s.last > s1.last && s.first == s1.first);
+    assert_eq!(Model::read(&bytes).unwrap(), big);
 }

@@ -141,7 +141,107 @@ pub fn walk_items(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
         (&seen, err),
         "try_for_each_item and the items iterator disagree"
     );
+    let (nested, nested_err) = walk_nested(bytes);
+    assert_eq!(
+        (&nested, nested_err),
+        (&seen, err),
+        "Items::visit and the items iterator disagree"
+    );
     (seen, err)
+}
+
+/// The same walk through [`Items::visit`], whose nesting of every record is checked against
+/// [`naive_nesting`] of the thread's records.
+pub fn walk_nested(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
+    let mut seen = Vec::new();
+    let err = nested_into(bytes, &mut seen).err();
+    (seen, err)
+}
+
+/// Collects what [`Items::visit`] gives.
+struct Collect<'s> {
+    seen: &'s mut Vec<Seen>,
+    /// The current thread's records: begin, end (as the nesting sees them) and their `Nest`.
+    thread: Vec<(u64, u64, Nest)>,
+    clock_freq: i64,
+}
+
+impl Collect<'_> {
+    /// Checks the current thread's nesting and starts a new one.
+    fn end_thread(&mut self) {
+        let times: Vec<(u64, u64)> = self.thread.iter().map(|&(b, e, _)| (b, e)).collect();
+        let want = naive_nesting(&times, self.clock_freq);
+        let got: Vec<Nest> = self.thread.iter().map(|&(_, _, n)| n).collect();
+        assert_eq!(
+            got, want,
+            "Items::visit nests differently from upstream's rule"
+        );
+        self.thread.clear();
+    }
+}
+
+impl<'a> Visitor<'a> for Collect<'_> {
+    fn record(&mut self, r: Record<'a>, nest: Nest) -> Result<(), Error> {
+        self.seen.push(seen_record(&r));
+        self.thread.push((r.begin(), r.end(), nest));
+        Ok(())
+    }
+
+    fn item(&mut self, item: Item<'a>) -> Result<(), Error> {
+        match item {
+            Item::Thread(_) => self.end_thread(),
+            Item::ContextSwitch(cs) => self.seen.push(seen_cs(&cs)),
+            Item::Record(_) => panic!("records come through Visitor::record"),
+            Item::Bookmark(b) => self.seen.push(seen_bookmark(&b)),
+        }
+        Ok(())
+    }
+}
+
+fn nested_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
+    let c = Capture::parse(bytes)?;
+    for d in c.descriptors() {
+        seen.push(seen_descriptor(&d?));
+    }
+    let kinds = KindTable::new(&c)?;
+    let mut stack = Vec::new();
+    let mut collect = Collect {
+        seen,
+        thread: Vec::new(),
+        clock_freq: c.header().cpu_frequency,
+    };
+    let walked = c.items(&kinds).visit(&mut stack, &mut collect);
+    // The records before a fault are nested too.
+    collect.end_thread();
+    walked
+}
+
+/// Upstream's rebuild, written plainly: a list of top-level nodes (nanosecond times and the
+/// height of their subtree); each record adopts the last node if it begins before that node ends,
+/// then every earlier consecutive node that begins no earlier than it. Gives what each record
+/// adopted and the height of its subtree.
+pub fn naive_nesting(records: &[(u64, u64)], cpu_frequency: i64) -> Vec<Nest> {
+    let ns = |t: u64| ticks_to_ns(t, cpu_frequency);
+    let mut top: Vec<(u64, u64, u32)> = Vec::new();
+    let mut out = Vec::new();
+    for &(b, e) in records {
+        let (b, e) = (ns(b), ns(e));
+        let mut adopted = 0;
+        let mut height = 1;
+        if top.last().is_some_and(|&(_, last_end, _)| b < last_end) {
+            while let Some(&(pb, _, h)) = top.last() {
+                if adopted > 0 && pb < b {
+                    break;
+                }
+                top.pop();
+                adopted += 1;
+                height = height.max(h + 1);
+            }
+        }
+        top.push((b, e, height));
+        out.push(Nest { adopted, height });
+    }
+    out
 }
 
 fn visit_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
