@@ -10,7 +10,7 @@
 
 #[path = "../examples/common/apitrace_gl.rs"]
 mod apitrace_gl;
-use apitrace_gl::visit;
+use apitrace_gl::{visit, visit_parsed};
 
 use std::hint::black_box;
 
@@ -20,11 +20,23 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tracecap_apitrace::dump::dump_text;
 use tracecap_apitrace::write::snappy;
 use tracecap_apitrace::{
-    ChunkedReader, ContainerSource, Detail, FixedTable, SigTable, SnappyChunks, Table, Trace,
+    read_ahead, ChunkedReader, ContainerSource, Detail, FixedTable, SigTable, SnappyChunks, Table,
+    Trace,
 };
 
-/// Every event, detail and (nested) value.
+/// Every event, detail and (nested) value, each event read once (`Events::next_parsed`).
 fn walk<T: Table>(stream: &[u8], table: T) -> u64 {
+    let trace = Trace::new(stream).unwrap();
+    let mut events = trace.events(table);
+    let mut n = 0u64;
+    while let Some(ev) = events.next_parsed() {
+        n += visit_parsed(&ev.unwrap());
+    }
+    n
+}
+
+/// The same through the event iterator, whose details are read again after validation.
+fn walk_two_pass<T: Table>(stream: &[u8], table: T) -> u64 {
     let trace = Trace::new(stream).unwrap();
     let mut events = trace.events(table);
     let mut n = 0u64;
@@ -87,6 +99,12 @@ fn bench(c: &mut Criterion) {
             black_box(walk(&buf, SigTable::new()))
         })
     });
+    g.bench_function("decompress_parse_two_pass", |b| {
+        b.iter(|| {
+            decompress_into(black_box(&file), &mut buf);
+            black_box(walk_two_pass(&buf, SigTable::new()))
+        })
+    });
     g.bench_function("chunked_reader", |b| {
         b.iter(|| {
             let mut r = ChunkedReader::new(ContainerSource::new(&file).unwrap(), SigTable::new());
@@ -95,6 +113,30 @@ fn bench(c: &mut Criterion) {
                 let (ev, t) = ev.unwrap();
                 n += ev.details().iter(t).count() as u64;
             }
+            black_box(n)
+        })
+    });
+    g.bench_function("chunked_one_pass", |b| {
+        b.iter(|| {
+            let mut r = ChunkedReader::new(ContainerSource::new(&file).unwrap(), SigTable::new());
+            let mut n = 0u64;
+            while let Some(v) = r.next_parsed_with(|p| visit_parsed(&p)) {
+                n += v.unwrap();
+            }
+            black_box(n)
+        })
+    });
+    g.bench_function("chunked_one_pass_read_ahead", |b| {
+        b.iter(|| {
+            let src = ContainerSource::new(&file).unwrap();
+            let n = read_ahead(src, |src| {
+                let mut r = ChunkedReader::new(src, SigTable::new());
+                let mut n = 0u64;
+                while let Some(v) = r.next_parsed_with(|p| visit_parsed(&p)) {
+                    n += v.unwrap();
+                }
+                n
+            });
             black_box(n)
         })
     });

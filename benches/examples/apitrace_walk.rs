@@ -6,17 +6,23 @@
 //! ```text
 //! apitrace_walk FILE            # walk FILE
 //! apitrace_walk --events FILE   # walk events and their values only (no pairing into calls)
+//! apitrace_walk --events-two-pass FILE  # the same, validating each event before its details
+//! apitrace_walk --chunked FILE  # --events through the bounded-window reader
+//! apitrace_walk --read-ahead FILE  # the same, decompressing on a second thread
 //! apitrace_walk --decompress FILE  # decompress only (the baseline of the two above)
 //! apitrace_walk --gen MB OUT    # write the bench's generated trace (MB of stream, snappy) to OUT
 //! ```
 
 #[path = "common/apitrace_gl.rs"]
 mod apitrace_gl;
-use apitrace_gl::visit;
+use apitrace_gl::{visit, visit_parsed};
 
 use std::process::ExitCode;
 
-use tracecap_apitrace::{decompress, Calls, Detail, SigTable, Trace};
+use tracecap_apitrace::{
+    decompress, read_ahead, ByteSource, Calls, ChunkedReader, ContainerSource, Detail, SigTable,
+    Trace,
+};
 
 fn walk(file: &[u8]) -> Result<(u64, u64), tracecap_apitrace::Error> {
     let stream = decompress(file)?;
@@ -40,8 +46,44 @@ fn walk(file: &[u8]) -> Result<(u64, u64), tracecap_apitrace::Error> {
     Ok((n_calls, n_values))
 }
 
-/// What the criterion bench walks: every event, detail and (nested) value.
-fn walk_events(file: &[u8]) -> Result<(u64, u64), tracecap_apitrace::Error> {
+/// What the criterion bench walks: every event, detail and (nested) value, each event read
+/// once (`next_parsed`), or validated first and its details read again (`two_pass`).
+fn walk_events(file: &[u8], two_pass: bool) -> Result<(u64, u64), tracecap_apitrace::Error> {
+    if two_pass {
+        return walk_events_two_pass(file);
+    }
+    let stream = decompress(file)?;
+    let trace = Trace::new(&stream.data)?;
+    let mut events = trace.events(SigTable::new());
+    let (mut n_events, mut n_values) = (0u64, 0u64);
+    while let Some(ev) = events.next_parsed() {
+        n_values += visit_parsed(&ev?);
+        n_events += 1;
+    }
+    Ok((n_events, n_values))
+}
+
+/// [`walk_events`] through the bounded-window reader, decompressing on this thread or (with
+/// `ahead`) on a second one.
+fn walk_chunked(file: &[u8], ahead: bool) -> Result<(u64, u64), tracecap_apitrace::Error> {
+    fn run<S: ByteSource>(src: S) -> Result<(u64, u64), tracecap_apitrace::Error> {
+        let mut r = ChunkedReader::new(src, SigTable::new());
+        let (mut n_events, mut n_values) = (0u64, 0u64);
+        while let Some(v) = r.next_parsed_with(|p| visit_parsed(&p)) {
+            n_values += v?;
+            n_events += 1;
+        }
+        Ok((n_events, n_values))
+    }
+    let src = ContainerSource::new(file)?;
+    if ahead {
+        read_ahead(src, run)
+    } else {
+        run(src)
+    }
+}
+
+fn walk_events_two_pass(file: &[u8]) -> Result<(u64, u64), tracecap_apitrace::Error> {
     let stream = decompress(file)?;
     let trace = Trace::new(&stream.data)?;
     let mut events = trace.events(SigTable::new());
@@ -95,11 +137,19 @@ fn main() -> ExitCode {
                 }
             }
         }
-        [flag, path] if flag == "--events" => {
+        [flag, path]
+            if ["--events", "--events-two-pass", "--chunked", "--read-ahead"]
+                .contains(&flag.as_str()) =>
+        {
             let Some(file) = read(path) else {
                 return ExitCode::FAILURE;
             };
-            match walk_events(&file) {
+            let walked = match flag.as_str() {
+                "--chunked" => walk_chunked(&file, false),
+                "--read-ahead" => walk_chunked(&file, true),
+                f => walk_events(&file, f == "--events-two-pass"),
+            };
+            match walked {
                 Ok((events, values)) => {
                     println!("{events} events, {values} values");
                     ExitCode::SUCCESS
@@ -127,7 +177,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: apitrace_walk [--events | --decompress] FILE | apitrace_walk --gen MB OUT"
+                "usage: apitrace_walk [--events | --events-two-pass | --chunked | --read-ahead | --decompress] FILE | apitrace_walk --gen MB OUT"
             );
             ExitCode::FAILURE
         }

@@ -1,11 +1,59 @@
 //! apitrace: arbitrary bytes as a file (any container) and as a decompressed stream. No panic,
 //! error offsets inside the input, and whole-stream and chunked reading (random chunk sizes
-//! taken from the input) give the same events and the same error.
+//! taken from the input) give the same events and the same error, read in two passes (`next`,
+//! then the details) or in one (`next_parsed`, `next_parsed_with`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
-use tracecap_apitrace::{decompress_limited, ChunkedReader, SigTable, SliceSource, Space, Trace};
+use tracecap_apitrace::{
+    decompress_limited, ChunkedReader, Parsed, SigTable, SliceSource, Space, Trace,
+};
+
+/// An event and its details as debug text.
+fn parsed_text(p: Parsed<'_, '_, SigTable>) -> Vec<String> {
+    let mut v = vec![format!("{:?}", p.event)];
+    v.extend(p.details().map(|d| format!("{d:?}")));
+    v
+}
+
+/// Every event and detail, read in two passes from the whole stream, in one pass from the
+/// whole stream, and in one pass through the chunked reader: all three must agree.
+fn one_pass_agrees(stream: &[u8], sizes: &[usize]) {
+    let Ok(trace) = Trace::new(stream) else {
+        return;
+    };
+    let (mut two, mut one, mut chunked) = (Vec::new(), Vec::new(), Vec::new());
+    let mut events = trace.events(SigTable::new());
+    while let Some(ev) = events.next() {
+        match ev {
+            Ok(ev) => {
+                two.push(format!("{ev:?}"));
+                two.extend(ev.details().iter(events.table()).map(|d| format!("{d:?}")));
+            }
+            Err(e) => two.push(e.to_string()),
+        }
+    }
+    let mut events = trace.events(SigTable::new());
+    while let Some(p) = events.next_parsed() {
+        match p {
+            Ok(p) => one.extend(parsed_text(p)),
+            Err(e) => one.push(e.to_string()),
+        }
+    }
+    let mut r = ChunkedReader::new(SliceSource::with_sizes(stream, sizes), SigTable::new());
+    while let Some(p) = r.next_parsed_with(parsed_text) {
+        match p {
+            Ok(v) => chunked.extend(v),
+            Err(e) => chunked.push(e.to_string()),
+        }
+    }
+    assert!(one == two, "one-pass and two-pass events differ");
+    assert!(
+        chunked == two,
+        "chunked one-pass and whole-stream events differ"
+    );
+}
 
 fn whole(stream: &[u8]) -> (Vec<u8>, Option<String>) {
     let mut out = Vec::new();
@@ -72,6 +120,7 @@ fuzz_target!(|data: &[u8]| {
         let (c, cerr) = chunked(rest, &sizes);
         assert!(w == c, "whole and chunked events differ");
         assert_eq!(werr, cerr);
+        one_pass_agrees(rest, &sizes);
         let _ = dump_text(rest, |_| {});
     }
 });

@@ -4,7 +4,7 @@
 //! value visit both walks do.
 
 use tracecap_apitrace::write::{WDetail, WValue, Writer};
-use tracecap_apitrace::{Table, Value};
+use tracecap_apitrace::{Detail, Parsed, Table, Value};
 
 /// Visits a value and everything nested in it (floats touched); returns a count to keep the work.
 pub fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
@@ -25,6 +25,28 @@ pub fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
         Value::Float(f) => u64::from(f.to_bits() & 1),
         _ => 1,
     }
+}
+
+/// Visits every detail of an event read in one pass: in place when the reader kept them all.
+#[inline(always)]
+pub fn visit_parsed<T: Table>(ev: &Parsed<'_, '_, T>) -> u64 {
+    let mut n = 0;
+    if let Some(kept) = ev.kept() {
+        for d in kept {
+            n += match d {
+                Detail::Arg { value, .. } | Detail::Ret(value) => visit(value, ev.table()),
+                _ => 1,
+            };
+        }
+    } else {
+        for d in ev.details() {
+            n += match d.expect("a detail of a validated event") {
+                Detail::Arg { value, .. } | Detail::Ret(value) => visit(&value, ev.table()),
+                _ => 1,
+            };
+        }
+    }
+    n
 }
 
 /// A version-6 stream of at least `target` bytes.

@@ -8,8 +8,10 @@ use tracecap_wire::Reader;
 use crate::cursor::{Cur, Span};
 use crate::decompress::ContainerSource;
 use crate::error::{Error, ErrorKind};
-use crate::event::{next_event, Event, EventKind, State};
+use crate::event::{accept, next_event, Event, EventKind, State};
+use crate::fast;
 use crate::header::Header;
+use crate::parsed::{DetailBuf, Parsed};
 use crate::sig::Table;
 use crate::table::SigTable;
 
@@ -234,6 +236,48 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
     /// always `None`. A damaged or cut container is reported after the last whole event.
     #[allow(clippy::type_complexity)]
     pub fn next_event(&mut self) -> Option<Result<(Event<'_>, &T), Error>> {
+        let parts = match self.next_parts()? {
+            Ok(parts) => parts,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok((self.event_at(&parts), &self.table)))
+    }
+
+    /// The next event read in one pass (see [`Parsed`]), handed to `f`; `None` at the end.
+    /// The same events, details and errors as [`ChunkedReader::next_event`].
+    #[inline]
+    pub fn next_parsed_with<R>(
+        &mut self,
+        f: impl FnOnce(Parsed<'_, '_, T>) -> R,
+    ) -> Option<Result<R, Error>> {
+        if !self.failed && self.header.is_some() {
+            // An event wholly inside the window, of the shapes the fast path reads.
+            let rest = self.window.get(self.pos..).unwrap_or(&[]);
+            let mut c = Cur::new(rest, self.base.saturating_add(self.pos as u64));
+            let mut kept = DetailBuf::new();
+            if let Some(head) = fast::event_parsed(&mut c, &self.state, &self.table, &mut kept) {
+                let offset = self.base.saturating_add(self.pos as u64);
+                self.pos = self.pos.saturating_add(c.pos());
+                let event = accept(&head, offset, &c, &mut self.state);
+                return Some(Ok(f(Parsed::new(event, &kept, &self.table))));
+            }
+        }
+        // Everything else (more bytes needed, definitions, errors): the general path, with the
+        // details read again on demand.
+        let parts = match self.next_parts()? {
+            Ok(parts) => parts,
+            Err(e) => return Some(Err(e)),
+        };
+        let kept = DetailBuf::not_kept();
+        Some(Ok(f(Parsed::new(
+            self.event_at(&parts),
+            &kept,
+            &self.table,
+        ))))
+    }
+
+    /// Reads the next event into the window and says where it lies.
+    fn next_parts(&mut self) -> Option<Result<Parts, Error>> {
         if self.failed {
             return None;
         }
@@ -243,7 +287,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                 return Some(Err(e));
             }
         }
-        let parts = loop {
+        loop {
             let rest = self.window.get(self.pos..).unwrap_or(&[]);
             let start = self.base.saturating_add(self.pos as u64);
             let mut r = Cur::new(rest, start);
@@ -266,7 +310,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                         details_len: d.raw().len(),
                     };
                     self.pos = self.pos.saturating_add(r.pos());
-                    break parts;
+                    break Some(Ok(parts));
                 }
                 Ok(None) if self.eof => {
                     self.failed = true;
@@ -302,12 +346,16 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                     return Some(Err(e));
                 }
             }
-        };
+        }
+    }
+
+    /// The event `parts` describes, over the window.
+    fn event_at(&self, parts: &Parts) -> Event<'_> {
         let body = self
             .window
             .get(parts.details_start..parts.details_start.saturating_add(parts.details_len))
             .unwrap_or(&[]);
-        let ev = Event::from_parts(
+        Event::from_parts(
             parts.kind,
             parts.call_no,
             parts.thread,
@@ -318,7 +366,6 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                 base: self.base.saturating_add(parts.details_start as u64),
             },
             self.state.version,
-        );
-        Some(Ok((ev, &self.table)))
+        )
     }
 }

@@ -316,23 +316,34 @@ pub(crate) fn next_event<'a, T: Table + ?Sized>(
     let offset = c.offset();
     match fast::event(&mut c, state, &*table) {
         Some(head) => {
-            if head.kind == EventKind::Enter {
-                state.next_call_no = state.next_call_no.wrapping_add(1);
-            }
             *r = c;
-            Ok(Event {
-                kind: head.kind,
-                call_no: head.call_no,
-                thread: head.thread,
-                sig: head.sig,
-                offset,
-                details: Details {
-                    body: fast::details(&c, &head),
-                    version: state.version.min(255) as u8,
-                },
-            })
+            Ok(accept(&head, offset, &c, state))
         }
         None => next_event_slow(r, state, table),
+    }
+}
+
+/// The event a fast path read (`c` is past its terminator), counted in `state`.
+#[inline(always)]
+pub(crate) fn accept<'a>(
+    head: &fast::Head,
+    offset: u64,
+    c: &Cur<'a>,
+    state: &mut State,
+) -> Event<'a> {
+    if head.kind == EventKind::Enter {
+        state.next_call_no = state.next_call_no.wrapping_add(1);
+    }
+    Event {
+        kind: head.kind,
+        call_no: head.call_no,
+        thread: head.thread,
+        sig: head.sig,
+        offset,
+        details: Details {
+            body: fast::details(c, head),
+            version: state.version.min(255) as u8,
+        },
     }
 }
 

@@ -14,6 +14,7 @@
 
 use crate::cursor::{Cur, Span};
 use crate::event::{Backtrace, Detail, EventKind, State};
+use crate::parsed::DetailBuf;
 use crate::sig::{SigInfo, SigKind, Table};
 use crate::value::{Array, Repr, Struct, Value, WStr, MAX_DEPTH};
 
@@ -25,34 +26,33 @@ fn uint(c: &mut Cur<'_>) -> Option<u64> {
         c.pos += 1;
         return Some(u64::from(b));
     }
-    // Signature ids (a function's index in the tracer's tables) are two bytes.
-    if let Some(&b1) = c.data.get(c.pos + 1) {
-        if b1 < 0x80 && b1 != 0 {
+    // Signature ids (a function's index in the tracer's tables) are two bytes, call numbers
+    // two to four: read straight from four bytes when the stream has them.
+    if let Some(&[_, b1, b2, b3]) = c.data.get(c.pos..).and_then(|r| r.first_chunk()) {
+        let v = u64::from(b & 0x7f) | u64::from(b1 & 0x7f) << 7;
+        if b1 < 0x80 {
             c.pos += 2;
-            return Some(u64::from(b & 0x7f) | u64::from(b1) << 7);
+            return (b1 != 0).then_some(v);
+        }
+        let v = v | u64::from(b2 & 0x7f) << 14;
+        if b2 < 0x80 {
+            c.pos += 3;
+            return (b2 != 0).then_some(v);
+        }
+        if b3 < 0x80 {
+            c.pos += 4;
+            return (b3 != 0).then_some(v | u64::from(b3) << 21);
         }
     }
-    let (v, next) = multi_byte_uint(*c)?;
+    let (v, next) = long_uint(*c)?;
     *c = next;
     Some(v)
 }
 
-/// Three bytes or more: call numbers are three, pointers up to ten.
+/// Five bytes or more (pointers take up to ten), and the last few bytes of the stream.
 #[inline(never)]
-fn multi_byte_uint(mut c: Cur<'_>) -> Option<(u64, Cur<'_>)> {
-    let rest = c.data.get(c.pos..)?;
-    if let Some(&[b0, b1, b2, _]) = rest.first_chunk() {
-        let v = u64::from(b0 & 0x7f) | u64::from(b1 & 0x7f) << 7;
-        if b1 < 0x80 {
-            c.pos += 2;
-            return (b1 != 0).then_some((v, c));
-        }
-        if b2 < 0x80 {
-            c.pos += 3;
-            return (b2 != 0).then_some((v | u64::from(b2) << 14, c));
-        }
-    }
-    let (v, n) = tracecap_wire::decode_uleb64(rest).ok()?;
+fn long_uint(mut c: Cur<'_>) -> Option<(u64, Cur<'_>)> {
+    let (v, n) = tracecap_wire::decode_uleb64(c.data.get(c.pos..)?).ok()?;
     c.pos += n;
     Some((v, c))
 }
@@ -198,20 +198,33 @@ pub(crate) struct Head {
     pub(crate) details: usize,
 }
 
-/// Reads past one whole event (its 0x00 terminator included) at `c`.
+/// Reads the event byte and what follows it up to the details: kind, call number, thread and
+/// function signature.
 #[inline(always)]
-pub(crate) fn event<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) -> Option<Head> {
-    let version = state.version;
-    let (kind, call_no, thread, sig_id) = match byte(c)? {
+fn head<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) -> Option<Head> {
+    let (kind, call_no, thread, sig) = match byte(c)? {
         0 => {
-            let thread = if version >= 4 { uint(c)? } else { 0 };
+            let thread = if state.version >= 4 { uint(c)? } else { 0 };
             let (id, _) = sig(c, t, SigKind::Function)?;
             (EventKind::Enter, state.next_call_no, thread, id)
         }
         1 => (EventKind::Leave, uint(c)?, 0, 0),
         _ => return None,
     };
-    let details = c.pos;
+    Some(Head {
+        kind,
+        call_no,
+        thread,
+        sig,
+        details: c.pos,
+    })
+}
+
+/// Reads past one whole event (its 0x00 terminator included) at `c`.
+#[inline(always)]
+pub(crate) fn event<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) -> Option<Head> {
+    let version = state.version;
+    let head = head(c, state, t)?;
     loop {
         // Tests, not a jump table: whether an argument or the end comes next is what varies
         // from event to event, and a conditional branch predicts that better.
@@ -225,13 +238,24 @@ pub(crate) fn event<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) ->
             *c = skip_other_detail(d, *c, t, version)?;
         }
     }
-    Some(Head {
-        kind,
-        call_no,
-        thread,
-        sig: sig_id,
-        details,
-    })
+    Some(head)
+}
+
+/// [`event`], keeping the details it reads in `buf` (see [`crate::Parsed`]).
+#[inline(always)]
+pub(crate) fn event_parsed<'a, T: Table + ?Sized>(
+    c: &mut Cur<'a>,
+    state: &State,
+    t: &T,
+    buf: &mut DetailBuf<'a>,
+) -> Option<Head> {
+    let version = state.version.min(255) as u8;
+    let head = head(c, state, t)?;
+    while *c.data.get(c.pos)? != 0 {
+        buf.push(detail(c, t, version)?);
+    }
+    c.pos += 1;
+    Some(head)
 }
 
 /// Skips a detail other than an argument (out of line, so that the loop over an event's

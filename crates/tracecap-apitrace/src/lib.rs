@@ -55,6 +55,7 @@ mod event;
 mod fast;
 mod flags;
 mod header;
+mod parsed;
 mod sig;
 mod trace;
 mod value;
@@ -69,6 +70,8 @@ mod decompress;
 pub mod dump;
 #[cfg(feature = "alloc")]
 mod guids;
+#[cfg(feature = "std")]
+mod read_ahead;
 #[cfg(feature = "alloc")]
 mod table;
 #[cfg(feature = "write")]
@@ -81,6 +84,7 @@ pub use event::{
 };
 pub use flags::{call_flags, Api, END_FRAME, MARKER, MARKER_POP, MARKER_PUSH, SWAP_RENDERTARGET};
 pub use header::{Header, Properties, MAX_VERSION};
+pub use parsed::{Parsed, ParsedDetails, PARSED_DETAILS};
 pub use sig::{
     BitmaskFlags, Definition, EnumValues, FixedTable, FrameDef, SigInfo, SigKind, Strings, Table,
 };
@@ -95,5 +99,7 @@ pub use chunked::{ByteSource, ChunkedReader, OwnedHeader, SliceSource, DEFAULT_W
 pub use decompress::{decompress, decompress_limited, is_apitrace, Decompressed};
 #[cfg(feature = "std")]
 pub use decompress::{ContainerSource, MAX_SNAPPY_CHUNK};
+#[cfg(feature = "std")]
+pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
 #[cfg(feature = "alloc")]
 pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};

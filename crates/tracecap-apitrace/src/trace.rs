@@ -4,8 +4,10 @@ use tracecap_wire::Reader;
 
 use crate::cursor::Cur;
 use crate::error::Error;
-use crate::event::{next_event, Event, State};
+use crate::event::{accept, next_event, next_event_slow, Event, State};
+use crate::fast;
 use crate::header::Header;
+use crate::parsed::{DetailBuf, Parsed};
 use crate::sig::Table;
 
 /// A decompressed apitrace stream held in memory.
@@ -43,6 +45,7 @@ impl<'a> Trace<'a> {
             state: State::new(self.header.version),
             table,
             failed: false,
+            kept: DetailBuf::new(),
         }
     }
 }
@@ -55,6 +58,8 @@ pub struct Events<'a, T> {
     state: State,
     table: T,
     failed: bool,
+    /// The details of the last event read by [`Events::next_parsed`].
+    kept: DetailBuf<'a>,
 }
 
 impl<'a, T: Table> Events<'a, T> {
@@ -71,6 +76,35 @@ impl<'a, T: Table> Events<'a, T> {
     /// The parser state (next call number).
     pub fn state(&self) -> &State {
         &self.state
+    }
+
+    /// The next event with its details, read in one pass (see [`Parsed`]); the same events,
+    /// details and errors as [`Iterator::next`] followed by [`Event::details`].
+    #[inline(always)]
+    pub fn next_parsed(&mut self) -> Option<Result<Parsed<'a, '_, T>, Error>> {
+        if self.failed || self.r.is_empty() {
+            return None;
+        }
+        let mut c = self.r;
+        let offset = c.offset();
+        self.kept.clear();
+        let event = match fast::event_parsed(&mut c, &self.state, &self.table, &mut self.kept) {
+            Some(head) => {
+                self.r = c;
+                accept(&head, offset, &c, &mut self.state)
+            }
+            None => {
+                self.kept.complete = false;
+                match next_event_slow(&mut self.r, &mut self.state, &mut self.table) {
+                    Ok(event) => event,
+                    Err(e) => {
+                        self.failed = true;
+                        return Some(Err(e));
+                    }
+                }
+            }
+        };
+        Some(Ok(Parsed::new(event, &self.kept, &self.table)))
     }
 
     /// Stream offset of the next event.

@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
-use tracecap_apitrace::{decompress, ChunkedReader, ContainerSource, SigTable, Space, Trace};
+use tracecap_apitrace::{
+    decompress, read_ahead, ChunkedReader, ContainerSource, SigTable, Space, Trace,
+};
 
 fn corpus() -> Option<PathBuf> {
     tracecap_testkit::corpus("apitrace")
@@ -59,6 +61,7 @@ fn walk_stream(stream: &[u8]) -> (Vec<u8>, Option<tracecap_apitrace::Error>) {
         }
     }
     let _ = dump_text(stream, |_| {});
+    one_pass_agrees(&trace);
     if let Some(e) = err {
         assert_eq!(e.space, Space::Stream);
         assert!(
@@ -68,6 +71,46 @@ fn walk_stream(stream: &[u8]) -> (Vec<u8>, Option<tracecap_apitrace::Error>) {
         );
     }
     (out, err)
+}
+
+/// Every event with its details as text, read with `next` then `Event::details`, or in one pass
+/// with `next_parsed`; the error (or the detail's error) ends the list.
+fn events_as_text(trace: &Trace<'_>, one_pass: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut events = trace.events(SigTable::new());
+    loop {
+        let (head, details) = if one_pass {
+            match events.next_parsed() {
+                None => break,
+                Some(Err(e)) => (format!("{e:?}"), Vec::new()),
+                Some(Ok(p)) => (format!("{:?}", p.event), p.details().collect()),
+            }
+        } else {
+            match events.next() {
+                None => break,
+                Some(Err(e)) => (format!("{e:?}"), Vec::new()),
+                Some(Ok(ev)) => (
+                    format!("{ev:?}"),
+                    ev.details().iter(events.table()).collect(),
+                ),
+            }
+        };
+        out.push(head);
+        for d in details {
+            out.push(format!("{d:?}"));
+        }
+    }
+    out
+}
+
+/// `next_parsed` yields what `next` and `Event::details` yield: events, details, errors.
+fn one_pass_agrees(trace: &Trace<'_>) {
+    let one = events_as_text(trace, true);
+    let two = events_as_text(trace, false);
+    assert_eq!(one.len(), two.len());
+    if let Some(i) = (0..one.len()).find(|&i| one[i] != two[i]) {
+        panic!("entry {i}: one pass {}, two passes {}", one[i], two[i]);
+    }
 }
 
 /// Decompresses and walks a file; container errors must point inside the file.
@@ -138,9 +181,12 @@ fn cut_compressed_files() {
         }
         for cut in cuts {
             walk_file(&file[..cut]);
-            // And the chunked reader on the same cut file.
+            // And the chunked reader on the same cut file, also in one pass with decompression
+            // on a second thread: the same number of events and the same error.
             if let Ok(src) = ContainerSource::new(&file[..cut]) {
                 let mut r = ChunkedReader::new(src, SigTable::new());
+                let mut events = 0;
+                let mut err = None;
                 while let Some(ev) = r.next_event() {
                     if let Err(e) = ev {
                         let bound = match e.space {
@@ -148,9 +194,24 @@ fn cut_compressed_files() {
                             Space::Stream => u64::MAX,
                         };
                         assert!(e.offset <= bound);
+                        err = Some(e);
                         break;
                     }
+                    events += 1;
                 }
+                let src = ContainerSource::new(&file[..cut]).unwrap();
+                let ahead = read_ahead(src, |src| {
+                    let mut r = ChunkedReader::new(src, SigTable::new());
+                    let mut events = 0;
+                    while let Some(n) = r.next_parsed_with(|p| p.details().count()) {
+                        match n {
+                            Ok(_) => events += 1,
+                            Err(e) => return (events, Some(e)),
+                        }
+                    }
+                    (events, None)
+                });
+                assert_eq!(ahead, (events, err), "{} cut at {cut}", t.display());
             }
         }
     }

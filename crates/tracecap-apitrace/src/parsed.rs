@@ -1,0 +1,122 @@
+//! One-pass reading: an event handed over with the details its validation read.
+//!
+//! [`Events::next`](crate::Events) must read an event to its end before yielding it (to find
+//! the end, and to define the signatures it introduces); a caller that then walks the details
+//! reads them a second time. [`Events::next_parsed`](crate::Events::next_parsed) keeps what the
+//! validating pass read, up to [`PARSED_DETAILS`] details, so each byte is read once. Events
+//! with more details, and the rare events only the precise parser reads (signature definitions,
+//! unusual encodings), have their details read again on demand: same results either way.
+
+use core::slice;
+
+use crate::error::Error;
+use crate::event::{Detail, DetailIter, Event};
+use crate::sig::Table;
+
+/// How many details an event may have and still be handed over already read. GL calls have
+/// at most a dozen arguments; a leave has one detail per output argument plus the return value.
+pub const PARSED_DETAILS: usize = 16;
+
+/// The details the validating pass read, in stream order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DetailBuf<'a> {
+    items: [Detail<'a>; PARSED_DETAILS],
+    len: usize,
+    /// False when some details were not kept (too many, or read by the precise parser).
+    pub(crate) complete: bool,
+}
+
+impl<'a> DetailBuf<'a> {
+    pub(crate) const fn new() -> Self {
+        DetailBuf {
+            items: [Detail::Flags(0); PARSED_DETAILS],
+            len: 0,
+            complete: true,
+        }
+    }
+
+    /// A buffer that kept nothing: the details are read again on demand.
+    pub(crate) const fn not_kept() -> Self {
+        let mut b = Self::new();
+        b.complete = false;
+        b
+    }
+
+    /// Empties the buffer for the next event.
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.complete = true;
+    }
+
+    /// Keeps `d`, or notes that it did not fit.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, d: Detail<'a>) {
+        match self.items.get_mut(self.len) {
+            Some(slot) => {
+                *slot = d;
+                self.len += 1;
+            }
+            None => self.complete = false,
+        }
+    }
+
+    fn kept(&self) -> &[Detail<'a>] {
+        self.items.get(..self.len).unwrap_or(&[])
+    }
+}
+
+/// An event read by [`Events::next_parsed`](crate::Events::next_parsed), with its details.
+pub struct Parsed<'a, 'b, T: ?Sized> {
+    /// The event.
+    pub event: Event<'a>,
+    buf: &'b DetailBuf<'a>,
+    table: &'b T,
+}
+
+impl<'a, 'b, T: Table + ?Sized> Parsed<'a, 'b, T> {
+    pub(crate) fn new(event: Event<'a>, buf: &'b DetailBuf<'a>, table: &'b T) -> Self {
+        Parsed { event, buf, table }
+    }
+
+    /// The details in stream order: those already read, or read now when they were not kept.
+    #[inline]
+    pub fn details(&self) -> ParsedDetails<'a, 'b, T> {
+        ParsedDetails(if self.buf.complete {
+            Source::Kept(self.buf.kept().iter())
+        } else {
+            Source::Again(self.event.details().iter(self.table))
+        })
+    }
+
+    /// The details as kept by the validating pass, when all of them were kept (else use
+    /// [`Parsed::details`]). Reading them in place is the fastest way through an event.
+    #[inline]
+    pub fn kept(&self) -> Option<&'b [Detail<'a>]> {
+        self.buf.complete.then(|| self.buf.kept())
+    }
+
+    /// The signature table as it stands after this event.
+    pub fn table(&self) -> &'b T {
+        self.table
+    }
+}
+
+/// Iterator over a [`Parsed`] event's details.
+pub struct ParsedDetails<'a, 'b, T: ?Sized>(Source<'a, 'b, T>);
+
+enum Source<'a, 'b, T: ?Sized> {
+    Kept(slice::Iter<'b, Detail<'a>>),
+    Again(DetailIter<'a, 'b, T>),
+}
+
+impl<'a, T: Table + ?Sized> Iterator for ParsedDetails<'a, '_, T> {
+    type Item = Result<Detail<'a>, Error>;
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            Source::Kept(it) => it.next().map(|d| Ok(*d)),
+            Source::Again(it) => it.next(),
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Read-ahead: decompression on a second thread, a few pieces ahead of the parser.
+//!
+//! Decompressing and parsing an apitrace stream cost the same order of time. A [`ChunkedReader`]
+//! (crate::ChunkedReader) over a [`ReadAhead`] parses piece `n` while the other thread
+//! decompresses pieces `n + 1` and `n + 2`, so the wall time is close to the larger of the two
+//! instead of their sum. Memory stays bounded: at most [`PIECES_AHEAD`] pieces wait, and their
+//! buffers are reused.
+
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
+use std::vec::Vec;
+
+use crate::chunked::ByteSource;
+use crate::error::Error;
+
+/// How many decompressed pieces may wait for the parser.
+pub const PIECES_AHEAD: usize = 2;
+
+/// A [`ByteSource`] fed by a decompressing thread (made by [`read_ahead`]).
+pub struct ReadAhead {
+    full: Receiver<(Vec<u8>, Result<usize, Error>)>,
+    empty: Sender<Vec<u8>>,
+    done: bool,
+}
+
+/// Runs `f` with a [`ReadAhead`] whose pieces `src` produces on a second thread. The thread
+/// stops when the source ends or fails, or when `f` returns (and drops the `ReadAhead`).
+pub fn read_ahead<S, R>(src: S, f: impl FnOnce(ReadAhead) -> R) -> R
+where
+    S: ByteSource + Send,
+{
+    let (full_tx, full) = sync_channel(PIECES_AHEAD);
+    let (empty, empty_rx) = channel::<Vec<u8>>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut src = src;
+            loop {
+                let mut buf = empty_rx.try_recv().unwrap_or_default();
+                buf.clear();
+                let r = src.fill(&mut buf);
+                let last = !matches!(r, Ok(n) if n > 0);
+                // The parser hung up: nothing more to do.
+                if full_tx.send((buf, r)).is_err() || last {
+                    break;
+                }
+            }
+        });
+        f(ReadAhead {
+            full,
+            empty,
+            done: false,
+        })
+    })
+}
+
+impl ByteSource for ReadAhead {
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        if self.done {
+            return Ok(0);
+        }
+        // The worker sends until its last piece, so a closed channel only follows the end.
+        let Ok((buf, r)) = self.full.recv() else {
+            self.done = true;
+            return Ok(0);
+        };
+        let r = r.map(|_| {
+            out.extend_from_slice(&buf);
+            buf.len()
+        });
+        if !matches!(r, Ok(n) if n > 0) {
+            self.done = true;
+        }
+        // The worker may have stopped; then the buffer is simply dropped.
+        let _ = self.empty.send(buf);
+        r
+    }
+}
