@@ -3,7 +3,25 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracecap_easyprofiler::{Capture, Item, KindTable, NestSlot, Summary};
+use tracecap_easyprofiler::{
+    Capture, Error, Item, KindTable, Nest, NestSlot, Record, Summary, Visitor,
+};
+
+/// Offsets of the records and context switches [`tracecap_easyprofiler::Items::visit`] gives.
+struct Offsets(Vec<u64>);
+
+impl<'a> Visitor<'a> for Offsets {
+    fn record(&mut self, r: Record<'a>, _: Nest) -> Result<(), Error> {
+        self.0.push(r.offset());
+        Ok(())
+    }
+    fn item(&mut self, item: Item<'a>) -> Result<(), Error> {
+        if let Item::ContextSwitch(cs) = item {
+            self.0.push(cs.offset);
+        }
+        Ok(())
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(c) = Capture::parse(data) else { return };
@@ -52,6 +70,11 @@ fuzz_target!(|data: &[u8]| {
         .err();
     assert_eq!(visited, streamed);
     assert_eq!(visit_err, stream_err);
+    // The nesting walk (`Items::visit`) too.
+    let mut nested = Offsets(Vec::new());
+    let nest_err = c.items(&kinds).visit(&mut Vec::new(), &mut nested).err();
+    assert_eq!(nested.0, streamed);
+    assert_eq!(nest_err, stream_err);
     let mut threaded = Vec::new();
     let mut thread_err = None;
     'threads: for t in c.threads() {

@@ -1,0 +1,180 @@
+//! The EasyProfiler walks the bench times, shared with `examples/easyprofiler_walk.rs` (included
+//! with `#[path]`): each touches every field of every record, decodes every value element and
+//! rebuilds the nesting (levels per thread), and all return the same digest.
+
+use tracecap_easyprofiler::{
+    Capture, Element, Error, FixedKindTable, Forest, Item, Nest, NestSlot, Record, Visitor,
+};
+
+/// Touches every field of every record, decodes every value element and rebuilds the nesting
+/// (levels per thread), in one pass over the bytes.
+pub fn full_walk(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
+    let c = Capture::parse(bytes).unwrap();
+    let kinds = FixedKindTable::<256>::new(&c).unwrap();
+    let mut w = Walker::new(&c, stack);
+    for item in c.items(&kinds) {
+        w.visit(item.unwrap());
+    }
+    w.finish()
+}
+
+/// The same work as [`full_walk`] through [`tracecap_easyprofiler::Items::try_for_each_item`].
+pub fn full_walk_visit(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
+    let c = Capture::parse(bytes).unwrap();
+    let kinds = FixedKindTable::<256>::new(&c).unwrap();
+    let mut w = Walker::new(&c, stack);
+    c.items(&kinds)
+        .try_for_each_item(|item| {
+            w.visit(item);
+            Ok(())
+        })
+        .unwrap();
+    w.finish()
+}
+
+/// The same work as [`full_walk`] through [`tracecap_easyprofiler::Items::visit`], which reads
+/// the records and rebuilds the nesting in one loop per thread.
+pub fn full_walk_scan(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
+    let c = Capture::parse(bytes).unwrap();
+    let kinds = FixedKindTable::<256>::new(&c).unwrap();
+    let mut w = ScanWalker::new(&c);
+    c.items(&kinds).visit(stack, &mut w).unwrap();
+    w.acc.wrapping_add(u64::from(w.levels))
+}
+
+/// [`Walker`] as a [`Visitor`]: the nesting comes with each record.
+struct ScanWalker {
+    acc: u64,
+    /// Levels of the current thread so far.
+    levels: u32,
+}
+
+impl ScanWalker {
+    fn new(c: &Capture<'_>) -> Self {
+        let mut acc = 0u64;
+        for d in c.descriptors() {
+            let d = d.unwrap();
+            acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
+        }
+        ScanWalker { acc, levels: 0 }
+    }
+}
+
+impl<'a> Visitor<'a> for ScanWalker {
+    #[inline(always)]
+    fn record(&mut self, r: Record<'a>, nest: Nest) -> Result<(), Error> {
+        self.levels = self.levels.max(nest.height);
+        match r {
+            Record::Block(b) => {
+                self.acc = self
+                    .acc
+                    .wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
+            }
+            Record::Value(v) => {
+                let acc = self.acc.wrapping_add(v.time ^ v.value_id);
+                self.acc = v.elements().fold(acc, |acc, e| acc.wrapping_add(bits(e)));
+            }
+        }
+        Ok(())
+    }
+
+    fn item(&mut self, item: Item<'a>) -> Result<(), Error> {
+        match item {
+            Item::Thread(t) => {
+                self.acc = self.acc.wrapping_add(u64::from(self.levels) ^ t.id);
+                self.levels = 0;
+            }
+            Item::ContextSwitch(cs) => {
+                self.acc = self.acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread)
+            }
+            Item::Bookmark(b) => self.acc = self.acc.wrapping_add(b.position),
+            Item::Record(_) => {}
+        }
+        Ok(())
+    }
+}
+
+/// What the walks add for a value element.
+#[inline(always)]
+fn bits(e: Element) -> u64 {
+    match e {
+        Element::Int32(x) => x as u64,
+        Element::Double(x) => x.to_bits(),
+        Element::Uint8(x) => u64::from(x),
+        _ => 1,
+    }
+}
+
+/// Reads every field of every item (values decoded) and rebuilds the nesting.
+struct Walker<'s> {
+    forest: Forest<'s, Vec<NestSlot>>,
+    acc: u64,
+}
+
+impl<'s> Walker<'s> {
+    fn new(c: &Capture<'_>, stack: &'s mut Vec<NestSlot>) -> Self {
+        let mut acc = 0u64;
+        for d in c.descriptors() {
+            let d = d.unwrap();
+            acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
+        }
+        Walker {
+            // Nesting compares times as their nanosecond values, as upstream does; the clock
+            // converts only when two raw timestamps are close enough to round together.
+            forest: Forest::with_clock(stack, c.header().clock()),
+            acc,
+        }
+    }
+
+    #[inline(always)]
+    fn visit(&mut self, item: Item<'_>) {
+        match item {
+            Item::Thread(t) => {
+                self.acc = self
+                    .acc
+                    .wrapping_add(u64::from(self.forest.levels()) ^ t.id);
+                self.forest.clear();
+            }
+            Item::ContextSwitch(cs) => {
+                self.acc = self.acc.wrapping_add(cs.begin ^ cs.end ^ cs.target_thread)
+            }
+            Item::Record(r) => {
+                self.forest.push(r.begin(), r.end()).unwrap();
+                match r {
+                    Record::Block(b) => {
+                        self.acc = self
+                            .acc
+                            .wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
+                    }
+                    Record::Value(v) => {
+                        self.acc = self.acc.wrapping_add(v.time ^ v.value_id);
+                        for e in v.elements() {
+                            self.acc = self.acc.wrapping_add(bits(e));
+                        }
+                    }
+                }
+            }
+            Item::Bookmark(b) => self.acc = self.acc.wrapping_add(b.position),
+        }
+    }
+
+    fn finish(self) -> u64 {
+        self.acc.wrapping_add(u64::from(self.forest.levels()))
+    }
+}
+
+pub fn depth_walk(bytes: &[u8], slots: &mut Vec<NestSlot>) -> u64 {
+    let c = Capture::parse(bytes).unwrap();
+    let kinds = FixedKindTable::<256>::new(&c).unwrap();
+    let mut acc = 0u64;
+    for t in c.threads() {
+        let t = t.unwrap();
+        slots.resize(t.records_count() as usize, NestSlot::default());
+        let tree = c.nest(&t, &kinds, slots).unwrap();
+        for (i, r) in t.records(&kinds).enumerate() {
+            let r = r.unwrap();
+            acc = acc.wrapping_add(r.begin() ^ u64::from(tree.depth(i).unwrap()));
+        }
+    }
+    acc
+}
