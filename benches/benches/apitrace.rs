@@ -1,12 +1,15 @@
 //! apitrace: snappy decompression alone vs decompression + parse of every value, the chunked
-//! reader, and the apitrace-identical text dump; with the memcpy baseline of the file's bytes.
+//! reader (with and without read-ahead), and the apitrace-identical text dump; with the memcpy
+//! baseline of the file's bytes.
 //!
-//! The trace is made by the crate's writer (about 60 MB of stream shaped like glxgears-style GL
-//! traffic: immediate-mode vertices, matrix calls, enums, bitmasks, arrays, some blobs and
-//! strings; `examples/common/apitrace_gl.rs`, shared with the examples), wrapped in 1 MiB
-//! snappy chunks as the tracer writes them. The whole-process comparisons with the crates.io
-//! `apitrace` crate and `apitrace dump` use `examples/apitrace_crate.rs` and
-//! `examples/apitrace_walk.rs` under hyperfine (see docs/performance.md).
+//! The trace is the file named by `TRACECAP_BENCH_APITRACE` (a snappy trace recorded with the
+//! real tracer, see docs/performance.md), or else one made by the crate's writer: about 60 MB of
+//! stream shaped like glxgears-style GL traffic (immediate-mode vertices, matrix calls, enums,
+//! bitmasks, arrays, some blobs and strings; `examples/common/apitrace_gl.rs`, shared with the
+//! examples), wrapped in 1 MiB snappy chunks as the tracer writes them. The whole-process
+//! comparisons with the crates.io `apitrace` crate and `apitrace dump` use
+//! `examples/apitrace_crate.rs` and `examples/apitrace_walk.rs` under hyperfine (see
+//! docs/performance.md).
 
 #[path = "../examples/common/apitrace_gl.rs"]
 mod apitrace_gl;
@@ -67,18 +70,22 @@ fn decompress_into(file: &[u8], out: &mut Vec<u8>) {
 }
 
 fn bench(c: &mut Criterion) {
-    let stream = gl_stream(60 << 20);
-    let file = snappy(&stream, 1 << 20);
+    // A real trace (snappy, as the tracer writes it) when one is named, else the generated one.
+    let file = match std::env::var_os("TRACECAP_BENCH_APITRACE") {
+        Some(path) => std::fs::read(&path).expect("read TRACECAP_BENCH_APITRACE"),
+        None => snappy(&gl_stream(60 << 20), 1 << 20),
+    };
+    let mut buf = Vec::new();
+    decompress_into(&file, &mut buf);
     eprintln!(
         "apitrace bench: {} bytes of stream, {} bytes of snappy file",
-        stream.len(),
+        buf.len(),
         file.len()
     );
     let mut g = c.benchmark_group("apitrace");
     g.sample_size(10);
     tracecap_benches::memcpy_baseline(&mut g, &file);
     g.throughput(Throughput::Bytes(file.len() as u64));
-    let mut buf = Vec::with_capacity(stream.len());
     g.bench_function("snap_decompress", |b| {
         b.iter(|| {
             decompress_into(black_box(&file), &mut buf);
