@@ -191,12 +191,6 @@ impl<'a> Definition<'a> {
         usize::from(self.shape.count)
     }
 
-    /// How the walker's plain path sizes chunked events of this type.
-    #[inline]
-    pub(crate) fn plain_chunked_size(&self) -> crate::shape::Size {
-        self.shape.plain_size(self.flags)
-    }
-
     /// True for scope-class events.
     pub const fn is_scope(&self) -> bool {
         self.class == CLASS_SCOPE
@@ -305,13 +299,16 @@ impl<'a> DefinitionStore<'a> for DefinitionTable<'a> {
 }
 
 /// Fixed-capacity wire-id table: at most `DEFS` definitions with `ARGS` argument types in all,
-/// no allocation. Redefinitions reuse their wire id's slot.
+/// no allocation. Redefinitions reuse their wire id's slot. Wire ids below 256 find their slot
+/// through a small index, others by a scan.
 #[derive(Clone, Debug)]
 pub struct FixedDefinitionTable<'a, const DEFS: usize, const ARGS: usize> {
     defs: [Option<(Definition<'a>, u16, u16)>; DEFS],
     count: usize,
     types: [ArgType; ARGS],
     used: usize,
+    /// Per wire id below 256: 1 + its slot in `defs`, or 0 when it has none.
+    small: [u16; 256],
 }
 
 impl<const DEFS: usize, const ARGS: usize> Default for FixedDefinitionTable<'_, DEFS, ARGS> {
@@ -328,9 +325,24 @@ impl<'a, const DEFS: usize, const ARGS: usize> FixedDefinitionTable<'a, DEFS, AR
             count: 0,
             types: [ArgType::Bool; ARGS],
             used: 0,
+            small: [0; 256],
         };
         let _ = t.insert(Definition::event_define(), &DEFINE_TYPES);
         t
+    }
+
+    /// The slot holding `wire_id`'s definition.
+    #[inline]
+    fn slot(&self, wire_id: u32) -> Option<usize> {
+        match self.small.get(wire_id as usize) {
+            // (Every slot number fits the index when `DEFS` does.)
+            Some(&i) if DEFS < usize::from(u16::MAX) => usize::from(i).checked_sub(1),
+            _ => self
+                .defs
+                .iter()
+                .take(self.count)
+                .position(|d| d.is_some_and(|d| u32::from(d.0.wire_id) == wire_id)),
+        }
     }
 }
 
@@ -343,12 +355,7 @@ impl<'a, const DEFS: usize, const ARGS: usize> DefinitionStore<'a>
             .checked_add(types.len())
             .filter(|&e| e <= ARGS && e <= usize::from(u16::MAX))
             .ok_or(ErrorKind::TableFull(ARGS))?;
-        let slot_index = match self
-            .defs
-            .iter()
-            .take(self.count)
-            .position(|d| d.is_some_and(|d| d.0.wire_id == def.wire_id))
-        {
+        let slot_index = match self.slot(u32::from(def.wire_id)) {
             Some(i) => i,
             None if self.count < DEFS => {
                 self.count += 1;
@@ -363,28 +370,27 @@ impl<'a, const DEFS: usize, const ARGS: usize> DefinitionStore<'a>
         if let Some(slot) = self.defs.get_mut(slot_index) {
             *slot = Some((def, start as u16, types.len() as u16));
         }
+        if let (Some(i), Ok(n)) = (
+            self.small.get_mut(usize::from(def.wire_id)),
+            u16::try_from(slot_index + 1),
+        ) {
+            *i = n;
+        }
         Ok(())
     }
 
     #[inline]
     fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])> {
-        self.defs.iter().take(self.count).find_map(|d| match d {
-            Some((d, start, len)) if u32::from(d.wire_id) == wire_id => self
-                .types
-                .get(usize::from(*start)..usize::from(*start) + usize::from(*len))
-                .map(|t| (d, t)),
-            _ => None,
-        })
+        let (d, start, len) = self.defs.get(self.slot(wire_id)?)?.as_ref()?;
+        let types = self
+            .types
+            .get(usize::from(*start)..usize::from(*start) + usize::from(*len))?;
+        Some((d, types))
     }
 
     #[inline]
     fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
-        self.defs
-            .iter()
-            .take(self.count)
-            .flatten()
-            .find(|d| u32::from(d.0.wire_id) == wire_id)
-            .map(|d| &d.0)
+        Some(&self.defs.get(self.slot(wire_id)?)?.as_ref()?.0)
     }
 
     fn len(&self) -> usize {

@@ -216,7 +216,7 @@ impl ArgType {
 }
 
 /// The types' codes (see [`ArgType::code`]), for matching directly on the codes packed per
-/// definition. Arrays are the codes from `INT8_ARRAY` to `WCHAR_ARRAY`.
+/// definition. Arrays are the codes from `INT8_ARRAY` to `WCHAR_ARRAY`; 0 ends a list.
 pub(crate) mod code {
     use super::ArgType;
 
@@ -244,6 +244,13 @@ pub(crate) mod code {
     pub(crate) const FLOAT32_ARRAY: u8 = ArgType::Float32Array.code();
     pub(crate) const CHAR_ARRAY: u8 = ArgType::CharArray.code();
     pub(crate) const WCHAR_ARRAY: u8 = ArgType::WCharArray.code();
+    /// Not types: markers that send [`crate::Values`] to its slow path (the largest 5-bit
+    /// codes). Legacy codes follow.
+    pub(crate) const LEGACY: u8 = 29;
+    /// Types from the signature text, chunked encoding.
+    pub(crate) const TEXT: u8 = 30;
+    /// Types from the signature text, legacy encoding.
+    pub(crate) const TEXT_LEGACY: u8 = 31;
 }
 
 /// One declared argument: its type and name (borrowed from the signature text).

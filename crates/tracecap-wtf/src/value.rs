@@ -83,15 +83,102 @@ impl<'a> Array<'a> {
         elem(self.ty, self.big_endian, b)
     }
 
-    /// The elements in order.
+    /// The elements in order. Folding them (`sum`, `fold`, `for_each`, ...) decodes the whole
+    /// array in one loop for its element type.
     pub fn iter(&self) -> impl Iterator<Item = Elem> + '_ {
-        let (ty, be) = (self.ty, self.big_endian);
-        let size = ty.element_size().unwrap_or(1);
-        self.data
-            .unwrap_or(&[])
-            .chunks_exact(size)
-            .map_while(move |b| elem(ty, be, b))
+        Elems {
+            ty: self.ty,
+            big_endian: self.big_endian,
+            // Nothing for a type that is not an array.
+            rest: self
+                .data
+                .filter(|_| self.ty.element_size().is_some())
+                .unwrap_or(&[]),
+        }
     }
+}
+
+/// The elements of an [`Array`] (see [`Array::iter`]).
+#[derive(Clone, Debug)]
+struct Elems<'a> {
+    ty: ArgType,
+    big_endian: bool,
+    /// The bytes of the elements not yet decoded (whole elements only are decoded).
+    rest: &'a [u8],
+}
+
+impl Iterator for Elems<'_> {
+    type Item = Elem;
+
+    #[inline]
+    fn next(&mut self) -> Option<Elem> {
+        let size = self.ty.element_size()?;
+        let (b, rest) = self.rest.split_at_checked(size)?;
+        self.rest = rest;
+        elem(self.ty, self.big_endian, b)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.rest.len() / self.ty.element_size().unwrap_or(1);
+        (n, Some(n))
+    }
+
+    /// One look at the element type, then a plain loop over the elements of that width.
+    #[inline]
+    fn fold<B, F: FnMut(B, Elem) -> B>(self, init: B, f: F) -> B {
+        let int = |v: i64| Elem::Int(v);
+        let (ty, be, rest) = (self.ty, self.big_endian, self.rest);
+        match ty {
+            ArgType::Int8Array => rest.iter().map(|&b| int(i64::from(b as i8))).fold(init, f),
+            ArgType::Uint8Array | ArgType::CharArray => {
+                rest.iter().map(|&b| int(i64::from(b))).fold(init, f)
+            }
+            ArgType::Int16Array if be => {
+                words::<2, B>(rest, |w| int(i64::from(i16::from_be_bytes(w))), init, f)
+            }
+            ArgType::Int16Array => {
+                words::<2, B>(rest, |w| int(i64::from(i16::from_le_bytes(w))), init, f)
+            }
+            ArgType::Uint16Array | ArgType::WCharArray if be => {
+                words::<2, B>(rest, |w| int(i64::from(u16::from_be_bytes(w))), init, f)
+            }
+            ArgType::Uint16Array | ArgType::WCharArray => {
+                words::<2, B>(rest, |w| int(i64::from(u16::from_le_bytes(w))), init, f)
+            }
+            ArgType::Int32Array if be => {
+                words::<4, B>(rest, |w| int(i64::from(i32::from_be_bytes(w))), init, f)
+            }
+            ArgType::Int32Array => {
+                words::<4, B>(rest, |w| int(i64::from(i32::from_le_bytes(w))), init, f)
+            }
+            ArgType::Uint32Array if be => {
+                words::<4, B>(rest, |w| int(i64::from(u32::from_be_bytes(w))), init, f)
+            }
+            ArgType::Uint32Array => {
+                words::<4, B>(rest, |w| int(i64::from(u32::from_le_bytes(w))), init, f)
+            }
+            // float32 is little-endian in both formats.
+            ArgType::Float32Array => {
+                words::<4, B>(rest, |w| Elem::Float(f32::from_le_bytes(w)), init, f)
+            }
+            _ => init,
+        }
+    }
+}
+
+/// Folds `f` over the `N`-byte elements of `bytes`, each decoded by `decode`.
+#[inline(always)]
+fn words<const N: usize, B>(
+    bytes: &[u8],
+    decode: impl Fn([u8; N]) -> Elem,
+    init: B,
+    f: impl FnMut(B, Elem) -> B,
+) -> B {
+    bytes
+        .chunks_exact(N)
+        .map(|w| decode(w.try_into().unwrap_or([0; N])))
+        .fold(init, f)
 }
 
 /// Decodes one element of an array of type `ty` from its bytes `b`.
@@ -280,13 +367,13 @@ fn read_chunked<'a>(ty: ArgType, r: &mut Reader<'a>) -> Result<Value<'a>, Error>
 /// Decodes one chunked argument of the type with code `code` (see [`ArgType::code`]) whose bytes
 /// the walker has already checked: no error path, so the value is built directly where the caller
 /// wants it, and one jump on the code both picks the type and builds the value. `None` for code 0
-/// (the end of a packed list).
+/// (the end of a packed list) and the other codes that are not types.
 #[inline(always)]
-pub(crate) fn chunked_value<'a>(code: u8, rest: &mut &'a [u8]) -> Option<Value<'a>> {
+pub(crate) fn chunked_value<'a>(code: u32, rest: &mut &'a [u8]) -> Option<Value<'a>> {
     let (&w, mut tail) = rest.split_first_chunk::<4>()?;
     // 8- and 16-bit values are the low bytes of the little-endian word.
     let word = u32::from_le_bytes(w);
-    let value = match code {
+    let value = match code as u8 {
         code::BOOL => Value::Bool(word as u8 != 0),
         code::INT8 => Value::Int8(word as i8),
         code::UINT8 => Value::Uint8(word as u8),
@@ -313,29 +400,31 @@ pub(crate) fn chunked_value<'a>(code: u8, rest: &mut &'a [u8]) -> Option<Value<'
         code::FLOAT32_ARRAY => chunked_array(ArgType::Float32Array, word, &mut tail)?,
         code::CHAR_ARRAY => chunked_array(ArgType::CharArray, word, &mut tail)?,
         code::WCHAR_ARRAY => chunked_array(ArgType::WCharArray, word, &mut tail)?,
+        // Every other 5-bit code by name (not as a range), so that the jump on the code covers
+        // all of them and needs no range check.
+        0 | 25 | 26 | 27 | 28 | 29 | 30 | 31 => return None,
         _ => return None,
     };
     *rest = tail;
     Some(value)
 }
 
-/// The body of a chunked array of `count` elements (`NULL_ORDINAL` = null array).
-#[inline]
+/// The chunked array of `count` elements (`NULL_ORDINAL` = null array) whose body starts `rest`;
+/// moves `rest` past it.
+#[inline(always)]
 fn chunked_array<'a>(ty: ArgType, count: u32, rest: &mut &'a [u8]) -> Option<Value<'a>> {
-    if count == NULL_ORDINAL {
-        return Some(Value::Array(Array {
-            ty,
-            data: None,
-            big_endian: false,
-        }));
-    }
-    let size = ty.element_size().unwrap_or(1);
-    let n = (count as usize).checked_mul(size)?;
-    let (body, tail) = rest.split_at_checked(n.checked_add(3)? & !3)?;
-    *rest = tail;
+    let data = if count == NULL_ORDINAL {
+        None
+    } else {
+        let size = ty.element_size().unwrap_or(1);
+        let n = (count as usize).checked_mul(size)?;
+        let (body, after) = rest.split_at_checked(n.checked_add(3)? & !3)?;
+        *rest = after;
+        body.get(..n)
+    };
     Some(Value::Array(Array {
         ty,
-        data: body.get(..n),
+        data,
         big_endian: false,
     }))
 }
@@ -531,6 +620,37 @@ mod tests {
         assert_eq!(text_lossy(&b), "\u{1F600}");
         assert_eq!(text_lossy("é€😀".as_bytes()), "é€😀");
         assert_eq!(text_lossy(&[0xFF, b'a']), "\u{FFFD}a");
+    }
+
+    /// Folding an array's elements (one loop per element type) gives what stepping through them
+    /// gives, for every array type, both byte orders and odd lengths.
+    #[test]
+    fn folded_elements_match_stepped_ones() {
+        let bytes: Vec<u8> = (0..23u8).map(|i| i.wrapping_mul(37) ^ 0x80).collect();
+        for ty in ArgType::ALL {
+            for big_endian in [false, true] {
+                for data in [None, Some(&bytes[..]), Some(&bytes[..0]), Some(&bytes[..7])] {
+                    let a = Array {
+                        ty,
+                        data,
+                        big_endian,
+                    };
+                    // A `for` loop steps with `next`.
+                    let mut stepped = Vec::new();
+                    for e in a.iter() {
+                        stepped.push(e);
+                    }
+                    let folded = a.iter().fold(Vec::new(), |mut v, e| {
+                        v.push(e);
+                        v
+                    });
+                    assert_eq!(folded, stepped, "{ty:?} {big_endian}");
+                    let by_index: Vec<Elem> = (0..a.len()).map_while(|i| a.get(i)).collect();
+                    assert_eq!(folded, by_index, "{ty:?} {big_endian}");
+                    assert_eq!(a.iter().size_hint().0, stepped.len());
+                }
+            }
+        }
     }
 
     #[test]

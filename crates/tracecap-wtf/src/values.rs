@@ -1,13 +1,16 @@
 //! The argument values of one event, decoded lazily: the types come from the definition, packed
 //! once per definition (5 bits each, 0 after the last), so decoding a chunked value is a shift, a
-//! slot read and one jump on the type, which also finds the end. Legacy values come next (their
-//! own packed codes, decoded by a call per value); definitions with more arguments than fit in
-//! the packed form take their types from the signature text, slowest.
+//! slot read and one jump on the type, which also finds the end.
+//!
+//! Everything else starts with a marker code that sends the iterator to its slow path, out of
+//! line: legacy values (the marker, then their packed codes), and definitions with more arguments
+//! than fit in the packed form (types read from the signature text). The iterator's state is
+//! thus the same few words for every event, and the common case never looks at the rest.
 
 use tracecap_wire::Reader;
 
 use crate::defs::Definition;
-use crate::signature::{ArgType, Signature};
+use crate::signature::{code, ArgType, Signature};
 use crate::value::{chunked_value, read_value, Encoding, Value};
 
 /// The argument values of an event (see [`crate::Event::values`]). The walker checked the
@@ -17,19 +20,17 @@ use crate::value::{chunked_value, read_value, Encoding, Value};
 pub struct Values<'a> {
     /// Argument bytes not decoded yet.
     rest: &'a [u8],
-    /// Codes of the chunked values still to decode, the next one in the low 5 bits.
+    /// Codes of the chunked values still to decode, the next one in the low 5 bits; or a marker
+    /// ([`code::LEGACY`] followed by the legacy codes, [`code::TEXT`], [`code::TEXT_LEGACY`]).
     packed: u64,
-    /// Codes of the legacy values still to decode, likewise.
-    legacy: u64,
-    /// The types from the signature text, for definitions whose types do not all fit in the
-    /// packed form.
-    text: Option<(Signature<'a>, Encoding)>,
+    /// The rest of the signature text, read only after a text marker.
+    sig: Signature<'a>,
 }
 
 /// Takes the next code off `packed`.
 #[inline(always)]
-fn pop_code(packed: &mut u64) -> u8 {
-    let code = (*packed & 0x1F) as u8;
+fn pop_code(packed: &mut u64) -> u32 {
+    let code = (*packed & 0x1F) as u32;
     *packed >>= 5;
     code
 }
@@ -37,64 +38,49 @@ fn pop_code(packed: &mut u64) -> u8 {
 impl<'a> Values<'a> {
     #[inline(always)]
     pub(crate) fn new(def: &Definition<'a>, args: &'a [u8], enc: Encoding) -> Self {
-        let shape = def.shape;
-        let mut v = Values {
+        // A shape whose types do not all fit holds the text marker alone.
+        let packed = def.shape.packed;
+        let packed = match enc {
+            Encoding::Chunked => packed,
+            Encoding::Legacy if packed == u64::from(code::TEXT) => u64::from(code::TEXT_LEGACY),
+            Encoding::Legacy => packed << 5 | u64::from(code::LEGACY),
+        };
+        Values {
             rest: args,
-            packed: 0,
-            legacy: 0,
-            text: None,
-        };
-        match (shape.complete(), enc) {
-            (true, Encoding::Chunked) => v.packed = shape.packed,
-            (true, Encoding::Legacy) => v.legacy = shape.packed,
-            (false, enc) => v.text = Some((Signature::new(def.signature), enc)),
+            packed,
+            sig: Signature::new(def.signature),
         }
-        v
-    }
-
-    /// The next value after the chunked ones.
-    #[inline(always)]
-    fn next_other(&mut self) -> Option<Value<'a>> {
-        let (value, rest) = if self.legacy != 0 {
-            legacy_value(pop_code(&mut self.legacy), self.rest)
-        } else {
-            let (sig, enc) = self.text?;
-            let (value, sig, rest) = text_value(sig, enc, self.rest);
-            self.text = Some((sig, enc));
-            (value, rest)
-        };
-        self.rest = rest;
-        if value.is_none() {
-            self.legacy = 0;
-            self.text = None;
-        }
-        value
     }
 }
 
-/// One legacy value of type code `code` off the front of `rest`, and what follows it.
+/// The value after the marker `marker` (the rest of the codes in `packed`, the rest of the
+/// signature text in `sig`) off the front of `rest`; the codes with the marker again when more
+/// values may follow, `sig` and what follows the value. All by value and out of line, so that the
+/// iterator's fields can stay in registers in the caller.
 #[inline(never)]
-fn legacy_value(code: u8, rest: &[u8]) -> (Option<Value<'_>>, &[u8]) {
-    let mut r = Reader::new(rest);
-    let value =
-        ArgType::from_code(code).and_then(|ty| read_value(ty, &mut r, Encoding::Legacy).ok());
-    (value, r.rest())
-}
-
-/// The value of the next type of `sig` off the front of `rest`, the rest of `sig` and what follows
-/// the value (all by value, so that the iterator's fields can stay in registers in the caller).
-#[inline(never)]
-fn text_value<'a, 's>(
+fn slow_value<'a, 's>(
+    marker: u32,
+    mut packed: u64,
     mut sig: Signature<'s>,
-    enc: Encoding,
     rest: &'a [u8],
-) -> (Option<Value<'a>>, Signature<'s>, &'a [u8]) {
+) -> (Option<Value<'a>>, u64, Signature<'s>, &'a [u8]) {
     let mut r = Reader::new(rest);
-    let value = sig
-        .next()
-        .and_then(Result::ok)
-        .and_then(|d| read_value(d.ty, &mut r, enc).ok());
-    (value, sig, r.rest())
+    let marker = marker as u8;
+    let ty = match marker {
+        code::LEGACY => ArgType::from_code(pop_code(&mut packed) as u8),
+        _ => sig.next().and_then(Result::ok).map(|d| d.ty),
+    };
+    let enc = match marker {
+        code::TEXT => Encoding::Chunked,
+        _ => Encoding::Legacy,
+    };
+    let value = ty.and_then(|ty| read_value(ty, &mut r, enc).ok());
+    packed = match (value, marker) {
+        (None, _) => 0,
+        (Some(_), code::LEGACY) => packed << 5 | u64::from(code::LEGACY),
+        (Some(_), marker) => u64::from(marker),
+    };
+    (value, packed, sig, r.rest())
 }
 
 impl<'a> Iterator for Values<'a> {
@@ -102,16 +88,19 @@ impl<'a> Iterator for Values<'a> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Value<'a>> {
-        let value = chunked_value(pop_code(&mut self.packed), &mut self.rest);
+        let code = pop_code(&mut self.packed);
+        let value = chunked_value(code, &mut self.rest);
         if value.is_some() {
             return value;
         }
-        // The end of the chunked codes (or a value that did not decode).
-        self.packed = 0;
-        if self.legacy == 0 && self.text.is_none() {
-            return None;
+        if code >= u32::from(code::LEGACY) {
+            let (value, packed, sig, rest) = slow_value(code, self.packed, self.sig, self.rest);
+            (self.packed, self.sig, self.rest) = (packed, sig, rest);
+            return value;
         }
-        self.next_other()
+        // The end of the codes (or a value that did not decode).
+        self.packed = 0;
+        None
     }
 }
 

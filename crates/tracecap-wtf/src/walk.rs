@@ -1,17 +1,19 @@
 //! The walker over every event of a file (both containers), which feeds definitions to its
 //! wire-id table and tracks the current zone as it goes.
 //!
-//! Two paths yield the same events. The plain path takes a chunked event whose argument size the
-//! walker already knows for its wire id ([`Sizes`]: fixed for scalar-only definitions, measured
-//! from the counts for arrays) and that needs no action: a bounds check or two, no `Result` per
-//! field. The general path takes everything else: the first event of each wire id, the first
-//! event of each chunk, legacy files, definitions, zone changes, long signatures and every error.
-//! It starts again from the position where the plain path declined, so errors are found (and
-//! placed) by one piece of code.
+//! Two paths yield the same events. The plain path takes an event whose definition says how to
+//! size it (fixed for scalar-only signatures, otherwise measured from the packed argument types)
+//! and that needs no action: a bounds check or two, no `Result` per field. Chunked events take it
+//! inline in the caller's loop, legacy events in a short step at the top of the general path.
+//! The general path takes everything else: the first event of each chunk, definitions, zone
+//! changes, long signatures whose size depends on the data, and every error. It starts again from
+//! the position where the plain path declined, so errors are found (and placed) by one piece of
+//! code.
 //!
-//! Both paths hand [`Iterator::next`] the same small description of the event (its definition by
-//! reference), and the event is built in that one place: once inlined into the caller's loop, the
-//! compiler keeps its fields in registers and never builds the ones the caller does not read.
+//! Both paths hand [`Iterator::next`] (and [`Events::try_for_each_event`]) the same small
+//! description of the event (its definition by reference), and the event is built in that one
+//! place: once inlined into the caller's loop, the compiler keeps its fields in registers and
+//! never builds the ones the caller does not read.
 
 use tracecap_wire::Reader;
 
@@ -21,7 +23,6 @@ use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventHead, MAX_ARGS};
 use crate::header::{Container, FileInfo};
 use crate::signature::{ArgType, Signature};
-use crate::sizes::Sizes;
 use crate::strings::StringTable;
 use crate::value::{skip_value, Encoding, Str, Value};
 
@@ -32,6 +33,50 @@ macro_rules! tri {
             Err(e) => return Some(Err(e)),
         }
     };
+}
+
+/// Splits the arguments of an event whose definition's plain code (see `Shape::plain`) is `plain`
+/// off the front of `rest`; `slots` gives the number of 4-byte slots for codes above 8.
+///
+/// Each small size takes a branch of its own that splits off a constant length. The CPU predicts
+/// which branch from the events before, so the position of the next event is known at once,
+/// instead of after the loads of this event's wire id, definition and size: that chain of
+/// dependent loads from one event to the next would otherwise bound the walk. (Measured sizes
+/// take the same kind of branches.)
+#[inline(always)]
+fn split_args<'a>(
+    rest: &'a [u8],
+    plain: u32,
+    slots: impl FnOnce(&'a [u8]) -> Option<usize>,
+) -> Option<(&'a [u8], &'a [u8])> {
+    if plain <= 8 {
+        return split_slots(rest, plain);
+    }
+    split_slots(rest, u32::try_from(slots(rest)?).ok()?)
+}
+
+/// Splits `n` 4-byte slots off the front of `rest`, with a branch per small `n` (see
+/// [`split_args`]).
+#[inline(always)]
+fn split_slots(rest: &[u8], n: u32) -> Option<(&[u8], &[u8])> {
+    /// The constant-length split of one branch.
+    #[inline(always)]
+    fn split<const N: usize>(rest: &[u8]) -> Option<(&[u8], &[u8])> {
+        rest.split_first_chunk::<N>()
+            .map(|(args, tail)| (args.as_slice(), tail))
+    }
+    match n {
+        0 => Some((&[], rest)),
+        1 => split::<4>(rest),
+        2 => split::<8>(rest),
+        3 => split::<12>(rest),
+        4 => split::<16>(rest),
+        5 => split::<20>(rest),
+        6 => split::<24>(rest),
+        7 => split::<28>(rest),
+        8 => split::<32>(rest),
+        _ => rest.split_at_checked((n as usize).checked_mul(4)?),
+    }
 }
 
 /// `Events::zone` before any `wtf.zone#set`.
@@ -63,8 +108,6 @@ pub struct Events<'a, T> {
     /// The current zone id, or [`NO_ZONE`] (see [`EventHead`]).
     zone: u32,
     table: T,
-    /// Argument sizes per wire id, as the table defines them.
-    sizes: Sizes,
     src: Source<'a>,
     /// The event the general path read last, and a copy of its definition (the table may have
     /// changed since: a definition can redefine wire id 1).
@@ -122,7 +165,6 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
             chunk: 0,
             zone: NO_ZONE,
             table,
-            sizes: Sizes::new(),
             src,
             held: Held {
                 head: EventHead {
@@ -156,31 +198,78 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
         u16::try_from(self.zone).ok()
     }
 
-    /// The next event when the plain path can take it (see the module comment); `None`, with
+    /// Gives every remaining event to `f`, in file order, as the iterator would yield them;
+    /// stops at the first error (the file's, or one `f` returns) and returns it.
+    ///
+    /// The same walk as iterating, but faster when `f` is small enough to inline: the plain path
+    /// runs in a loop that keeps its position in registers and hands each event straight to `f`
+    /// (the one call site inlined), instead of through `Option<Result<Event>>`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tracecap_wtf::Error> {
+    /// # let bytes = tracecap_wtf::doc_example();
+    /// use tracecap_wtf::{FixedDefinitionTable, Trace};
+    /// let trace = Trace::parse(&bytes)?;
+    /// let mut values = 0;
+    /// trace
+    ///     .events_with(FixedDefinitionTable::<64, 256>::new())
+    ///     .try_for_each_event(|event| {
+    ///         values += event.values().count();
+    ///         Ok(())
+    ///     })?;
+    /// assert_eq!(values, 5 + 1); // the definition's five arguments, then `App#tick`'s one
+    /// # Ok(()) }
+    /// ```
+    #[inline]
+    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Event<'a>) -> Result<(), Error>,
+    {
+        let mut buf = self.buf;
+        loop {
+            // One call site for `f`, so that it is inlined and the event never built in memory.
+            let event = match self.plain(&mut buf) {
+                Some(found) => found.event(),
+                None => {
+                    self.buf = buf;
+                    match self.general() {
+                        None => return Ok(()),
+                        Some(Err(e)) => return Err(e),
+                        Some(Ok(())) => {}
+                    }
+                    buf = self.buf;
+                    self.held().event()
+                }
+            };
+            if let Err(e) = f(event) {
+                self.buf = buf;
+                return Err(e);
+            }
+        }
+    }
+
+    /// The next event at the front of `buf` (the rest of the current chunk's event buffer) when
+    /// the plain path can take it (see the module comment), `buf` moved past it; `None`, with
     /// nothing consumed, otherwise.
     #[inline(always)]
-    fn plain(&mut self) -> Option<Found<'_, 'a>> {
-        let (&head, rest) = self.buf.split_first_chunk::<8>()?;
+    fn plain(&self, buf: &mut &'a [u8]) -> Option<Found<'_, 'a>> {
+        let (&head, rest) = buf.split_first_chunk::<8>()?;
         let head = u64::from_le_bytes(head);
         let (wire_id, time) = (head as u32, (head >> 32) as u32);
-        let code = self.sizes.code(wire_id);
         let def = self.table.get(wire_id)?;
-        let size = if code < Sizes::MEASURE {
-            code as usize
-        } else if code == Sizes::MEASURE {
-            def.shape.chunked_size(rest)?
-        } else {
-            return None;
-        };
-        let (args, tail) = rest.split_at_checked(size)?;
+        let (args, tail) = split_args(rest, def.shape.plain, |rest| match def.shape.plain {
+            n if n < Shape::MEASURE => Some(n as usize),
+            Shape::MEASURE => def.shape.chunked_slots(rest),
+            _ => None,
+        })?;
         let head = EventHead {
-            offset: self.buf_end.wrapping_sub(self.buf.len() as u64),
+            offset: self.buf_end.wrapping_sub(buf.len() as u64),
             chunk: self.chunk,
             wire_id,
             time,
             zone: self.zone,
         };
-        self.buf = tail;
+        *buf = tail;
         Some(Found {
             head,
             def,
@@ -197,12 +286,61 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
         if self.done {
             return None;
         }
+        if self.legacy_plain() {
+            return Some(Ok(()));
+        }
         let r = self.step();
         if !matches!(r, Some(Ok(()))) {
             self.done = true;
             self.buf = &[];
         }
         r
+    }
+
+    /// Reads the next legacy event into `held` when its definition says how to size it (fixed,
+    /// or measured from the packed types) and it needs no action: the legacy files' plain path,
+    /// with no `Result` per field. False, with nothing consumed, otherwise: `step` then reads the
+    /// event (and finds any error).
+    #[inline(always)]
+    fn legacy_plain(&mut self) -> bool {
+        let Source::Legacy(r) = &mut self.src else {
+            return false;
+        };
+        let Some((&[w0, w1, t0, t1, t2, t3], rest)) = r.rest().split_first_chunk::<6>() else {
+            return false;
+        };
+        let wire_id = u32::from(u16::from_be_bytes([w0, w1]));
+        let Some(def) = self.table.get(wire_id) else {
+            return false;
+        };
+        if def.shape.plain == Shape::GENERAL {
+            return false;
+        }
+        let size = match def.shape.fixed_legacy {
+            Shape::VARIABLE => def.shape.legacy_size(rest),
+            n => Some(n as usize),
+        };
+        let Some((args, _)) = size.and_then(|n| rest.split_at_checked(n)) else {
+            return false;
+        };
+        let offset = r.offset();
+        if r.skip(6 + args.len()).is_err() {
+            return false;
+        }
+        self.held_def = *def;
+        self.held = Held {
+            head: EventHead {
+                offset,
+                chunk: 0,
+                wire_id,
+                time: u32::from_be_bytes([t0, t1, t2, t3]),
+                zone: self.zone,
+            },
+            args,
+            strings: StringTable::default(),
+            enc: Encoding::Legacy,
+        };
+        true
     }
 
     /// The event the general path read last.
@@ -272,8 +410,6 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
             Source::Chunked { .. } => self.buf = r.rest(),
         }
         let def = self.held_def;
-        // From the definition this event was read with.
-        self.sizes.learn(self.held.head.wire_id, &def);
         if def.flags & FLAG_BUILTIN != 0 {
             match def.builtin() {
                 Some(Builtin::EventDefine) => tri!(self.define(&self.held().event())),
@@ -375,7 +511,6 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
         }
         let types = types.get(..count).unwrap_or(&[]);
         let def = Definition::new(num(w) as u16, num(c) as u16, num(f), name, signature, types);
-        self.sizes.forget(u32::from(def.wire_id));
         self.table
             .insert(def, types)
             .map_err(|k| Error::new(k, ev.offset))
@@ -389,14 +524,19 @@ impl<'a, T: DefinitionStore<'a>> Iterator for Events<'a, T> {
     fn next(&mut self) -> Option<Self::Item> {
         // One place builds the event, from either path: the compiler can then keep its fields
         // in registers and drop those the caller never reads.
-        let found = match self.plain() {
-            Some(found) => found,
+        let mut buf = self.buf;
+        let (found, plain) = match self.plain(&mut buf) {
+            Some(found) => (found, true),
             None => match self.general()? {
-                Ok(()) => self.held(),
+                Ok(()) => (self.held(), false),
                 Err(e) => return Some(Err(e)),
             },
         };
-        Some(Ok(found.event()))
+        let event = found.event();
+        if plain {
+            self.buf = buf;
+        }
+        Some(Ok(event))
     }
 }
 

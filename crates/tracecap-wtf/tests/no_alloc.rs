@@ -1,12 +1,12 @@
 //! Walking every event of `cpp-big.wtf-trace` (and decoding every argument and string) allocates
-//! nothing with the fixed-capacity table, and only as many times as there are definitions with the
-//! growable one.
+//! nothing with the fixed-capacity table, whether by the iterator or by `try_for_each_event`, and
+//! only as many times as there are definitions with the growable one.
 
 mod common;
 
 use tracecap_testkit::{allocs, CountingAlloc};
 
-use tracecap_wtf::{DefinitionStore, DefinitionTable, FixedDefinitionTable, Trace, Value};
+use tracecap_wtf::{DefinitionStore, DefinitionTable, Elem, FixedDefinitionTable, Trace, Value};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc;
@@ -29,6 +29,24 @@ fn walk<'a, T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> (u64, u64, u
     (events, args, text, it.into_table())
 }
 
+/// The same with `try_for_each_event` and `Event::values`, array elements folded.
+fn visit<'a, T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> (u64, u64, u64, T) {
+    let (mut events, mut values, mut sum) = (0u64, 0u64, 0u64);
+    let mut it = trace.events_with(table);
+    it.try_for_each_event(|ev| {
+        events += 1;
+        for v in ev.values() {
+            values += 1;
+            if let Value::Array(a) = v {
+                sum += a.iter().filter(|e| matches!(e, Elem::Int(_))).count() as u64;
+            }
+        }
+        Ok(())
+    })
+    .expect("clean file");
+    (events, values, sum, it.into_table())
+}
+
 #[test]
 fn cpp_big_walk_allocates_nothing() {
     let Some(dir) = common::corpus() else { return };
@@ -42,6 +60,12 @@ fn cpp_big_walk_allocates_nothing() {
     assert!(events > 60_000, "{events} events");
     assert!(args > 0 && text > 0);
     let defs = table.len();
+
+    let before = allocs();
+    let (visited, values, _, _) = visit(&trace, FixedDefinitionTable::<32, 256>::new());
+    let fixed = allocs() - before;
+    assert_eq!(fixed, 0, "fixed-capacity visit allocated {fixed} times");
+    assert_eq!((visited, values), (events, args));
 
     let before = allocs();
     let (events2, _, _, table) = walk(&trace, DefinitionTable::new());

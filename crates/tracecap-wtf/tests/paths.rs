@@ -1,8 +1,9 @@
-//! The walker's two paths agree: chunked events whose argument size the walker knows per wire id
-//! (the plain path) and everything else (the general path), and the two ways to decode values
-//! (types packed per definition, types re-read from the signature text). Random files mix
-//! redefinitions, wire ids past the walker's size cache, signatures longer than the packed form,
-//! null and empty arrays, built-in zone changes, and truncated event buffers.
+//! The walker's two paths agree: chunked events that the definition alone sizes (the plain path)
+//! and everything else (the general path); so do the two walks (the iterator and
+//! `Events::try_for_each_event`) and the two ways to decode values (types packed per definition,
+//! types re-read from the signature text). Random files mix redefinitions, small and large wire
+//! ids, signatures around and past the length of the packed form, null and empty arrays,
+//! built-in zone changes, and truncated event buffers.
 
 use std::collections::HashMap;
 
@@ -110,7 +111,7 @@ fn written(ev: &Event<'_>) -> Vec<WValue> {
         .collect()
 }
 
-/// The wire ids the files use: some inside the walker's size cache, some past it.
+/// The wire ids the files use, small and large.
 const WIRE_IDS: [u16; 7] = [2, 3, 4, 255, 256, 300, 65535];
 
 /// An event as written: wire id, time, values.
@@ -129,11 +130,11 @@ fn random_file(seed: u64) -> (Vec<u8>, Vec<Written>) {
             if defined.is_empty() || rng.below(5) == 0 {
                 let wire_id = WIRE_IDS[rng.below(WIRE_IDS.len())];
                 // Mostly scalars (the plain path's fixed sizes), sometimes arrays, sometimes
-                // more types than the packed form holds.
-                let count = if rng.below(6) == 0 {
-                    13 + rng.below(4)
-                } else {
-                    rng.below(6)
+                // about as many types as the packed form holds (11) or more.
+                let count = match rng.below(12) {
+                    0 => 13 + rng.below(4),
+                    1 => 10 + rng.below(3),
+                    _ => rng.below(6),
                 };
                 let scalars = rng.below(3) != 0;
                 let types: Vec<ArgType> = (0..count)
@@ -222,7 +223,50 @@ fn walk(bytes: &[u8], expected: &[Written]) -> (Vec<u64>, Option<tracecap_wtf::E
         .collect();
     let grown: Vec<_> = trace.events().map(|e| e.map(|e| e.offset)).collect();
     assert_eq!(fixed, grown);
+    assert_eq!(visited(&trace), iterated(&trace));
     (offsets, error)
+}
+
+/// What a consumer sees of an event, values included.
+fn seen(ev: &Event<'_>) -> String {
+    let values: Vec<Value<'_>> = ev.values().collect();
+    format!(
+        "{:#x} {} {} {} {:?} {} {:?} {values:?}",
+        ev.offset,
+        ev.chunk,
+        ev.wire_id,
+        ev.time,
+        ev.zone,
+        ev.name(),
+        ev.arg_bytes()
+    )
+}
+
+/// Every event and the error, from the iterator.
+fn iterated(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
+    let mut events = Vec::new();
+    for ev in trace.events() {
+        match ev {
+            Ok(ev) => events.push(seen(&ev)),
+            Err(e) => return (events, Some(e)),
+        }
+    }
+    (events, None)
+}
+
+/// Every event and the error, from `try_for_each_event`.
+fn visited(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
+    let mut events = Vec::new();
+    let mut walk = trace.events();
+    let error = walk
+        .try_for_each_event(|ev| {
+            events.push(seen(&ev));
+            Ok(())
+        })
+        .err();
+    // Fused after an error, like the iterator.
+    assert!(walk.next().is_none());
+    (events, error)
 }
 
 #[test]

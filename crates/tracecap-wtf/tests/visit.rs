@@ -1,0 +1,128 @@
+//! `Events::try_for_each_event` yields what the iterator yields, on every corpus file, on
+//! prefixes of them and on single-byte mutations: the same events (header fields, definitions,
+//! argument bytes, decoded values) and the same first error at the same offset.
+
+mod common;
+
+use tracecap_wtf::{Error, ErrorKind, Event, Trace, Value};
+
+/// What a consumer sees of an event, values included.
+fn seen(ev: &Event<'_>) -> String {
+    let values: Vec<Value<'_>> = ev.values().collect();
+    format!(
+        "{:#x} {} {} {} {:?} {} {:?} {values:?}",
+        ev.offset,
+        ev.chunk,
+        ev.wire_id,
+        ev.time,
+        ev.zone,
+        ev.name(),
+        ev.arg_bytes()
+    )
+}
+
+fn iterated(trace: &Trace<'_>) -> (Vec<String>, Option<Error>) {
+    let mut events = Vec::new();
+    for ev in trace.events() {
+        match ev {
+            Ok(ev) => events.push(seen(&ev)),
+            Err(e) => return (events, Some(e)),
+        }
+    }
+    (events, None)
+}
+
+fn visited(trace: &Trace<'_>) -> (Vec<String>, Option<Error>) {
+    let mut events = Vec::new();
+    let mut walk = trace.events();
+    let error = walk
+        .try_for_each_event(|ev| {
+            events.push(seen(&ev));
+            Ok(())
+        })
+        .err();
+    assert!(walk.next().is_none(), "fused");
+    (events, error)
+}
+
+/// Both walks of `bytes` agree (nothing to compare when the header does not parse).
+fn same(name: &str, bytes: &[u8]) {
+    let Ok(trace) = Trace::parse(bytes) else {
+        return;
+    };
+    let (a, ea) = iterated(&trace);
+    let (b, eb) = visited(&trace);
+    assert_eq!(a.len(), b.len(), "{name}: event counts");
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x, y, "{name}");
+    }
+    assert_eq!(ea, eb, "{name}: errors");
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn corpus_prefixes_and_mutations() {
+    let files = common::traces();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for (name, bytes) in &files {
+        same(name, bytes);
+        let small = bytes.len() <= 8192;
+        let cuts: Vec<usize> = if small {
+            (0..bytes.len()).collect()
+        } else {
+            (0..24)
+                .map(|_| (rng.next() % bytes.len() as u64) as usize)
+                .collect()
+        };
+        for cut in cuts {
+            same(&format!("{name} cut at {cut:#x}"), &bytes[..cut]);
+        }
+        let mut m = bytes.clone();
+        for _ in 0..if small { 400 } else { 12 } {
+            let pos = (rng.next() % bytes.len() as u64) as usize;
+            let old = m[pos];
+            m[pos] = match rng.next() % 3 {
+                0 => 0xFF,
+                1 => 0,
+                _ => old ^ (1 << (rng.next() % 8)),
+            };
+            same(&format!("{name} byte {pos:#x} = {:#x}", m[pos]), &m);
+            m[pos] = old;
+        }
+        eprintln!("{name}: both walks agree");
+    }
+}
+
+/// An error returned by the closure stops the walk after that event; the walk then goes on from
+/// the next event, whichever way it is driven.
+#[test]
+fn stopping_and_resuming() {
+    for (name, bytes) in common::traces_where(|_, len| len < 1 << 20) {
+        let trace = Trace::parse(&bytes).unwrap();
+        let (all, _) = iterated(&trace);
+        for stop in [0, 1, 7, all.len() / 2, all.len().saturating_sub(1)] {
+            let mut walk = trace.events();
+            let mut got = Vec::new();
+            let stopped = Error::new(ErrorKind::BadSignature, 0);
+            let r = walk.try_for_each_event(|ev| {
+                got.push(seen(&ev));
+                if got.len() > stop {
+                    return Err(stopped);
+                }
+                Ok(())
+            });
+            assert_eq!(r.err(), (stop < all.len()).then_some(stopped), "{name}");
+            got.extend(walk.map(|ev| seen(&ev.unwrap())));
+            assert_eq!(got, all, "{name}: stop after {stop}");
+        }
+    }
+}
