@@ -1,11 +1,16 @@
-//! WTF: walk every event of a ~64 MB synthetic chunked trace (wire ids looked up, every argument
-//! decoded, arrays summed), against memcpy of the same bytes in the same group: `full_walk` with
-//! `Events::try_for_each_event`, `full_walk_iter` with the iterator, and `events_only`.
+//! WTF: walk every event (wire ids looked up, every argument decoded, arrays summed) of two ~64 MB
+//! chunked traces, a synthetic one and a real one (cpp-big) repeated, against memcpy of the same
+//! bytes in the same group: `full_walk` with `Events::try_for_each_event`, `full_walk_iter` with
+//! the iterator, and `events_only`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use tracecap_wtf::write::{ChunkedWriter, WValue};
-use tracecap_wtf::{ArgType, Elem, Event, Trace, Value, CLASS_INSTANCE, CLASS_SCOPE};
+use tracecap_wtf::{ArgType, CLASS_INSTANCE, CLASS_SCOPE};
+
+#[path = "../examples/common/wtf_walks.rs"]
+mod wtf_walks;
+use wtf_walks::{events_only, full_walk, full_walk_iter, repeated};
 
 /// A C++-bindings-like trace: per chunk, scopes with integer args, instants with floats and
 /// strings, arrays, appended data; about `target` bytes in 1 MiB event chunks.
@@ -121,74 +126,29 @@ fn synthetic(target: usize) -> Vec<u8> {
     w.finish()
 }
 
-/// What the full walks add up for one event: its time and wire id, and every argument value
-/// decoded (strings stay ordinals: resolving is the caller's choice; names are per definition, see
-/// `Event::args` for the named form), array elements summed.
-#[inline(always)]
-fn digest(ev: &Event<'_>) -> u64 {
-    let mut acc = u64::from(ev.time) ^ u64::from(ev.wire_id);
-    for v in ev.values() {
-        acc = acc.wrapping_add(match v {
-            Value::Float32(f) => u64::from(f.to_bits()),
-            Value::Array(arr) => arr
-                .iter()
-                .map(|e| match e {
-                    Elem::Int(i) => i as u64,
-                    Elem::Float(f) => u64::from(f.to_bits()),
-                })
-                .sum(),
-            v => u64::from(v.as_u32().unwrap_or(1)),
-        });
-    }
-    acc
-}
-
-/// Every event through `Events::try_for_each_event` (the fastest walk), every value decoded.
-fn full_walk(bytes: &[u8]) -> u64 {
-    let trace = Trace::parse(bytes).unwrap();
-    let mut acc = 0u64;
-    trace
-        .events()
-        .try_for_each_event(|ev| {
-            acc = acc.wrapping_add(digest(&ev));
-            Ok(())
-        })
-        .unwrap();
-    acc
-}
-
-/// The same work through the iterator.
-fn full_walk_iter(bytes: &[u8]) -> u64 {
-    let trace = Trace::parse(bytes).unwrap();
-    let mut acc = 0u64;
-    for ev in trace.events() {
-        acc = acc.wrapping_add(digest(&ev.unwrap()));
-    }
-    acc
-}
-
-/// Every event's header and definition, arguments skipped (the walker still sizes them).
-fn events_only(bytes: &[u8]) -> u64 {
-    let trace = Trace::parse(bytes).unwrap();
-    let mut acc = 0u64;
-    for ev in trace.events() {
-        let ev = ev.unwrap();
-        acc = acc.wrapping_add(u64::from(ev.time) ^ u64::from(ev.def.flags) ^ ev.offset);
-    }
-    acc
+/// The walks of one trace against memcpy, in one group.
+fn walks(c: &mut Criterion, name: &str, bytes: &[u8]) {
+    let mut group = c.benchmark_group(name);
+    tracecap_benches::memcpy_baseline(&mut group, bytes);
+    assert_eq!(full_walk(bytes), full_walk_iter(bytes));
+    group.bench_function("full_walk", |b| b.iter(|| full_walk(black_box(bytes))));
+    group.bench_function("full_walk_iter", |b| {
+        b.iter(|| full_walk_iter(black_box(bytes)))
+    });
+    group.bench_function("events_only", |b| b.iter(|| events_only(black_box(bytes))));
+    group.finish();
 }
 
 fn bench(c: &mut Criterion) {
-    let bytes = synthetic(64 << 20);
-    let mut group = c.benchmark_group("wtf");
-    tracecap_benches::memcpy_baseline(&mut group, &bytes);
-    assert_eq!(full_walk(&bytes), full_walk_iter(&bytes));
-    group.bench_function("full_walk", |b| b.iter(|| full_walk(black_box(&bytes))));
-    group.bench_function("full_walk_iter", |b| {
-        b.iter(|| full_walk_iter(black_box(&bytes)))
-    });
-    group.bench_function("events_only", |b| b.iter(|| events_only(black_box(&bytes))));
-    group.finish();
+    walks(c, "wtf", &synthetic(64 << 20));
+    // cpp-big (the C++ bindings' recorder, from the corpus) repeated to 64 MiB.
+    match tracecap_testkit::corpus("wtf") {
+        Some(dir) => {
+            let real = std::fs::read(dir.join("cff-cpp/cpp-big.wtf-trace")).unwrap();
+            walks(c, "wtf_real", &repeated(&real, 64 << 20));
+        }
+        None => eprintln!("corpus not found: wtf_real skipped"),
+    }
 }
 
 criterion_group!(benches, bench);

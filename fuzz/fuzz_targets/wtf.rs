@@ -1,7 +1,8 @@
 //! WTF: arbitrary bytes through every reader path (header, chunks, events, arguments, JSON
 //! presentation, timeline). No panic, every offset inside the input, the fixed-capacity and
-//! growable wire-id tables agree event for event, and values decoded from the types packed per
-//! definition agree with values decoded from the signature text.
+//! growable wire-id tables agree event for event, the visitor walk agrees with the iterator, and
+//! values decoded from the types packed per definition agree with values decoded from the
+//! signature text.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -65,6 +66,26 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
+
+    // The visitor walk gives the same events, values and error as the iterator.
+    let mut visited = Vec::new();
+    let mut visited_values = 0usize;
+    let visit_err = trace
+        .events()
+        .try_for_each_event(|ev| {
+            visited.push((ev.offset, ev.wire_id, ev.time, ev.zone));
+            visited_values += ev.values().count();
+            Ok(())
+        })
+        .err();
+    assert_eq!(visited, grown);
+    assert_eq!(visit_err, grown_err);
+    let iter_values: usize = trace
+        .events()
+        .map_while(Result::ok)
+        .map(|ev| ev.values().count())
+        .sum();
+    assert_eq!(visited_values, iter_values);
 
     let mut fixed = Vec::new();
     let mut fixed_err = None;

@@ -1,0 +1,55 @@
+//! Walks a WTF trace one way, best of N runs, for profiles and quick timings:
+//!
+//! ```text
+//! wtf_walk FILE [full|iter|events] [runs] [repeat-to-MiB]
+//! ```
+//!
+//! `full`, `iter` and `events` are the bench's `full_walk`, `full_walk_iter` and `events_only`;
+//! with a size, the trace's chunks are repeated to about that many MiB first (as the bench does
+//! with cpp-big).
+
+#[path = "common/wtf_walks.rs"]
+mod wtf_walks;
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(path), mode) = (args.first(), args.get(1).map_or("full", String::as_str)) else {
+        eprintln!("usage: wtf_walk FILE [full|iter|events] [runs] [repeat-to-MiB]");
+        return ExitCode::FAILURE;
+    };
+    let runs: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let walk: fn(&[u8]) -> u64 = match mode {
+        "full" => wtf_walks::full_walk,
+        "iter" => wtf_walks::full_walk_iter,
+        "events" => wtf_walks::events_only,
+        _ => {
+            eprintln!("unknown mode {mode}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(mib) = args.get(3).and_then(|s| s.parse::<usize>().ok()) {
+        bytes = wtf_walks::repeated(&bytes, mib << 20);
+    }
+    let (mut best, mut digest) = (f64::MAX, 0);
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        digest = walk(&bytes);
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    let gib = bytes.len() as f64 / best / f64::from(1u32 << 30);
+    println!(
+        "{mode}: {digest:#x}, best of {runs}: {:.2} ms, {gib:.2} GiB/s",
+        best * 1e3
+    );
+    ExitCode::SUCCESS
+}
