@@ -208,6 +208,7 @@ where
         let Some(next) = rest.get(2 + size..) else {
             break Ok(());
         };
+        // ok: `rest` is a suffix of the run, whose last byte ends at absolute offset `end`.
         let offset = end - rest.len() as u64;
         let begin = head.begin.get();
         let id = head.id.get();
