@@ -5,7 +5,11 @@
 //! ids, signatures around and past the length of the packed form, null and empty arrays,
 //! built-in zone changes, and truncated event buffers.
 
+mod common;
+
 use std::collections::HashMap;
+
+use common::{iterated, visited};
 
 use tracecap_wtf::write::{ChunkedWriter, WValue};
 use tracecap_wtf::{
@@ -225,48 +229,6 @@ fn walk(bytes: &[u8], expected: &[Written]) -> (Vec<u64>, Option<tracecap_wtf::E
     assert_eq!(fixed, grown);
     assert_eq!(visited(&trace), iterated(&trace));
     (offsets, error)
-}
-
-/// What a consumer sees of an event, values included.
-fn seen(ev: &Event<'_>) -> String {
-    let values: Vec<Value<'_>> = ev.values().collect();
-    format!(
-        "{:#x} {} {} {} {:?} {} {:?} {values:?}",
-        ev.offset,
-        ev.chunk,
-        ev.wire_id,
-        ev.time,
-        ev.zone,
-        ev.name(),
-        ev.arg_bytes()
-    )
-}
-
-/// Every event and the error, from the iterator.
-fn iterated(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
-    let mut events = Vec::new();
-    for ev in trace.events() {
-        match ev {
-            Ok(ev) => events.push(seen(&ev)),
-            Err(e) => return (events, Some(e)),
-        }
-    }
-    (events, None)
-}
-
-/// Every event and the error, from `try_for_each_event`.
-fn visited(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
-    let mut events = Vec::new();
-    let mut walk = trace.events();
-    let error = walk
-        .try_for_each_event(|ev| {
-            events.push(seen(&ev));
-            Ok(())
-        })
-        .err();
-    // Fused after an error, like the iterator.
-    assert!(walk.next().is_none());
-    (events, error)
 }
 
 #[test]

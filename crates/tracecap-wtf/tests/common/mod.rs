@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use tracecap_wtf::{Event, Trace, Value};
+
 /// The corpus directory, or `None` (with a loud message) when it is not there.
 pub fn corpus() -> Option<PathBuf> {
     tracecap_testkit::corpus("wtf")
@@ -40,4 +42,46 @@ pub fn traces_where(keep: impl Fn(&str, u64) -> bool) -> Vec<(String, Vec<u8>)> 
         }
     }
     out
+}
+
+/// What a consumer sees of an event, values included.
+pub fn seen(ev: &Event<'_>) -> String {
+    let values: Vec<Value<'_>> = ev.values().collect();
+    format!(
+        "{:#x} {} {} {} {:?} {} {:?} {values:?}",
+        ev.offset,
+        ev.chunk,
+        ev.wire_id,
+        ev.time,
+        ev.zone,
+        ev.name(),
+        ev.arg_bytes()
+    )
+}
+
+/// Every event and the error, from the iterator.
+pub fn iterated(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
+    let mut events = Vec::new();
+    for ev in trace.events() {
+        match ev {
+            Ok(ev) => events.push(seen(&ev)),
+            Err(e) => return (events, Some(e)),
+        }
+    }
+    (events, None)
+}
+
+/// Every event and the error, from `try_for_each_event`.
+pub fn visited(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
+    let mut events = Vec::new();
+    let mut walk = trace.events();
+    let error = walk
+        .try_for_each_event(|ev| {
+            events.push(seen(&ev));
+            Ok(())
+        })
+        .err();
+    // Fused after an error, like the iterator.
+    assert!(walk.next().is_none());
+    (events, error)
 }
