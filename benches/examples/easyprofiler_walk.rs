@@ -14,7 +14,6 @@
 mod ep_walks;
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 use tracecap_easyprofiler::{
     Capture, Error, FixedKindTable, KindTable, Nest, NestSlot, Record, Summary, Visitor,
@@ -74,16 +73,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (mut best, mut digest) = (f64::MAX, 0);
-    for _ in 0..runs.max(1) {
-        let start = Instant::now();
-        digest = run_walk(walk, &bytes);
-        best = best.min(start.elapsed().as_secs_f64());
-    }
-    let gib = bytes.len() as f64 / best / f64::from(1u32 << 30);
+    let (best, digest) = tracecap_benches::best_of(runs, || run_walk(walk, &bytes));
     println!(
-        "{mode}: {digest:#x}, best of {runs}: {:.2} ms, {gib:.2} GiB/s",
-        best * 1e3
+        "{}",
+        tracecap_benches::timing_line(mode, digest, runs, best, bytes.len())
     );
     ExitCode::SUCCESS
 }

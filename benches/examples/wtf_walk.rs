@@ -12,7 +12,6 @@
 mod wtf_walks;
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,16 +39,10 @@ fn main() -> ExitCode {
     if let Some(mib) = args.get(3).and_then(|s| s.parse::<usize>().ok()) {
         bytes = wtf_walks::repeated(&bytes, mib << 20);
     }
-    let (mut best, mut digest) = (f64::MAX, 0);
-    for _ in 0..runs.max(1) {
-        let start = Instant::now();
-        digest = walk(&bytes);
-        best = best.min(start.elapsed().as_secs_f64());
-    }
-    let gib = bytes.len() as f64 / best / f64::from(1u32 << 30);
+    let (best, digest) = tracecap_benches::best_of(runs, || walk(&bytes));
     println!(
-        "{mode}: {digest:#x}, best of {runs}: {:.2} ms, {gib:.2} GiB/s",
-        best * 1e3
+        "{}",
+        tracecap_benches::timing_line(mode, digest, runs, best, bytes.len())
     );
     ExitCode::SUCCESS
 }

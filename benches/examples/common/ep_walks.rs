@@ -64,17 +64,7 @@ impl<'a> Visitor<'a> for ScanWalker {
     #[inline(always)]
     fn record(&mut self, r: Record<'a>, nest: Nest) -> Result<(), Error> {
         self.levels = self.levels.max(nest.height);
-        match r {
-            Record::Block(b) => {
-                self.acc = self
-                    .acc
-                    .wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
-            }
-            Record::Value(v) => {
-                let acc = self.acc.wrapping_add(v.time ^ v.value_id);
-                self.acc = v.elements().fold(acc, |acc, e| acc.wrapping_add(bits(e)));
-            }
-        }
+        self.acc = digest(self.acc, &r);
         Ok(())
     }
 
@@ -91,6 +81,21 @@ impl<'a> Visitor<'a> for ScanWalker {
             Item::Record(_) => {}
         }
         Ok(())
+    }
+}
+
+/// What the walks add for a record: every field, every value element.
+#[inline(always)]
+fn digest(acc: u64, r: &Record<'_>) -> u64 {
+    match r {
+        Record::Block(b) => {
+            acc.wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
+        }
+        Record::Value(v) => v
+            .elements()
+            .fold(acc.wrapping_add(v.time ^ v.value_id), |acc, e| {
+                acc.wrapping_add(bits(e))
+            }),
     }
 }
 
@@ -140,19 +145,7 @@ impl<'s> Walker<'s> {
             }
             Item::Record(r) => {
                 self.forest.push(r.begin(), r.end()).unwrap();
-                match r {
-                    Record::Block(b) => {
-                        self.acc = self
-                            .acc
-                            .wrapping_add(b.begin ^ b.end ^ u64::from(b.id) ^ b.name.len() as u64)
-                    }
-                    Record::Value(v) => {
-                        self.acc = self.acc.wrapping_add(v.time ^ v.value_id);
-                        for e in v.elements() {
-                            self.acc = self.acc.wrapping_add(bits(e));
-                        }
-                    }
-                }
+                self.acc = digest(self.acc, &r);
             }
             Item::Bookmark(b) => self.acc = self.acc.wrapping_add(b.position),
         }
