@@ -21,8 +21,8 @@
 //! ```
 //!
 //! Events come out in file order, built-ins included (`wtf.event#define`, zones, scopes, flows,
-//! ...), from the iterator or, a little faster, from [`Events::try_for_each_event`], each with its
-//! zone, time, definition and lazily decoded arguments: [`Event::values`]
+//! ...), from the iterator or from [`Events::try_for_each_event`] (see its note on speed), each
+//! with its zone, time, definition and lazily decoded arguments: [`Event::values`]
 //! (fast, from the types parsed once per definition), [`Event::args`] (with names), and
 //! [`Event::decode_builtin`] (typed built-ins). Strings stay in the file: an argument holds an
 //! ordinal ([`Str::Ordinal`]) that [`Event::resolve`] looks up in the event's chunk string table.

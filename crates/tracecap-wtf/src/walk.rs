@@ -201,9 +201,10 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     /// Gives every remaining event to `f`, in file order, as the iterator would yield them;
     /// stops at the first error (the file's, or one `f` returns) and returns it.
     ///
-    /// The same walk as iterating, but faster when `f` is small enough to inline: the plain path
-    /// runs in a loop that keeps its position in registers and hands each event straight to `f`
-    /// (the one call site inlined), instead of through `Option<Result<Event>>`.
+    /// The same walk as iterating, with each event handed straight to `f` (one call site, inlined)
+    /// instead of through `Option<Result<Event>>`. Faster only when `f` is small: when `f` decodes
+    /// every value, the loop runs out of registers and keeps its position in memory, and the
+    /// iterator was faster in our benches (docs/performance.md).
     ///
     /// ```
     /// # fn main() -> Result<(), tracecap_wtf::Error> {
