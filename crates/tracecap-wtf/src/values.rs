@@ -88,6 +88,10 @@ impl<'a> Iterator for Values<'a> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Value<'a>> {
+        // No codes left: the usual end, seen once per event.
+        if self.packed == 0 {
+            return None;
+        }
         let code = pop_code(&mut self.packed);
         let value = chunked_value(code, &mut self.rest);
         if value.is_some() {
