@@ -23,8 +23,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tracecap_apitrace::dump::dump_text;
 use tracecap_apitrace::write::snappy;
 use tracecap_apitrace::{
-    read_ahead, ChunkedReader, ContainerSource, Detail, FixedTable, SigTable, SnappyChunks, Table,
-    Trace,
+    read_ahead, ByteSource, ChunkedReader, ContainerSource, Detail, FixedTable, SigTable,
+    SnappyChunks, Table, Trace,
 };
 
 /// Every event, detail and (nested) value, each event read once (`Events::next_parsed`).
@@ -54,6 +54,17 @@ fn walk_two_pass<T: Table>(stream: &[u8], table: T) -> u64 {
             }
         }
     }
+    n
+}
+
+/// Every event, detail and value through the bounded window, each event read once.
+fn walk_chunked<S: ByteSource>(r: &mut ChunkedReader<S>) -> u64 {
+    let mut n = 0u64;
+    r.try_for_each_parsed(|p| {
+        n += visit_parsed(&p);
+        Ok(())
+    })
+    .unwrap();
     n
 }
 
@@ -126,23 +137,14 @@ fn bench(c: &mut Criterion) {
     g.bench_function("chunked_one_pass", |b| {
         b.iter(|| {
             let mut r = ChunkedReader::new(ContainerSource::new(&file).unwrap(), SigTable::new());
-            let mut n = 0u64;
-            while let Some(v) = r.next_parsed_with(|p| visit_parsed(&p)) {
-                n += v.unwrap();
-            }
-            black_box(n)
+            black_box(walk_chunked(&mut r))
         })
     });
     g.bench_function("chunked_one_pass_read_ahead", |b| {
         b.iter(|| {
             let src = ContainerSource::new(&file).unwrap();
             let n = read_ahead(src, |src| {
-                let mut r = ChunkedReader::new(src, SigTable::new());
-                let mut n = 0u64;
-                while let Some(v) = r.next_parsed_with(|p| visit_parsed(&p)) {
-                    n += v.unwrap();
-                }
-                n
+                walk_chunked(&mut ChunkedReader::new(src, SigTable::new()))
             });
             black_box(n)
         })

@@ -69,10 +69,11 @@ fn walk_chunked(file: &[u8], ahead: bool) -> Result<(u64, u64), tracecap_apitrac
     fn run<S: ByteSource>(src: S) -> Result<(u64, u64), tracecap_apitrace::Error> {
         let mut r = ChunkedReader::new(src, SigTable::new());
         let (mut n_events, mut n_values) = (0u64, 0u64);
-        while let Some(v) = r.next_parsed_with(|p| visit_parsed(&p)) {
-            n_values += v?;
+        r.try_for_each_parsed(|p| {
+            n_values += visit_parsed(&p);
             n_events += 1;
-        }
+            Ok(())
+        })?;
         Ok((n_events, n_values))
     }
     let src = ContainerSource::new(file)?;

@@ -1,7 +1,7 @@
 //! apitrace: arbitrary bytes as a file (any container) and as a decompressed stream. No panic,
 //! error offsets inside the input, and whole-stream and chunked reading (random chunk sizes
 //! taken from the input) give the same events and the same error, read in two passes (`next`,
-//! then the details) or in one (`next_parsed`, `next_parsed_with`).
+//! then the details) or in one (`next_parsed`, `next_parsed_with`, `try_for_each_parsed`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -48,10 +48,22 @@ fn one_pass_agrees(stream: &[u8], sizes: &[usize]) {
             Err(e) => chunked.push(e.to_string()),
         }
     }
+    let mut visited = Vec::new();
+    let mut r = ChunkedReader::new(SliceSource::with_sizes(stream, sizes), SigTable::new());
+    if let Err(e) = r.try_for_each_parsed(|p| {
+        visited.extend(parsed_text(p));
+        Ok(())
+    }) {
+        visited.push(e.to_string());
+    }
     assert!(one == two, "one-pass and two-pass events differ");
     assert!(
         chunked == two,
         "chunked one-pass and whole-stream events differ"
+    );
+    assert!(
+        visited == two,
+        "try_for_each_parsed and whole-stream events differ"
     );
 }
 

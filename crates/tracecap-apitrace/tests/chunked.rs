@@ -112,6 +112,21 @@ fn chunked_one_pass<S: ByteSource>(src: S) -> (Vec<String>, Option<String>) {
     }
 }
 
+/// [`chunked_one_pass`] through `ChunkedReader::try_for_each_parsed`.
+fn chunked_visit<S: ByteSource>(src: S) -> (Vec<String>, Option<String>) {
+    let mut out = Vec::new();
+    let mut r = ChunkedReader::new(src, SigTable::new());
+    let err = r
+        .try_for_each_parsed(|p| {
+            out.extend(parsed_debug(p));
+            Ok(())
+        })
+        .err();
+    // Fused after the error or the end.
+    assert!(r.next_event().is_none());
+    (out, err.map(|e| e.to_string()))
+}
+
 #[test]
 fn corpus_whole_and_chunked_agree() {
     let Some(root) = corpus() else { return };
@@ -135,6 +150,13 @@ fn corpus_whole_and_chunked_agree() {
         let (c, cerr) = read_ahead(ContainerSource::new(&file).unwrap(), chunked_one_pass);
         assert_eq!(cerr, fault, "{}", t.display());
         assert!(c == wd, "{}: read-ahead events differ", t.display());
+        let (c, cerr) = read_ahead(ContainerSource::new(&file).unwrap(), chunked_visit);
+        assert_eq!(cerr, fault, "{}", t.display());
+        assert!(
+            c == wd,
+            "{}: try_for_each_parsed events differ",
+            t.display()
+        );
         // From the stream in odd small pieces (events straddle many pieces).
         for piece in [1usize, 7, 4093] {
             // One-byte pieces cost a fill per byte: keep them to the smaller files.
@@ -176,6 +198,9 @@ proptest! {
             prop_assert_eq!(&cerr, &werr);
             let (wd, _) = whole_debug(data);
             let (c, cerr) = read_ahead(SliceSource::with_sizes(data, &sizes), chunked_one_pass);
+            prop_assert!(c == wd);
+            prop_assert_eq!(&cerr, &werr);
+            let (c, cerr) = chunked_visit(SliceSource::with_sizes(data, &sizes));
             prop_assert!(c == wd);
             prop_assert_eq!(cerr, werr);
         }

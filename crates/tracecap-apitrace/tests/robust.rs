@@ -212,6 +212,24 @@ fn cut_compressed_files() {
                     (events, None)
                 });
                 assert_eq!(ahead, (events, err), "{} cut at {cut}", t.display());
+                let mut r = ChunkedReader::new(
+                    ContainerSource::new(&file[..cut]).unwrap(),
+                    SigTable::new(),
+                );
+                let mut visited = 0;
+                let visit_err = r
+                    .try_for_each_parsed(|p| {
+                        p.details().try_for_each(|d| d.map(drop))?;
+                        visited += 1;
+                        Ok(())
+                    })
+                    .err();
+                assert_eq!(
+                    (visited, visit_err),
+                    (events, err),
+                    "{} cut at {cut}",
+                    t.display()
+                );
             }
         }
     }
