@@ -91,6 +91,7 @@ struct Parts {
 
 impl Parts {
     /// The event, over `window` (whose first byte is at stream offset `base`).
+    #[inline]
     fn event<'w>(&self, window: &'w [u8], base: u64, version: u64) -> Event<'w> {
         let body = window
             .get(self.details_start..self.details_start.saturating_add(self.details_len))
@@ -346,6 +347,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
     }
 
     /// Reads the next event into the window and says where it lies.
+    #[inline]
     fn next_parts(&mut self) -> Option<Result<Parts, Error>> {
         if self.failed {
             return None;
@@ -419,6 +421,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
     }
 
     /// The event `parts` describes, over the window.
+    #[inline]
     fn event_at(&self, parts: &Parts) -> Event<'_> {
         parts.event(&self.window, self.base, self.state.version)
     }
