@@ -8,10 +8,9 @@ use tracecap_wire::Reader;
 use crate::cursor::{Cur, Span};
 use crate::decompress::ContainerSource;
 use crate::error::{Error, ErrorKind};
-use crate::event::{accept, next_event, Event, EventKind, State};
-use crate::fast;
+use crate::event::{next_event, Event, EventKind, State};
 use crate::header::Header;
-use crate::parsed::{DetailBuf, Parsed};
+use crate::parsed::{read_kept, DetailBuf, Parsed};
 use crate::sig::Table;
 use crate::table::SigTable;
 
@@ -277,10 +276,8 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
             let rest = self.window.get(self.pos..).unwrap_or(&[]);
             let mut c = Cur::new(rest, self.base.saturating_add(self.pos as u64));
             let mut kept = DetailBuf::new();
-            if let Some(head) = fast::event_parsed(&mut c, &self.state, &self.table, &mut kept) {
-                let offset = self.base.saturating_add(self.pos as u64);
+            if let Some(event) = read_kept(&mut c, &mut self.state, &self.table, &mut kept) {
                 self.pos = self.pos.saturating_add(c.pos());
-                let event = accept(&head, offset, &c, &mut self.state);
                 return Some(Ok(f(Parsed::new(event, &kept, &self.table))));
             }
         }
@@ -315,24 +312,20 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                 let mut kept = DetailBuf::new();
                 // One call site for `f`, so that it can be inlined.
                 loop {
-                    kept.clear();
                     let event = match pending.take() {
                         Some(parts) => {
+                            kept.clear();
                             kept.complete = false;
                             parts.event(window, self.base, self.state.version)
                         }
                         None if self.failed => break,
                         None => {
-                            let offset = self.base.saturating_add(self.pos as u64);
                             let rest = window.get(self.pos..).unwrap_or(&[]);
-                            let mut c = Cur::new(rest, offset);
-                            let Some(head) =
-                                fast::event_parsed(&mut c, &self.state, &self.table, &mut kept)
-                            else {
-                                break;
-                            };
+                            let mut c = Cur::new(rest, self.base.saturating_add(self.pos as u64));
+                            let read = read_kept(&mut c, &mut self.state, &self.table, &mut kept);
+                            let Some(event) = read else { break };
                             self.pos = self.pos.saturating_add(c.pos());
-                            accept(&head, offset, &c, &mut self.state)
+                            event
                         }
                     };
                     f(Parsed::new(event, &kept, &self.table))?;

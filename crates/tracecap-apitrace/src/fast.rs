@@ -520,7 +520,7 @@ mod tests {
                     fast_events += 1;
                     ev
                 }
-                (Some(_), Err(e)) => panic!("fast path accepted an event the parser refuses: {e}"),
+                (Some(_), Err(e)) => panic!("fast path accepted an event the parser refuses: {e}"), // ok: test
                 (None, Ok(ev)) => ev,
                 (None, Err(_)) => return fast_events,
             };
@@ -537,7 +537,7 @@ mod tests {
                             compare_inside(&value, &table);
                         }
                     }
-                    (Some(a), other) => panic!("fast detail {a:?}, precise {other:?}"),
+                    (Some(a), other) => panic!("fast detail {a:?}, precise {other:?}"), // ok: test
                     (None, Ok(Some(_))) => {}
                     (None, _) => break,
                 }
@@ -566,7 +566,7 @@ mod tests {
                     assert_eq!(f.pos, body.pos);
                     compare_inside(&a, t);
                 }
-                (Some(a), Err(e)) => panic!("fast value {a:?}, precise error {e}"),
+                (Some(a), Err(e)) => panic!("fast value {a:?}, precise error {e}"), // ok: test
                 (None, Ok(_)) => {}
                 (None, Err(_)) => return,
             }

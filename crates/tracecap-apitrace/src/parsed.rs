@@ -9,8 +9,10 @@
 
 use core::slice;
 
+use crate::cursor::Cur;
 use crate::error::Error;
-use crate::event::{Detail, DetailIter, Event};
+use crate::event::{accept, Detail, DetailIter, Event, State};
+use crate::fast;
 use crate::sig::Table;
 
 /// How many details an event may have and still be handed over already read. GL calls have
@@ -64,6 +66,24 @@ impl<'a> DetailBuf<'a> {
     fn kept(&self) -> &[Detail<'a>] {
         self.items.get(..self.len).unwrap_or(&[])
     }
+}
+
+/// Reads the event at `c` when the fast path takes it whole, keeping its details in `kept`
+/// (emptied first): `c` moves past it and `state` counts it. `None`, with `c` and `state`
+/// unchanged, for whatever only the precise parser reads.
+#[inline(always)]
+pub(crate) fn read_kept<'a, T: Table + ?Sized>(
+    c: &mut Cur<'a>,
+    state: &mut State,
+    table: &T,
+    kept: &mut DetailBuf<'a>,
+) -> Option<Event<'a>> {
+    let offset = c.offset();
+    let mut next = *c;
+    kept.clear();
+    let head = fast::event_parsed(&mut next, state, table, kept)?;
+    *c = next;
+    Some(accept(&head, offset, c, state))
 }
 
 /// An event read by [`Events::next_parsed`](crate::Events::next_parsed), with its details.

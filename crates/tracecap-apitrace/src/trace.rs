@@ -4,10 +4,9 @@ use tracecap_wire::Reader;
 
 use crate::cursor::Cur;
 use crate::error::Error;
-use crate::event::{accept, next_event, next_event_slow, Event, State};
-use crate::fast;
+use crate::event::{next_event, next_event_slow, Event, State};
 use crate::header::Header;
-use crate::parsed::{DetailBuf, Parsed};
+use crate::parsed::{read_kept, DetailBuf, Parsed};
 use crate::sig::Table;
 
 /// A decompressed apitrace stream held in memory.
@@ -85,14 +84,8 @@ impl<'a, T: Table> Events<'a, T> {
         if self.failed || self.r.is_empty() {
             return None;
         }
-        let mut c = self.r;
-        let offset = c.offset();
-        self.kept.clear();
-        let event = match fast::event_parsed(&mut c, &self.state, &self.table, &mut self.kept) {
-            Some(head) => {
-                self.r = c;
-                accept(&head, offset, &c, &mut self.state)
-            }
+        let event = match read_kept(&mut self.r, &mut self.state, &self.table, &mut self.kept) {
+            Some(event) => event,
             None => {
                 self.kept.complete = false;
                 match next_event_slow(&mut self.r, &mut self.state, &mut self.table) {

@@ -21,6 +21,21 @@ fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
     }
 }
 
+/// Visits one detail: its value (nested values included) or its backtrace frames; returns the
+/// values seen.
+fn detail<T: Table>(d: Detail<'_>, t: &T) -> u64 {
+    match d {
+        Detail::Arg { value, .. } | Detail::Ret(value) => visit(&value, t),
+        Detail::Backtrace(b) => {
+            for f in b.frames(t) {
+                f.unwrap();
+            }
+            0
+        }
+        Detail::Flags(_) => 0,
+    }
+}
+
 /// Walks every event, detail, value and frame; returns (events, values).
 fn walk<T: Table>(stream: &[u8], table: T) -> (u64, u64, T) {
     let trace = Trace::new(stream).unwrap();
@@ -30,17 +45,7 @@ fn walk<T: Table>(stream: &[u8], table: T) -> (u64, u64, T) {
         let ev = ev.unwrap();
         n += 1;
         for d in ev.details().iter(events.table()) {
-            match d.unwrap() {
-                Detail::Arg { value, .. } | Detail::Ret(value) => {
-                    values += visit(&value, events.table())
-                }
-                Detail::Backtrace(b) => {
-                    for f in b.frames(events.table()) {
-                        f.unwrap();
-                    }
-                }
-                Detail::Flags(_) => {}
-            }
+            values += detail(d.unwrap(), events.table());
         }
     }
     (n, values, events.into_table())
@@ -55,17 +60,7 @@ fn walk_one_pass<T: Table>(stream: &[u8], table: T) -> (u64, u64) {
         let ev = ev.unwrap();
         n += 1;
         for d in ev.details() {
-            match d.unwrap() {
-                Detail::Arg { value, .. } | Detail::Ret(value) => {
-                    values += visit(&value, ev.table())
-                }
-                Detail::Backtrace(b) => {
-                    for f in b.frames(ev.table()) {
-                        f.unwrap();
-                    }
-                }
-                Detail::Flags(_) => {}
-            }
+            values += detail(d.unwrap(), ev.table());
         }
     }
     (n, values)

@@ -2,6 +2,7 @@
 //! panic, report offsets inside the data, and keep everything before the damage.
 
 use std::path::{Path, PathBuf};
+use tracecap_testkit::Rng;
 
 use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
 use tracecap_apitrace::{
@@ -24,20 +25,6 @@ fn traces(root: &Path) -> Vec<PathBuf> {
     }
     v.sort();
     v
-}
-
-/// A small deterministic PRNG (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Walks a stream fully (events, every value, the apitrace dump); returns the event texts and
@@ -246,7 +233,7 @@ fn mutated_files_and_streams() {
         for _ in 0..rounds {
             let mut m = file.clone();
             let i = rng.below(m.len());
-            m[i] = rng.next() as u8;
+            m[i] = rng.next_u64() as u8;
             walk_file(&m);
             let mut s = d.data.clone();
             for _ in 0..1 + rng.below(3) {
@@ -254,8 +241,8 @@ fn mutated_files_and_streams() {
                 s[i] = match rng.below(4) {
                     0 => 0xff,
                     1 => 0x80,
-                    2 => rng.next() as u8 & 0x0f,
-                    _ => rng.next() as u8,
+                    2 => rng.next_u64() as u8 & 0x0f,
+                    _ => rng.next_u64() as u8,
                 };
             }
             walk_stream(&s);

@@ -13,8 +13,9 @@
 //!         ..SyscallModel::default()
 //!     })],
 //! };
-//! let bytes = model.to_bytes().unwrap();
-//! assert_eq!(CaptureModel::from_bytes(&bytes).unwrap(), model);
+//! let bytes = model.to_bytes()?;
+//! assert_eq!(CaptureModel::from_bytes(&bytes)?, model);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::io;

@@ -30,13 +30,12 @@ pub fn corpus(format: &str) -> Option<PathBuf> {
 /// The bytes of `path`, decompressed when its name ends in `.xz`. Panics (it is for tests) when
 /// the file cannot be read.
 pub fn read(path: &Path) -> Vec<u8> {
-    // ok: test-only crate; a corpus file that cannot be read must fail the test loudly.
-    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // A corpus file that cannot be read must fail the test loudly.
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())); // ok: test-only crate
     if path.extension().is_some_and(|e| e == "xz") {
         let mut out = Vec::new();
-        // ok: test-only crate, as above.
         lzma_rs::xz_decompress(&mut &raw[..], &mut out)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display())); // ok: test-only crate
         out
     } else {
         raw
@@ -79,6 +78,11 @@ impl Rng {
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 }
 

@@ -8,28 +8,12 @@
 mod common;
 
 use std::collections::HashMap;
+use tracecap_testkit::Rng;
 
 use common::{iterated, visited};
 
 use tracecap_wtf::write::{ChunkedWriter, WValue};
-use tracecap_wtf::{
-    ArgType, Elem, ErrorKind, Event, FixedDefinitionTable, Str, Trace, Value, CLASS_INSTANCE,
-};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use tracecap_wtf::{ArgType, ErrorKind, Event, FixedDefinitionTable, Trace, Value, CLASS_INSTANCE};
 
 fn text(rng: &mut Rng) -> Option<String> {
     match rng.below(4) {
@@ -40,7 +24,7 @@ fn text(rng: &mut Rng) -> Option<String> {
 }
 
 fn value(rng: &mut Rng, t: ArgType) -> WValue {
-    let n = rng.next();
+    let n = rng.next_u64();
     let ints = |rng: &mut Rng| match rng.below(4) {
         0 => None,
         1 => Some(Vec::new()),
@@ -71,48 +55,7 @@ fn value(rng: &mut Rng, t: ArgType) -> WValue {
 
 /// The values of `ev` as the writer's values, from `Event::values` (packed types).
 fn written(ev: &Event<'_>) -> Vec<WValue> {
-    let s = |v: Str<'_>| {
-        ev.resolve(v)
-            .map(|b| String::from_utf8(b.to_vec()).unwrap())
-    };
-    ev.values()
-        .map(|v| match v {
-            Value::Bool(b) => WValue::Bool(b),
-            Value::Int8(v) => WValue::Int8(v),
-            Value::Uint8(v) => WValue::Uint8(v),
-            Value::Int16(v) => WValue::Int16(v),
-            Value::Uint16(v) => WValue::Uint16(v),
-            Value::Int32(v) => WValue::Int32(v),
-            Value::Uint32(v) => WValue::Uint32(v),
-            Value::Float32(f) => WValue::Float32(f),
-            Value::Ascii(x) => WValue::Ascii(s(x)),
-            Value::Utf8(x) => WValue::Utf8(s(x)),
-            Value::Any(x) => WValue::Any(s(x)),
-            Value::Char(c) => WValue::Char(c),
-            Value::WChar(c) => WValue::WChar(c),
-            Value::FlowId(v) => WValue::FlowId(v),
-            Value::Time32(v) => WValue::Time32(v),
-            Value::Array(a) if a.ty == ArgType::Float32Array => WValue::Floats(a.data.map(|_| {
-                a.iter()
-                    .map(|e| match e {
-                        Elem::Float(f) => f,
-                        Elem::Int(_) => panic!("int in a float array"),
-                    })
-                    .collect()
-            })),
-            Value::Array(a) => WValue::Ints(
-                a.ty,
-                a.data.map(|_| {
-                    a.iter()
-                        .map(|e| match e {
-                            Elem::Int(i) => i,
-                            Elem::Float(_) => panic!("float in an int array"),
-                        })
-                        .collect()
-                }),
-            ),
-        })
-        .collect()
+    ev.values().map(|v| common::as_written(ev, v)).collect()
 }
 
 /// The wire ids the files use, small and large.
@@ -177,7 +120,7 @@ fn random_file(seed: u64) -> (Vec<u8>, Vec<Written>) {
                     .iter()
                     .map(|&t| value(&mut rng, t))
                     .collect();
-                let time = rng.next() as u32;
+                let time = rng.next_u64() as u32;
                 w.event(u32::from(wire_id), time, &args).unwrap();
                 events.push((u32::from(wire_id), time, args));
             }

@@ -3,6 +3,7 @@
 
 mod common;
 
+use tracecap_testkit::Rng;
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::timeline::Timeline;
 use tracecap_wtf::{Container, Trace};
@@ -90,16 +91,6 @@ fn chunk_len(bytes: &[u8], at: u64) -> u64 {
     u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as u64
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 fn damaged(name: &str, orig: &[Seen], bytes: &[u8], damage_at: u64, deep: bool) {
     let (got, err) = walk(bytes, deep);
     if let Some(e) = err {
@@ -158,7 +149,7 @@ fn run(select: impl Fn(&str, u64) -> bool) {
                 .step_by(step)
                 .map(|s| s.offset as usize)
                 .collect();
-            c.extend((0..n.min(200) / 2).map(|_| (rng.next() % bytes.len() as u64) as usize));
+            c.extend((0..n.min(200) / 2).map(|_| (rng.next_u64() % bytes.len() as u64) as usize));
             c
         };
         for cut in cuts {
@@ -174,12 +165,12 @@ fn run(select: impl Fn(&str, u64) -> bool) {
         };
         let mut m = bytes.clone();
         for _ in 0..count {
-            let pos = (rng.next() % bytes.len() as u64) as usize;
+            let pos = (rng.next_u64() % bytes.len() as u64) as usize;
             let old = m[pos];
-            m[pos] = match rng.next() % 4 {
+            m[pos] = match rng.next_u64() % 4 {
                 0 => 0xFF,
                 1 => 0,
-                _ => old ^ (1 << (rng.next() % 8)),
+                _ => old ^ (1 << (rng.next_u64() % 8)),
             };
             damaged(name, &orig, &m, pos as u64, small);
             m[pos] = old;

@@ -1,11 +1,11 @@
 //! proptest: model -> writer -> parser -> model, chunked and legacy, every wire type, definitions
 //! in later chunks, many chunks each with its own string table.
 
+mod common;
+
 use proptest::prelude::*;
 use tracecap_wtf::write::{ChunkedWriter, LegacyWriter, WValue};
-use tracecap_wtf::{
-    ArgType, Array, DefinitionStore, Elem, Event, FixedDefinitionTable, Str, Trace, Value,
-};
+use tracecap_wtf::{ArgType, DefinitionStore, Event, FixedDefinitionTable, Trace};
 
 #[derive(Clone, Debug)]
 struct Def {
@@ -161,53 +161,10 @@ fn model(legacy: bool) -> impl Strategy<Value = (Vec<Def>, usize, Vec<Vec<Ev>>)>
     })
 }
 
+/// The arguments of `ev` (types re-read from the signature text) as the writer's values.
 fn back(ev: &Event<'_>) -> Vec<WValue> {
-    let s = |v: Str<'_>| {
-        ev.resolve(v)
-            .map(|b| String::from_utf8(b.to_vec()).unwrap())
-    };
     ev.args()
-        .map(|a| match a.unwrap().value {
-            Value::Bool(b) => WValue::Bool(b),
-            Value::Int8(v) => WValue::Int8(v),
-            Value::Uint8(v) => WValue::Uint8(v),
-            Value::Int16(v) => WValue::Int16(v),
-            Value::Uint16(v) => WValue::Uint16(v),
-            Value::Int32(v) => WValue::Int32(v),
-            Value::Uint32(v) => WValue::Uint32(v),
-            Value::Float32(f) => WValue::Float32(f),
-            Value::Ascii(x) => WValue::Ascii(s(x)),
-            Value::Utf8(x) => WValue::Utf8(s(x)),
-            Value::Any(x) => WValue::Any(s(x)),
-            Value::Char(c) => WValue::Char(c),
-            Value::WChar(c) => WValue::WChar(c),
-            Value::FlowId(v) => WValue::FlowId(v),
-            Value::Time32(v) => WValue::Time32(v),
-            Value::Array(a @ Array { ty, .. }) => {
-                if ty == ArgType::Float32Array {
-                    WValue::Floats(a.data.map(|_| {
-                        a.iter()
-                            .map(|e| match e {
-                                Elem::Float(f) => f,
-                                Elem::Int(_) => panic!(),
-                            })
-                            .collect()
-                    }))
-                } else {
-                    WValue::Ints(
-                        ty,
-                        a.data.map(|_| {
-                            a.iter()
-                                .map(|e| match e {
-                                    Elem::Int(i) => i,
-                                    Elem::Float(_) => panic!(),
-                                })
-                                .collect()
-                        }),
-                    )
-                }
-            }
-        })
+        .map(|a| common::as_written(ev, a.unwrap().value))
         .collect()
 }
 
