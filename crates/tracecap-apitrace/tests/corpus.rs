@@ -54,10 +54,16 @@ fn first_diff(a: &[u8], b: &[u8]) -> String {
 /// Traces kept with the crate (made here with Debian apitrace 11.1 under Xvfb, oracle =
 /// `apitrace dump --color=never -v --thread-ids=yes`): `es2tri` (EGL/GLES2, `apitrace trace
 /// --api egl es2tri`, SIGINT after 3 s) and `eglinfo_bt` (`APITRACE_BACKTRACE="egl* gl*"
-/// apitrace trace --api egl eglinfo`: 2916 backtraces).
+/// apitrace trace --api egl eglinfo`: 2916 backtraces) and `threads_bt` (`threads_bt.c`: three
+/// threads, each with its own EGL context, issuing GLES2 calls at once;
+/// `APITRACE_BACKTRACE="glBufferData glClear eglSwapBuffers" apitrace trace --api egl`).
 fn own_traces() -> Vec<PathBuf> {
     let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data"));
-    vec![dir.join("es2tri.trace"), dir.join("eglinfo_bt.trace")]
+    vec![
+        dir.join("es2tri.trace"),
+        dir.join("eglinfo_bt.trace"),
+        dir.join("threads_bt.trace"),
+    ]
 }
 
 #[test]

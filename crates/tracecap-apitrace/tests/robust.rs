@@ -13,10 +13,12 @@ fn corpus() -> Option<PathBuf> {
     tracecap_testkit::corpus("apitrace")
 }
 
+/// The corpus traces, then the ones kept with the crate (tests/data).
 fn traces(root: &Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
-    for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
-        for e in std::fs::read_dir(root.join(sub)).unwrap() {
+    let own = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data"));
+    for dir in [root.join("apitrace-tests"), root.join("produced-apitrace-11.1"), own] {
+        for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "trace") {
                 v.push(p);
