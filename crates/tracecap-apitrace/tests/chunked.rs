@@ -17,7 +17,11 @@ fn corpus() -> Option<PathBuf> {
 fn traces(root: &Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
     let own = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data"));
-    for dir in [root.join("apitrace-tests"), root.join("produced-apitrace-11.1"), own] {
+    for dir in [
+        root.join("apitrace-tests"),
+        root.join("produced-apitrace-11.1"),
+        own,
+    ] {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "trace") {
