@@ -118,4 +118,22 @@ fuzz_target!(|data: &[u8]| {
         }
         assert_eq!(n, s.records());
     }
+    // Checked in two pieces at every thread boundary (what `tracecap validate` does on two
+    // cores), the merged summary is the serial one; on a bad file some piece fails.
+    let threads: Vec<_> = c.threads().map_while(Result::ok).collect();
+    for (i, t) in threads.iter().enumerate() {
+        let mut front = c.items(&kinds);
+        front.stop_after(i as u32);
+        let mut back = c.items_from(t, &kinds);
+        let pieces = Summary::check_descriptors(&c).and_then(|d| {
+            let f = Summary::check_items(&mut front, &mut Vec::new())?;
+            let b = Summary::check_items(&mut back, &mut Vec::new())?;
+            Ok(d.merge(f).merge(b))
+        });
+        match (err, pieces) {
+            (None, Ok(p)) => assert_eq!(p, s),
+            (Some(_), Err(_)) => {}
+            (e, p) => panic!("split at thread {i}: serial {e:?}, pieces {p:?}"),
+        }
+    }
 });

@@ -73,6 +73,7 @@ impl<'a> Capture<'a> {
             r: self.threads,
             version: self.header.version,
             left: self.header.threads_count,
+            index: 0,
             bookmarks: self.header.bookmarks_count,
             done: false,
             fault: self.descriptors_fault,
@@ -87,7 +88,24 @@ impl<'a> Capture<'a> {
         &self,
         kinds: &'k K,
     ) -> crate::items::Items<'a, 'k, K> {
-        crate::items::Items::new(self, self.threads, self.descriptors_fault, kinds)
+        let left = self.header.threads_count;
+        crate::items::Items::new(self, self.threads, left, self.descriptors_fault, kinds)
+    }
+
+    /// The items from the head of `thread` (one of [`Capture::threads`]) on: what
+    /// [`Capture::items`] yields after the items of the threads before it, trailer included.
+    /// With [`crate::Items::stop_after`], a walk over any run of consecutive threads, to check a
+    /// capture in pieces (see [`crate::Summary::check_items`]).
+    pub fn items_from<'k, K: KindLookup + ?Sized>(
+        &self,
+        thread: &Thread<'a>,
+        kinds: &'k K,
+    ) -> crate::items::Items<'a, 'k, K> {
+        let left = self
+            .header
+            .threads_count
+            .map(|n| n.saturating_sub(thread.index()));
+        crate::items::Items::new(self, thread.head(), left, None, kinds)
     }
 
     /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
@@ -120,6 +138,8 @@ pub struct Threads<'a> {
     r: Reader<'a>,
     version: Version,
     left: Option<u32>,
+    /// Threads read so far.
+    index: u32,
     bookmarks: u16,
     done: bool,
     fault: Option<Error>,
@@ -143,7 +163,8 @@ impl<'a> Iterator for Threads<'a> {
             None if self.r.is_empty() => return None,
             None => {}
         }
-        let t = Thread::read(&mut self.r, self.version);
+        let t = Thread::read(&mut self.r, self.version, self.index);
+        self.index = self.index.saturating_add(1);
         match &t {
             Err(_) => self.done = true,
             Ok(t) if t.fault().is_some() => self.done = true,

@@ -62,6 +62,8 @@ pub struct Items<'a, 'k, K: ?Sized> {
     state: State,
     version: Version,
     threads_left: Option<u32>,
+    /// Thread heads the walk may still read before it ends early (see [`Items::stop_after`]).
+    stop: Option<u32>,
     bookmarks: u16,
     kinds: &'k K,
     /// How the records' timestamps compare (for [`Items::visit`]'s nesting).
@@ -70,9 +72,12 @@ pub struct Items<'a, 'k, K: ?Sized> {
 }
 
 impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
+    /// A walk from the thread head at `r`, with `threads_left` threads to go by the header's
+    /// count (`None` before 2.1).
     pub(crate) fn new(
         capture: &Capture<'a>,
         r: Reader<'a>,
+        threads_left: Option<u32>,
         fault: Option<Error>,
         kinds: &'k K,
     ) -> Self {
@@ -81,7 +86,8 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
             r,
             state: State::Threads,
             version: h.version,
-            threads_left: h.threads_count,
+            threads_left,
+            stop: None,
             bookmarks: h.bookmarks_count,
             kinds,
             clock: h.clock(),
@@ -100,9 +106,24 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
     }
 
     /// Bytes after the last signature (0 in files written by EasyProfiler); meaningful once the
-    /// iterator is exhausted without error.
+    /// iterator is exhausted without error. 0 when [`Items::stop_after`] ended the walk.
     pub fn trailing(&self) -> u64 {
+        if self.stop == Some(0) {
+            return 0;
+        }
         self.r.remaining() as u64
+    }
+
+    /// Ends the walk after `threads` more threads: it reads the rest of the current thread (if
+    /// the walk is inside one), then at most `threads` thread heads with their records, and stops
+    /// before the next head, or before the end signature and bookmarks. A later call moves the
+    /// bound, so one walk can be taken a thread at a time. When the threads run out first, the
+    /// walk goes on to the end as usual.
+    ///
+    /// With [`crate::Capture::items_from`], this checks a capture in pieces: see
+    /// [`crate::Summary::check_items`].
+    pub fn stop_after(&mut self, threads: u32) {
+        self.stop = Some(threads);
     }
 
     fn step(&mut self) -> Result<Option<Item<'a>>, Error> {
@@ -128,12 +149,19 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
                     self.state = State::Records(n);
                 }
                 State::Records(_) | State::Threads => {
+                    if self.stop == Some(0) {
+                        // Not `Done`: a later bound goes on from here.
+                        return Ok(None);
+                    }
                     let more = match self.threads_left {
                         Some(n) => n > 0,
                         None => !self.r.is_empty(),
                     };
                     if more {
                         if let Some(n) = self.threads_left.as_mut() {
+                            *n -= 1;
+                        }
+                        if let Some(n) = self.stop.as_mut() {
                             *n -= 1;
                         }
                         let (offset, id, name) =

@@ -2,7 +2,7 @@
 
 use crate::capture::Capture;
 use crate::error::Error;
-use crate::items::Item;
+use crate::items::{Item, Items};
 use crate::lookup::KindLookup;
 use crate::nesting::SlotSource;
 use crate::record::Record;
@@ -75,10 +75,93 @@ impl Summary {
         kinds: &K,
         slots: &mut S,
     ) -> Result<(), Error> {
+        self.count_descriptors(capture)?;
+        self.walk(&mut capture.items(kinds), slots)
+    }
+
+    /// The first piece of a check in pieces: the descriptors, all read and counted; every other
+    /// count zero. See [`Summary::check_items`].
+    pub fn check_descriptors(capture: &Capture<'_>) -> Result<Summary, Error> {
+        let mut s = Summary::default();
+        s.count_descriptors(capture).map(|()| s)
+    }
+
+    /// Checks what is left of a walk, as [`Summary::check`] does after the descriptors, and counts
+    /// it; `trailing` is set when the walk reached the end of the file.
+    ///
+    /// This checks a capture in pieces, for instance on several threads at once: one piece per
+    /// run of consecutive threads, each a walk that starts at the run's first thread
+    /// ([`crate::Capture::items_from`]) and stops after its last ([`Items::stop_after`]; the last
+    /// run goes on to the end, trailer included). Merged in file order with [`Summary::merge`]
+    /// after [`Summary::check_descriptors`], the pieces give exactly what [`Summary::check`] gives.
+    ///
+    /// ```
+    /// use tracecap_easyprofiler::{Capture, KindTable, Summary};
+    ///
+    /// # fn main() -> Result<(), tracecap_easyprofiler::Error> {
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/easyprofiler/sample_small.prof");
+    /// # let Ok(bytes) = std::fs::read(path) else { return Ok(()) };
+    /// let capture = Capture::parse(&bytes)?;
+    /// let kinds = KindTable::new(&capture)?;
+    /// let mut slots = Vec::new();
+    /// // The first thread, then the rest.
+    /// let mut first = capture.items(&kinds);
+    /// first.stop_after(1);
+    /// let mut summary = Summary::check_descriptors(&capture)?
+    ///     .merge(Summary::check_items(&mut first, &mut slots)?);
+    /// if let Some(second) = capture.threads().nth(1) {
+    ///     let mut rest = capture.items_from(&second?, &kinds);
+    ///     summary = summary.merge(Summary::check_items(&mut rest, &mut slots)?);
+    /// }
+    /// assert_eq!(summary, Summary::check(&capture, &kinds, &mut slots)?);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn check_items<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+        items: &mut Items<'_, '_, K>,
+        slots: &mut S,
+    ) -> Result<Summary, Error> {
+        let mut s = Summary::default();
+        s.walk(items, slots).map(|()| s)
+    }
+
+    /// The summary of two pieces of a capture, `self` then `later` in file order: counts add, the
+    /// deepest nesting and the widest time span win, and `trailing` is the later piece's.
+    #[must_use]
+    pub fn merge(self, later: Summary) -> Summary {
+        let first = match (self.first, later.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Summary {
+            descriptors: self.descriptors + later.descriptors,
+            threads: self.threads + later.threads,
+            context_switches: self.context_switches + later.context_switches,
+            blocks: self.blocks + later.blocks,
+            events: self.events + later.events,
+            values: self.values + later.values,
+            bookmarks: self.bookmarks + later.bookmarks,
+            levels: self.levels.max(later.levels),
+            first,
+            last: self.last.max(later.last),
+            trailing: later.trailing,
+        }
+    }
+
+    fn count_descriptors(&mut self, capture: &Capture<'_>) -> Result<(), Error> {
         for d in capture.descriptors() {
             d?;
             self.descriptors += 1;
         }
+        Ok(())
+    }
+
+    /// Walks what is left of `items` and adds it to the counts, also on a fault.
+    fn walk<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+        &mut self,
+        items: &mut Items<'_, '_, K>,
+        slots: &mut S,
+    ) -> Result<(), Error> {
         let mut walk = Walk {
             counts: [0; 4],
             threads: 0,
@@ -89,7 +172,6 @@ impl Summary {
             last: 0,
             digest: 0,
         };
-        let mut items = capture.items(kinds);
         let walked = items.visit(slots, &mut walk);
         // Values are decoded into `digest`; keeping it keeps the decoding.
         core::hint::black_box(walk.digest);
@@ -103,7 +185,7 @@ impl Summary {
         self.levels = self.levels.max(walk.levels);
         walked?;
         self.levels = self.levels.max(walk.current);
-        if walk.first <= walk.last {
+        if blocks + events + values > 0 {
             (self.first, self.last) = (Some(walk.first), Some(walk.last));
         }
         self.trailing = items.trailing();

@@ -23,6 +23,10 @@ pub struct Thread<'a> {
     pub id: u64,
     /// Name without its NUL (empty for an unnamed thread).
     pub name: &'a [u8],
+    /// Position in file order (0 for the first thread).
+    index: u32,
+    /// The input at the thread's head.
+    head: Reader<'a>,
     wide: bool,
     cs: Region<'a>,
     records: Region<'a>,
@@ -45,14 +49,18 @@ impl<'a> Region<'a> {
 }
 
 impl<'a> Thread<'a> {
-    /// Reads one thread at `r`, checking the framing of its records, and leaves `r` after it.
-    pub(crate) fn read(r: &mut Reader<'a>, version: Version) -> Result<Self, Error> {
+    /// Reads the `index`-th thread, at `r`, checking the framing of its records, and leaves `r`
+    /// after it.
+    pub(crate) fn read(r: &mut Reader<'a>, version: Version, index: u32) -> Result<Self, Error> {
         let wide = version.wide_ids();
+        let head = *r;
         let (offset, id, name) = read_thread_head(r, wide)?;
         let mut thread = Thread {
             offset,
             id,
             name,
+            index,
+            head,
             wide,
             cs: Region::EMPTY,
             records: Region::EMPTY,
@@ -68,6 +76,16 @@ impl<'a> Thread<'a> {
             };
         }
         Ok(thread)
+    }
+
+    /// Position of the thread in file order: 0 for the first.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The input from the thread's head on.
+    pub(crate) fn head(&self) -> Reader<'a> {
+        self.head
     }
 
     /// The error that cut this thread short, if its records did not fit the file.

@@ -52,11 +52,20 @@ fn full_walk_allocates_nothing() {
             }
         }
     }
+    // And checked in two pieces, split before the third thread.
+    let mut front = c.items(&kinds);
+    front.stop_after(2);
+    let third = c.threads().nth(2).unwrap().unwrap();
+    let split = Summary::check_descriptors(&c)
+        .unwrap()
+        .merge(Summary::check_items(&mut front, &mut slots[..]).unwrap())
+        .merge(Summary::check_items(&mut c.items_from(&third, &kinds), &mut slots[..]).unwrap());
     let after = allocs();
 
     assert_eq!(s.records(), 55_594, "the corpus README's record count");
     assert!(s.values > 10_000 && elements > 0);
     assert_eq!((visited.0, visited.1), (elements, s.levels));
+    assert_eq!(split, s);
     assert_eq!(after - before, 0, "allocations during the walk");
     // Control: the counter does see this thread's allocations.
     let v = std::hint::black_box(vec![1u8; 16]);

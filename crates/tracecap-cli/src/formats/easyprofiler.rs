@@ -1,10 +1,11 @@
 //! `info`, `validate` and `dump` for EasyProfiler `.prof` files.
 
 use std::io::Write;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
 use tracecap_easyprofiler::{
-    Capture, Element, Error, Header, KindTable, NestSlot, Nesting, Record, Summary, Thread,
+    Capture, Element, Error, Header, Items, KindTable, NestSlot, Nesting, Record, Summary, Thread,
 };
 
 use super::DumpOptions;
@@ -129,10 +130,220 @@ pub fn info(data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError
     Ok(())
 }
 
+/// Files at least this large are checked on two threads (when there are two cores): below it,
+/// starting a thread costs more than it saves.
+const SPLIT_MIN_BYTES: usize = 4 << 20;
+
+/// How `validate` checks a capture.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Workers {
+    /// [`Summary::check`] on the calling thread.
+    One,
+    /// [`check_in_two`].
+    Two,
+    /// [`check_in_two`]'s workers one after the other, the back worker first (so that it
+    /// takes every thread): a test of its part, whatever the timing.
+    BackFirst,
+}
+
+/// How `validate` checks a file of `len` bytes: on two threads when it is large and there are
+/// two cores. The environment variable `TRACECAP_THREADS` (undocumented, for tests and
+/// measurements) overrides the choice: `1` for one thread, `2` for two whatever the size and
+/// the cores, `back-first` for [`Workers::BackFirst`].
+fn workers(len: usize) -> Workers {
+    match std::env::var("TRACECAP_THREADS").as_deref() {
+        Ok("1") => Workers::One,
+        Ok("2") => Workers::Two,
+        Ok("back-first") => Workers::BackFirst,
+        _ if len >= SPLIT_MIN_BYTES
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) =>
+        {
+            Workers::Two
+        }
+        _ => Workers::One,
+    }
+}
+
+/// The threads of the capture claimed so far by the two workers of [`check_in_two`], so that no
+/// thread is checked twice or skipped. The front worker claims them in file order, each before
+/// it starts it (the end signature and bookmarks count as one more, after the last thread); the
+/// back worker claims them from the last down (its first claim includes the trailer).
+struct Claims {
+    /// The next thread the front worker would take.
+    front: u32,
+    /// The first thread the back worker has taken (`u32::MAX` before it takes any).
+    back: u32,
+}
+
+impl Claims {
+    /// Claims the next thread for the front worker: `false` when the back worker has it.
+    fn front(&mut self) -> bool {
+        let free = self.front < self.back;
+        if free {
+            self.front += 1;
+        }
+        free
+    }
+
+    /// Claims the thread before the back worker's first, of `count`: `None` when there is none
+    /// left.
+    fn back(&mut self, count: u32) -> Option<u32> {
+        let next = self.back.min(count).checked_sub(1)?;
+        if next < self.front {
+            return None;
+        }
+        self.back = next;
+        Some(next)
+    }
+}
+
+/// Locks the claims. A worker that panicked left them whole (they are two numbers).
+fn lock(claims: &Mutex<Claims>) -> MutexGuard<'_, Claims> {
+    claims.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// [`Summary::check`] on two threads, with the same result, error included.
+///
+/// The front worker is the serial walk, from the first thread on, one thread at a time; the
+/// back worker skims every thread's framing (which also brings the file's pages in ahead of the
+/// front worker), then takes threads from the last down while the front worker has not reached
+/// them. Each thread goes to whichever worker is free first, which balances the two as well as
+/// whole threads allow, and the pieces are merged in file order.
+///
+/// A fault the front worker meets is the serial check's (everything before it is sound), so it
+/// is the answer, and the back worker stops at its next thread. When the back worker meets one
+/// (or a damaged thread in its skim), its work is dropped and the front worker walks on to the
+/// end: the serial check, which reports the first fault in file order.
+fn check_in_two(c: &Capture<'_>, kinds: &KindTable, workers: Workers) -> Result<Summary, Error> {
+    let claims = Mutex::new(Claims {
+        front: 0,
+        back: u32::MAX,
+    });
+    let mut front = Front::new(c, kinds)?;
+    let back = if workers == Workers::BackFirst {
+        let back = check_back(c, kinds, &claims);
+        front.walk(&claims)?;
+        back
+    } else {
+        std::thread::scope(|scope| {
+            let back = scope.spawn(|| check_back(c, kinds, &claims));
+            let walked = front.walk(&claims);
+            // A panicked worker is one that failed.
+            walked.map(|()| back.join().ok().flatten())
+        })?
+    };
+    match back {
+        Some(Some(back)) => Ok(front.summary.merge(back)),
+        Some(None) => Ok(front.summary),
+        None => {
+            front.walk_to_end()?;
+            Ok(front.summary)
+        }
+    }
+}
+
+/// The front worker of [`check_in_two`]: the serial walk, taken a thread at a time.
+struct Front<'a, 'k> {
+    items: Items<'a, 'k, KindTable>,
+    slots: Vec<NestSlot>,
+    /// What the walk has checked so far.
+    summary: Summary,
+}
+
+impl<'a, 'k> Front<'a, 'k> {
+    /// The walk of `c`, its descriptors checked.
+    fn new(c: &Capture<'a>, kinds: &'k KindTable) -> Result<Self, Error> {
+        Ok(Front {
+            items: c.items(kinds),
+            slots: Vec::new(),
+            summary: Summary::check_descriptors(c)?,
+        })
+    }
+
+    /// Checks the next thread while the back worker has not taken it; on a fault, stops the
+    /// back worker at its next thread.
+    fn walk(&mut self, claims: &Mutex<Claims>) -> Result<(), Error> {
+        while lock(claims).front() {
+            self.items.stop_after(1);
+            let piece =
+                Summary::check_items(&mut self.items, &mut self.slots).inspect_err(|_| {
+                    lock(claims).front = u32::MAX;
+                })?;
+            self.summary = self.summary.merge(piece);
+            if piece.threads == 0 {
+                // No thread left: this piece was the trailer.
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks every thread left and the trailer, whatever the claims.
+    fn walk_to_end(&mut self) -> Result<(), Error> {
+        self.items.stop_after(u32::MAX);
+        let rest = Summary::check_items(&mut self.items, &mut self.slots)?;
+        self.summary = self.summary.merge(rest);
+        Ok(())
+    }
+}
+
+/// The back worker of [`check_in_two`]: skims the threads, then checks them one at a time from
+/// the last down (the last with the trailer), while the front worker has not reached them. Its
+/// pieces merged in file order (`Some(None)` if it took none); `None` on a fault, and then it
+/// gives the front worker every thread.
+fn check_back(
+    c: &Capture<'_>,
+    kinds: &KindTable,
+    claims: &Mutex<Claims>,
+) -> Option<Option<Summary>> {
+    let checked = check_back_pieces(c, kinds, claims);
+    if checked.is_none() {
+        lock(claims).back = u32::MAX;
+    }
+    checked
+}
+
+fn check_back_pieces(
+    c: &Capture<'_>,
+    kinds: &KindTable,
+    claims: &Mutex<Claims>,
+) -> Option<Option<Summary>> {
+    let threads = skim(c)?;
+    let count = u32::try_from(threads.len()).ok()?;
+    let mut slots: Vec<NestSlot> = Vec::new();
+    let mut s: Option<Summary> = None;
+    while let Some(i) = lock(claims).back(count) {
+        let thread = threads.get(i as usize)?;
+        let mut items = c.items_from(thread, kinds);
+        if i + 1 < count {
+            items.stop_after(1);
+        }
+        let piece = Summary::check_items(&mut items, &mut slots).ok()?;
+        s = Some(s.map_or(piece, |later| piece.merge(later)));
+    }
+    Some(s)
+}
+
+/// Every thread, its records' framing checked; `None` if any is damaged.
+fn skim<'a>(c: &Capture<'a>) -> Option<Vec<Thread<'a>>> {
+    let mut threads = Vec::new();
+    for t in c.threads() {
+        let t = t.ok()?;
+        if t.fault().is_some() {
+            return None;
+        }
+        threads.push(t);
+    }
+    Some(threads)
+}
+
 /// `tracecap validate`.
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     let c = Capture::parse(data)?;
-    let s = check(&c)?;
+    let s = match workers(data.len()) {
+        Workers::One => check(&c)?,
+        two => check_in_two(&c, &KindTable::new(&c)?, two)?,
+    };
     writeln!(
         out,
         "ok: easyprofiler {}: {} descriptors, {} threads, {} records ({} blocks, {} events, {} values, {} context switches), {} bookmarks, {} levels",
