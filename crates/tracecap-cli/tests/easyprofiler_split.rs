@@ -7,15 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/easyprofiler"
-    ));
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!("corpus {} not found: SKIPPED", dir.display());
+    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = entries
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "prof"))
         .collect();
@@ -25,8 +21,14 @@ fn corpus() -> Vec<PathBuf> {
 
 /// Exit code, stdout and stderr of `tracecap validate path` with `threads` workers.
 fn validate(path: &Path, threads: &str) -> (i32, String, String) {
+    run(&["validate"], path, threads)
+}
+
+/// Exit code, stdout and stderr of `tracecap <args> path` with `threads` workers.
+fn run(args: &[&str], path: &Path, threads: &str) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
-        .args(["validate", path.to_str().unwrap()])
+        .args(args)
+        .arg(path)
         .env("TRACECAP_THREADS", threads)
         .output()
         .unwrap();
@@ -54,6 +56,10 @@ fn two_threads_print_the_serial_line() {
             assert_eq!(validate(path, "2"), serial, "{}", path.display());
         }
         assert_eq!(validate(path, "back-first"), serial, "{}", path.display());
+        // `info` reports the same check.
+        let info = run(&["info", "--json"], path, "1");
+        assert_eq!(run(&["info", "--json"], path, "2"), info);
+        assert_eq!(run(&["info", "--json"], path, "back-first"), info);
     }
     if let Some(p) = files.iter().find(|p| p.ends_with("gen_small.prof")) {
         let (_, out, _) = validate(p, "2");
@@ -61,22 +67,10 @@ fn two_threads_print_the_serial_line() {
     }
 }
 
-/// A tiny deterministic generator (xorshift64*) for the mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n as u64) as usize
-    }
-}
-
 #[test]
 fn two_threads_report_the_serial_error() {
     let files = corpus();
-    let mut rng = Rng(0x5eed);
+    let mut rng = tracecap_testkit::Rng(0x5eed);
     let mut failed = 0;
     for name in [
         "gen_bookmarks.prof",

@@ -22,10 +22,17 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// Everything checked (what `validate` and `info` report): on two threads for a large file, see
+/// [`workers`].
 fn check(c: &Capture<'_>) -> Result<Summary, CliError> {
     let kinds = KindTable::new(c)?;
-    let mut slots: Vec<NestSlot> = Vec::new();
-    Ok(Summary::check(c, &kinds, &mut slots)?)
+    match workers(c.data().len()) {
+        Workers::One => {
+            let mut slots: Vec<NestSlot> = Vec::new();
+            Ok(Summary::check(c, &kinds, &mut slots)?)
+        }
+        two => Ok(check_in_two(c, &kinds, two)?),
+    }
 }
 
 /// `tracecap info`.
@@ -340,10 +347,7 @@ fn skim<'a>(c: &Capture<'a>) -> Option<Vec<Thread<'a>>> {
 /// `tracecap validate`.
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     let c = Capture::parse(data)?;
-    let s = match workers(data.len()) {
-        Workers::One => check(&c)?,
-        two => check_in_two(&c, &KindTable::new(&c)?, two)?,
-    };
+    let s = check(&c)?;
     writeln!(
         out,
         "ok: easyprofiler {}: {} descriptors, {} threads, {} records ({} blocks, {} events, {} values, {} context switches), {} bookmarks, {} levels",
