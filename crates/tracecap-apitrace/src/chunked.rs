@@ -10,7 +10,7 @@ use crate::decompress::ContainerSource;
 use crate::error::{Error, ErrorKind};
 use crate::event::{next_event, Event, EventKind, State};
 use crate::header::Header;
-use crate::parsed::{read_kept, DetailBuf, Parsed};
+use crate::parsed::{read_kept, read_kept_v, DetailBuf, Parsed};
 use crate::sig::Table;
 use crate::table::SigTable;
 
@@ -310,6 +310,11 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
             if self.header.is_some() || pending.is_some() {
                 let window = self.window.as_slice();
                 let mut kept = DetailBuf::new();
+                // One cursor over the window for all its events: making one at `self.pos` for
+                // each event costs a dozen instructions (an event costs about a hundred).
+                let mut c = Cur::new(window, self.base);
+                c.pos = self.pos;
+                let version = self.state.version.min(255) as u8;
                 // One call site for `f`, so that it can be inlined.
                 loop {
                     let event = match pending.take() {
@@ -320,11 +325,10 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                         }
                         None if self.failed => break,
                         None => {
-                            let rest = window.get(self.pos..).unwrap_or(&[]);
-                            let mut c = Cur::new(rest, self.base.saturating_add(self.pos as u64));
-                            let read = read_kept(&mut c, &mut self.state, &self.table, &mut kept);
+                            let (state, table) = (&mut self.state, &self.table);
+                            let read = read_kept_v(&mut c, state, table, version, &mut kept);
                             let Some(event) = read else { break };
-                            self.pos = self.pos.saturating_add(c.pos());
+                            self.pos = c.pos;
                             event
                         }
                     };

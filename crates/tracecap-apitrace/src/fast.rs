@@ -52,7 +52,22 @@ fn uint(c: &mut Cur<'_>) -> Option<u64> {
 /// Five bytes or more (pointers take up to ten), and the last few bytes of the stream.
 #[inline(never)]
 fn long_uint(mut c: Cur<'_>) -> Option<(u64, Cur<'_>)> {
-    let (v, n) = tracecap_wire::decode_uleb64(c.data.get(c.pos..)?).ok()?;
+    let rest = c.data.get(c.pos..)?;
+    // Up to nine bytes (63 bits: no overflow possible) by a plain loop; the byte layer's
+    // decoder, which takes several times longer, for the rest.
+    let mut v = 0u64;
+    for (i, &b) in rest.iter().take(9).enumerate() {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            // A zero byte ending a varint of several bytes is overlong: refused.
+            if b == 0 && i > 0 {
+                return None;
+            }
+            c.pos += i + 1;
+            return Some((v, c));
+        }
+    }
+    let (v, n) = tracecap_wire::decode_uleb64(rest).ok()?;
     c.pos += n;
     Some((v, c))
 }
@@ -78,6 +93,14 @@ fn bytes<'a>(c: &mut Cur<'a>, n: u64) -> Option<&'a [u8]> {
     let s = c.data.get(c.pos..)?.get(..n)?;
     c.pos += n;
     Some(s)
+}
+
+/// `N` bytes, as an array.
+#[inline(always)]
+fn fixed<const N: usize>(c: &mut Cur<'_>) -> Option<[u8; N]> {
+    let a = *c.data.get(c.pos..)?.first_chunk()?;
+    c.pos += N;
+    Some(a)
 }
 
 /// A tagged signed integer.
@@ -188,20 +211,22 @@ fn skip_values<T: Table + ?Sized>(
     Some(())
 }
 
-/// The head of an event the fast path read: what `Event` needs besides the details.
-pub(crate) struct Head {
+/// An event the fast path read: what `Event` needs besides the version.
+pub(crate) struct Head<'a> {
     pub(crate) kind: EventKind,
     pub(crate) call_no: u64,
     pub(crate) thread: u64,
     pub(crate) sig: u64,
     /// Position of the first detail byte.
     pub(crate) details: usize,
+    /// The details, without the terminator (empty until the event's end is known).
+    pub(crate) body: Span<'a>,
 }
 
 /// Reads the event byte and what follows it up to the details: kind, call number, thread and
 /// function signature.
 #[inline(always)]
-fn head<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) -> Option<Head> {
+fn head<'a, T: Table + ?Sized>(c: &mut Cur<'a>, state: &State, t: &T) -> Option<Head<'a>> {
     let (kind, call_no, thread, sig) = match byte(c)? {
         0 => {
             let thread = if state.version >= 4 { uint(c)? } else { 0 };
@@ -217,14 +242,19 @@ fn head<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) -> Option<Head
         thread,
         sig,
         details: c.pos,
+        body: Span::empty(0),
     })
 }
 
 /// Reads past one whole event (its 0x00 terminator included) at `c`.
 #[inline(always)]
-pub(crate) fn event<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) -> Option<Head> {
+pub(crate) fn event<'a, T: Table + ?Sized>(
+    c: &mut Cur<'a>,
+    state: &State,
+    t: &T,
+) -> Option<Head<'a>> {
     let version = state.version;
-    let head = head(c, state, t)?;
+    let mut head = head(c, state, t)?;
     loop {
         // Tests, not a jump table: whether an argument or the end comes next is what varies
         // from event to event, and a conditional branch predicts that better.
@@ -238,6 +268,7 @@ pub(crate) fn event<T: Table + ?Sized>(c: &mut Cur<'_>, state: &State, t: &T) ->
             *c = skip_other_detail(d, *c, t, version)?;
         }
     }
+    head.body = details(c, &head)?;
     Some(head)
 }
 
@@ -247,15 +278,141 @@ pub(crate) fn event_parsed<'a, T: Table + ?Sized>(
     c: &mut Cur<'a>,
     state: &State,
     t: &T,
+    version: u8,
     buf: &mut DetailBuf<'a>,
-) -> Option<Head> {
-    let version = state.version.min(255) as u8;
-    let head = head(c, state, t)?;
-    while *c.data.get(c.pos)? != 0 {
-        buf.push(detail(c, t, version)?);
+) -> Option<Head<'a>> {
+    let mut head = head(c, state, t)?;
+    // The details are read from `rest`, the bytes after the cursor: "eight bytes left?" is
+    // then one test (on a position it is two: the position could be past the end); the
+    // cursor catches up for the other shapes and at the end.
+    let mut rest = c.data.get(c.pos..)?;
+    // Each detail is written straight into its slot. The count stays in a register; the buffer
+    // learns it once, at the end.
+    let mut n = 0;
+    loop {
+        let (index, value) = match small_detail(&mut rest) {
+            Small::Float(index, f) => (index, Value::Float(f)),
+            Small::UInt(index, v) => (index, Value::UInt(v)),
+            Small::End => break,
+            Small::Other => {
+                c.pos = c.data.len().wrapping_sub(rest.len());
+                let d = byte(c)?;
+                if d != 0 {
+                    detail_into(d, c, t, version, buf.slot(n)?)?;
+                }
+                rest = c.data.get(c.pos..)?;
+                if d == 0 {
+                    break;
+                }
+                n += 1;
+                continue;
+            }
+        };
+        *buf.slot(n)? = Detail::Arg { index, value };
+        n += 1;
     }
-    c.pos += 1;
+    c.pos = c.data.len().wrapping_sub(rest.len());
+    buf.set_len(n);
+    head.body = details(c, &head)?;
     Some(head)
+}
+
+/// What [`small_detail`] found: an argument (index and value), the end, or something else.
+enum Small {
+    Float(u64, f32),
+    UInt(u64, u64),
+    /// The event's terminator, read.
+    End,
+    /// Anything else (or too few bytes left to tell): nothing read.
+    Other,
+}
+
+/// The commonest details of real traces, an argument with a one-byte index holding a float or a
+/// one-byte integer, and the event's terminator, read from the front of `rest` with a single
+/// bounds check: their bytes sit at fixed places in the next eight.
+#[inline(always)]
+fn small_detail(rest: &mut &[u8]) -> Small {
+    let Some(&[d, index, tag, b0, b1, b2, b3, _]) = rest.first_chunk() else {
+        return Small::Other;
+    };
+    // The advances below stay within the eight bytes just checked: no further test.
+    if d == 0 {
+        *rest = rest.get(1..).unwrap_or_default();
+        return Small::End;
+    }
+    if d != 1 || index >= 0x80 {
+        return Small::Other;
+    }
+    let index = u64::from(index);
+    if tag == 0x05 {
+        *rest = rest.get(7..).unwrap_or_default();
+        return Small::Float(index, f32::from_le_bytes([b0, b1, b2, b3]));
+    }
+    if tag == 0x04 && b0 < 0x80 {
+        *rest = rest.get(4..).unwrap_or_default();
+        return Small::UInt(index, u64::from(b0));
+    }
+    Small::Other
+}
+
+/// Reads the detail whose byte `d` (not the terminator) was just read into `slot`. Each shape
+/// is stored where it belongs as soon as it is known: building a whole `Option<Detail>` first
+/// and copying it into the buffer costs a dozen moves a detail through the stack, and the
+/// consumer's reads of the slot right after then stall on mismatched store sizes.
+#[inline(always)]
+fn detail_into<'a, T: Table + ?Sized>(
+    d: u8,
+    c: &mut Cur<'a>,
+    t: &T,
+    version: u8,
+    slot: &mut Detail<'a>,
+) -> Option<()> {
+    // Arguments first, by a plain test: a jump table costs more for the commonest case.
+    if d == 1 {
+        let index = uint(c)?;
+        return value_into(c, t, version, slot, |value| Detail::Arg { index, value });
+    }
+    match d {
+        2 => value_into(c, t, version, slot, Detail::Ret),
+        4 => {
+            let (b, next) = backtrace(*c, t)?;
+            *c = next;
+            *slot = Detail::Backtrace(b);
+            Some(())
+        }
+        5 => {
+            *slot = Detail::Flags(uint(c)?);
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// [`value`], stored into `slot` as the detail `wrap` makes of it.
+#[inline(always)]
+fn value_into<'a, T: Table + ?Sized>(
+    c: &mut Cur<'a>,
+    t: &T,
+    version: u8,
+    slot: &mut Detail<'a>,
+    wrap: impl Fn(Value<'a>) -> Detail<'a>,
+) -> Option<()> {
+    match byte(c)? {
+        0x00 => *slot = wrap(Value::Null),
+        0x01 => *slot = wrap(Value::Bool(false)),
+        0x02 => *slot = wrap(Value::Bool(true)),
+        0x03 => *slot = wrap(Value::SInt((uint(c)? as i64).wrapping_neg())),
+        0x04 => *slot = wrap(Value::UInt(uint(c)?)),
+        0x05 => *slot = wrap(Value::Float(f32::from_le_bytes(fixed(c)?))),
+        0x06 => *slot = wrap(Value::Double(f64::from_le_bytes(fixed(c)?))),
+        0x0d => *slot = wrap(Value::Pointer(uint(c)?)),
+        tag => {
+            let (v, next) = other_value(tag, *c, t, version)?;
+            *c = next;
+            *slot = wrap(v);
+        }
+    }
+    Some(())
 }
 
 /// Skips a detail other than an argument (out of line, so that the loop over an event's
@@ -425,10 +582,14 @@ fn backtrace<'a, T: Table + ?Sized>(mut c: Cur<'a>, t: &T) -> Option<(Backtrace<
     Some((b, c))
 }
 
-/// The span of details of an event read by [`event`], without the terminator.
+/// The details of an event whose terminator `c` has just read, without the terminator. `None`
+/// never happens; a `?` costs less here than a fallback to an empty span.
 #[inline(always)]
-pub(crate) fn details<'a>(c: &Cur<'a>, head: &Head) -> Span<'a> {
-    c.span(head.details, c.pos.saturating_sub(1))
+fn details<'a>(c: &Cur<'a>, head: &Head<'a>) -> Option<Span<'a>> {
+    Some(Span {
+        data: c.data.get(head.details..c.pos.wrapping_sub(1))?,
+        base: c.base.wrapping_add(head.details as u64),
+    })
 }
 
 #[cfg(all(test, feature = "write"))]
@@ -516,7 +677,8 @@ mod tests {
                         (ev.kind, ev.call_no, ev.thread, ev.sig)
                     );
                     assert_eq!(f.pos, p.pos);
-                    assert_eq!(details(&f, &head).data, ev.details().raw());
+                    assert_eq!(head.body.data, ev.details().raw());
+                    assert_eq!(head.body.base, ev.details().offset());
                     fast_events += 1;
                     ev
                 }

@@ -22,7 +22,10 @@ pub const PARSED_DETAILS: usize = 16;
 /// The details the validating pass read, in stream order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DetailBuf<'a> {
-    items: [Detail<'a>; PARSED_DETAILS],
+    /// One slot more than is kept: the fast path writes every detail straight into a slot (no
+    /// copy through a temporary), and details past [`PARSED_DETAILS`] all land in the spare
+    /// last one, which is never handed out.
+    items: [Detail<'a>; PARSED_DETAILS + 1],
     len: usize,
     /// False when some details were not kept (too many, or read by the precise parser).
     pub(crate) complete: bool,
@@ -31,7 +34,7 @@ pub(crate) struct DetailBuf<'a> {
 impl<'a> DetailBuf<'a> {
     pub(crate) const fn new() -> Self {
         DetailBuf {
-            items: [Detail::Flags(0); PARSED_DETAILS],
+            items: [Detail::Flags(0); PARSED_DETAILS + 1],
             len: 0,
             complete: true,
         }
@@ -51,16 +54,19 @@ impl<'a> DetailBuf<'a> {
         self.complete = true;
     }
 
-    /// Keeps `d`, or notes that it did not fit.
+    /// The slot for the detail that comes after `n` others: its own while it can be kept,
+    /// else the spare one.
     #[inline(always)]
-    pub(crate) fn push(&mut self, d: Detail<'a>) {
-        match self.items.get_mut(self.len) {
-            Some(slot) => {
-                *slot = d;
-                self.len += 1;
-            }
-            None => self.complete = false,
-        }
+    pub(crate) fn slot(&mut self, n: usize) -> Option<&mut Detail<'a>> {
+        // Always `Some`: the index is at most PARSED_DETAILS.
+        self.items.get_mut(n.min(PARSED_DETAILS))
+    }
+
+    /// Records that an event had `n` details, written by [`DetailBuf::slot`].
+    #[inline(always)]
+    pub(crate) fn set_len(&mut self, n: usize) {
+        self.len = n.min(PARSED_DETAILS);
+        self.complete = n <= PARSED_DETAILS;
     }
 
     fn kept(&self) -> &[Detail<'a>] {
@@ -69,8 +75,9 @@ impl<'a> DetailBuf<'a> {
 }
 
 /// Reads the event at `c` when the fast path takes it whole, keeping its details in `kept`
-/// (emptied first): `c` moves past it and `state` counts it. `None`, with `c` and `state`
-/// unchanged, for whatever only the precise parser reads.
+/// (which then holds this event's details only): `c` moves past it and `state` counts it.
+/// `None`, with `c` and `state` unchanged and `kept` holding anything, for whatever only the
+/// precise parser reads: the caller then marks `kept` incomplete.
 #[inline(always)]
 pub(crate) fn read_kept<'a, T: Table + ?Sized>(
     c: &mut Cur<'a>,
@@ -78,12 +85,26 @@ pub(crate) fn read_kept<'a, T: Table + ?Sized>(
     table: &T,
     kept: &mut DetailBuf<'a>,
 ) -> Option<Event<'a>> {
+    let version = state.version.min(255) as u8;
+    read_kept_v(c, state, table, version, kept)
+}
+
+/// [`read_kept`] with the state's version as a byte, worked out once by a caller reading many
+/// events.
+#[inline(always)]
+pub(crate) fn read_kept_v<'a, T: Table + ?Sized>(
+    c: &mut Cur<'a>,
+    state: &mut State,
+    table: &T,
+    version: u8,
+    kept: &mut DetailBuf<'a>,
+) -> Option<Event<'a>> {
     let offset = c.offset();
     let mut next = *c;
-    kept.clear();
-    let head = fast::event_parsed(&mut next, state, table, kept)?;
-    *c = next;
-    Some(accept(&head, offset, c, state))
+    let head = fast::event_parsed(&mut next, state, table, version, kept)?;
+    // Only the position moved: storing the whole cursor back costs three stores an event.
+    c.pos = next.pos;
+    Some(accept(&head, offset, state, version))
 }
 
 /// An event read by [`Events::next_parsed`](crate::Events::next_parsed), with its details.

@@ -6,7 +6,7 @@ use crate::cursor::Cur;
 use crate::error::Error;
 use crate::event::{next_event, next_event_slow, Event, State};
 use crate::header::Header;
-use crate::parsed::{read_kept, DetailBuf, Parsed};
+use crate::parsed::{read_kept_v, DetailBuf, Parsed};
 use crate::sig::Table;
 
 /// A decompressed apitrace stream held in memory.
@@ -45,6 +45,7 @@ impl<'a> Trace<'a> {
             table,
             failed: false,
             kept: DetailBuf::new(),
+            version: self.header.version.min(255) as u8,
         }
     }
 }
@@ -59,6 +60,8 @@ pub struct Events<'a, T> {
     failed: bool,
     /// The details of the last event read by [`Events::next_parsed`].
     kept: DetailBuf<'a>,
+    /// The stream version as the values keep it (worked out once, not for every event).
+    version: u8,
 }
 
 impl<'a, T: Table> Events<'a, T> {
@@ -84,7 +87,8 @@ impl<'a, T: Table> Events<'a, T> {
         if self.failed || self.r.is_empty() {
             return None;
         }
-        let event = match read_kept(&mut self.r, &mut self.state, &self.table, &mut self.kept) {
+        let (state, kept) = (&mut self.state, &mut self.kept);
+        let event = match read_kept_v(&mut self.r, state, &self.table, self.version, kept) {
             Some(event) => event,
             None => {
                 self.kept.complete = false;

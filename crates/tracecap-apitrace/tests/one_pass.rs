@@ -1,0 +1,213 @@
+//! The one-pass readers (`Events::next_parsed`, `ChunkedReader::try_for_each_parsed`) on the
+//! shapes their fast paths treat apart: events of up to and past `PARSED_DETAILS` details, the
+//! short forms (one-byte argument index, float or one-byte integer, event heads of a few bytes)
+//! next to their longer variants, varints of every length, events ending within the last eight
+//! bytes of the stream or of a window, and damaged varints. Each must read as the two-pass
+//! reader (`Events::next` then `Event::details`) reads it: same events, details and errors.
+
+use tracecap_apitrace::write::{WDetail, WValue, Writer};
+use tracecap_apitrace::{
+    ChunkedReader, Detail, Parsed, SigTable, SliceSource, Trace, PARSED_DETAILS,
+};
+
+/// A value of each shape, cycling with `i`: short forms and their neighbours.
+fn value(i: u64) -> WValue {
+    match i % 14 {
+        0 => WValue::Float(i as f32 * 0.25 - 3.0),
+        1 => WValue::UInt(i % 0x80),
+        2 => WValue::UInt(0x80 + i),
+        3 => WValue::UInt(1 << (7 * (i % 10))),
+        4 => WValue::SInt(-(i as i64)),
+        5 => WValue::Null,
+        6 => WValue::Bool(i % 2 == 0),
+        7 => WValue::Double(i as f64 / 3.0),
+        8 => WValue::Pointer(0x55d0_1234_5678 + i),
+        9 => WValue::Pointer(u64::MAX - i),
+        10 => WValue::Enum { sig: 1, value: 7 },
+        11 => WValue::Array(vec![WValue::Float(1.5), WValue::UInt(i)]),
+        12 => WValue::String(b"abc".to_vec()),
+        _ => WValue::Float(f32::from_bits(0x8000_0001 + i as u32)),
+    }
+}
+
+/// A version-6 stream: events of 0 to 40 details (arguments with small and large indexes,
+/// return values, flags), call numbers and signature ids of one to four bytes, several threads.
+fn stream() -> Vec<u8> {
+    let mut w = Writer::new(6, 6, &[]);
+    w.enum_sig(1, &[(b"E", 7)]);
+    for (k, id) in [3u64, 200, 5000, 20_000].into_iter().enumerate() {
+        let args: Vec<Vec<u8>> = (0..40).map(|a| format!("a{a}").into_bytes()).collect();
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        w.function(id, format!("f{k}").as_bytes(), &args);
+    }
+    let mut open = Vec::new();
+    let mut i = 0u64;
+    for round in 0..300u64 {
+        let n = [0, 1, 2, 3, 7, 15, 16, 17, 18, 40][(round % 10) as usize];
+        let mut details: Vec<WDetail> = (0..n)
+            .map(|a| {
+                i += 1;
+                // Mostly small indexes, some of two bytes.
+                let index = if a % 9 == 8 { 130 + a } else { a };
+                WDetail::Arg(index, value(i))
+            })
+            .collect();
+        if round % 7 == 0 {
+            details.push(WDetail::Flags(1));
+        }
+        let id = [3u64, 200, 5000, 20_000][(round % 4) as usize];
+        let thread = if round % 5 == 4 { 300 } else { round % 3 };
+        let call = w.enter(thread, id, &details);
+        open.push(call);
+        // Leaves lag behind (call numbers named out of order), with outputs and a return value.
+        if round % 3 == 2 {
+            while let Some(c) = open.pop() {
+                i += 1;
+                let mut d: Vec<WDetail> = (0..(c % 19))
+                    .map(|a| WDetail::Arg(a, value(i + a)))
+                    .collect();
+                d.push(WDetail::Ret(value(i)));
+                w.leave(c, &d);
+            }
+        }
+    }
+    // Many enters so that call numbers reach three bytes, then a last short event.
+    for _ in 0..17_000 {
+        let c = w.enter(0, 3, &[WDetail::Arg(0, WValue::Float(1.0))]);
+        w.leave(c, &[]);
+    }
+    w.enter(0, 3, &[WDetail::Arg(1, WValue::UInt(2))]);
+    w.finish()
+}
+
+/// Every event and its details as text, read in two passes; errors end the list.
+fn two_pass(stream: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let trace = match Trace::new(stream) {
+        Ok(t) => t,
+        Err(e) => return vec![format!("{e:?}")],
+    };
+    let mut events = trace.events(SigTable::new());
+    while let Some(ev) = events.next() {
+        match ev {
+            Ok(ev) => {
+                out.push(format!("{ev:?}"));
+                for d in ev.details().iter(events.table()) {
+                    out.push(match d {
+                        Ok(d) => format!("{d:?}"),
+                        Err(e) => format!("{e:?}"),
+                    });
+                }
+            }
+            Err(e) => out.push(format!("{e:?}")),
+        }
+    }
+    out
+}
+
+/// One event read in one pass as text, checking that kept details are the details (and never
+/// more than `PARSED_DETAILS`).
+fn parsed_text(p: &Parsed<'_, '_, SigTable>, out: &mut Vec<String>, kept_events: &mut usize) {
+    out.push(format!("{:?}", p.event));
+    let details: Vec<_> = p.details().collect();
+    if let Some(kept) = p.kept() {
+        *kept_events += 1;
+        assert!(kept.len() <= PARSED_DETAILS);
+        let again: Vec<Detail<'_>> = details.iter().map(|d| *d.as_ref().unwrap()).collect();
+        assert_eq!(format!("{kept:?}"), format!("{again:?}"));
+    }
+    out.extend(details.iter().map(|d| match d {
+        Ok(d) => format!("{d:?}"),
+        Err(e) => format!("{e:?}"),
+    }));
+}
+
+/// The same in one pass over the whole stream; also counts the events whose details were kept.
+fn one_pass(stream: &[u8]) -> (Vec<String>, usize) {
+    let mut out = Vec::new();
+    let mut kept = 0;
+    let trace = match Trace::new(stream) {
+        Ok(t) => t,
+        Err(e) => return (vec![format!("{e:?}")], kept),
+    };
+    let mut events = trace.events(SigTable::new());
+    while let Some(p) = events.next_parsed() {
+        match p {
+            Ok(p) => parsed_text(&p, &mut out, &mut kept),
+            Err(e) => out.push(format!("{e:?}")),
+        }
+    }
+    (out, kept)
+}
+
+/// The same through a window fed `piece` bytes at a time.
+fn chunked(stream: &[u8], piece: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut kept = 0;
+    let mut r = ChunkedReader::new(SliceSource::new(stream, piece), SigTable::new());
+    if let Err(e) = r.try_for_each_parsed(|p| {
+        parsed_text(&p, &mut out, &mut kept);
+        Ok(())
+    }) {
+        out.push(format!("{e:?}"));
+    }
+    out
+}
+
+fn assert_same(what: &str, a: &[String], b: &[String]) {
+    if let Some(i) = (0..a.len().min(b.len())).find(|&i| a[i] != b[i]) {
+        panic!("{what}: entry {i}: {} vs {}", a[i], b[i]);
+    }
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+}
+
+#[test]
+fn one_pass_reads_every_shape_as_two_passes() {
+    let s = stream();
+    let two = two_pass(&s);
+    let (one, kept) = one_pass(&s);
+    assert_same("whole stream", &one, &two);
+    // Most events went through the fast path with their details kept, but not those with
+    // more details than the buffer holds.
+    assert!(kept > 30_000, "only {kept} events kept their details");
+    let total = two.iter().filter(|l| l.starts_with("Event")).count();
+    assert!(kept < total);
+    for piece in [1, 5, 8, 9, 64, 4096] {
+        assert_same(&format!("pieces of {piece}"), &chunked(&s, piece), &two);
+    }
+}
+
+#[test]
+fn one_pass_agrees_on_every_prefix_and_on_damage() {
+    let s = stream();
+    // The first events hold every shape; their prefixes end anywhere, also inside the last
+    // eight bytes the short forms read at once.
+    let head = s.len().min(3000);
+    for n in 0..head {
+        let two = two_pass(&s[..n]);
+        assert_same(&format!("prefix {n}"), &one_pass(&s[..n]).0, &two);
+    }
+    for n in s.len() - 64..=s.len() {
+        let two = two_pass(&s[..n]);
+        assert_same(&format!("prefix {n}"), &one_pass(&s[..n]).0, &two);
+        assert_same(&format!("prefix {n}, pieces"), &chunked(&s[..n], 7), &two);
+    }
+    // Single bytes changed: overlong and overflowing varints, unknown tags, wrong lengths.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..800 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut m = s[..head].to_vec();
+        let at = (x as usize) % m.len();
+        m[at] = match x >> 60 {
+            0 => 0x00,
+            1 => 0x80,
+            2 => 0xff,
+            _ => (x >> 32) as u8,
+        };
+        let two = two_pass(&m);
+        assert_same(&format!("byte {at} changed"), &one_pass(&m).0, &two);
+        assert_same(&format!("byte {at} changed, pieces"), &chunked(&m, 9), &two);
+    }
+}
