@@ -159,6 +159,23 @@ impl<'a> Definition<'a> {
         }
     }
 
+    /// What [`DefinitionStore::get_for_walk`] may return for a wire id nothing defines: its shape
+    /// sends the event to the general path.
+    #[cfg(feature = "alloc")]
+    fn placeholder() -> Self {
+        Definition {
+            wire_id: 0,
+            class: CLASS_INSTANCE,
+            flags: 0,
+            name: "",
+            signature: "",
+            shape: Shape {
+                plain: Shape::GENERAL,
+                ..Shape::default()
+            },
+        }
+    }
+
     /// A definition of `wire_id` (the walker builds these from `wtf.event#define` events).
     pub fn new(
         wire_id: u16,
@@ -209,6 +226,15 @@ pub trait DefinitionStore<'a> {
     fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
         self.lookup(wire_id).map(|(d, _)| d)
     }
+    /// What the walker's plain path reads for `wire_id`, on every event: the definition, or
+    /// `None`, or a placeholder whose shape the plain path declines (which lets a table answer
+    /// with one bounds check); the general path then looks the wire id up with
+    /// [`DefinitionStore::lookup`]. By default [`DefinitionStore::get`].
+    #[doc(hidden)]
+    #[inline(always)]
+    fn get_for_walk(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        self.get(wire_id)
+    }
     /// Number of definitions held.
     fn len(&self) -> usize;
     /// True when no definition is held.
@@ -227,6 +253,10 @@ pub struct DefinitionTable<'a> {
     /// Per entry of `defs`: where its argument types start in `types`, and how many.
     spans: alloc::vec::Vec<(u32, u32)>,
     types: alloc::vec::Vec<ArgType>,
+    /// A copy of the definition of each wire id below [`DefinitionTable::DIRECT`] (up to the
+    /// largest defined), a placeholder for the others: the walker's plain path finds an event's
+    /// definition with one bounds check and one load, where `index` and `defs` take two of each.
+    direct: alloc::vec::Vec<Definition<'a>>,
 }
 
 #[cfg(feature = "alloc")]
@@ -240,6 +270,10 @@ impl Default for DefinitionTable<'_> {
 impl<'a> DefinitionTable<'a> {
     /// `index` entry of a wire id nothing defines (past the end of `defs`).
     const UNDEFINED: u32 = u32::MAX;
+    /// Wire ids below this have a copy of their definition in `direct` (at most 256 KiB of
+    /// copies: recorders number their events from 1 up; larger wire ids are looked up in `index`
+    /// and `defs`).
+    const DIRECT: usize = 4096;
 
     /// A table holding only the implicit `wtf.event#define` (wire id 1).
     pub fn new() -> Self {
@@ -248,6 +282,7 @@ impl<'a> DefinitionTable<'a> {
             defs: alloc::vec::Vec::new(),
             spans: alloc::vec::Vec::new(),
             types: alloc::vec::Vec::new(),
+            direct: alloc::vec::Vec::new(),
         };
         let _ = t.insert(Definition::event_define(), &DEFINE_TYPES);
         t
@@ -275,6 +310,14 @@ impl<'a> DefinitionStore<'a> for DefinitionTable<'a> {
         if let Some(slot) = self.index.get_mut(id) {
             *slot = (self.defs.len() - 1) as u32;
         }
+        if id < Self::DIRECT {
+            if self.direct.len() <= id {
+                self.direct.resize(id + 1, Definition::placeholder());
+            }
+            if let Some(slot) = self.direct.get_mut(id) {
+                *slot = def;
+            }
+        }
         Ok(())
     }
 
@@ -291,6 +334,15 @@ impl<'a> DefinitionStore<'a> for DefinitionTable<'a> {
     #[inline(always)]
     fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
         self.defs.get(*self.index.get(wire_id as usize)? as usize)
+    }
+
+    #[inline(always)]
+    fn get_for_walk(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        match self.direct.get(wire_id as usize) {
+            Some(def) => Some(def),
+            // Past the copies: the wire ids of unusual recorders keep the plain path too.
+            None => self.get(wire_id),
+        }
     }
 
     fn len(&self) -> usize {
@@ -395,5 +447,32 @@ impl<'a, const DEFS: usize, const ARGS: usize> DefinitionStore<'a>
 
     fn len(&self) -> usize {
         self.count
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+
+    /// The walker's look-up agrees with `get` wherever `get` finds a definition (redefinitions
+    /// included); elsewhere it finds nothing or a placeholder the plain path declines.
+    #[test]
+    fn get_for_walk_agrees_with_get() {
+        let mut t = DefinitionTable::new();
+        for (flags, id) in [2u16, 7, 4095, 4096, 65535, 7].into_iter().enumerate() {
+            let types = [ArgType::Uint32];
+            let def = Definition::new(id, 0, flags as u32, "t#e", "uint32 a", &types);
+            t.insert(def, &types).unwrap();
+        }
+        for id in 0..70_000u32 {
+            match (t.get(id), t.get_for_walk(id)) {
+                (Some(d), Some(w)) => assert_eq!(d, w, "{id}"),
+                (Some(_), None) => panic!("{id}: defined, but not for the walk"),
+                (None, Some(w)) => assert_eq!(w.shape.plain, Shape::GENERAL, "{id}"),
+                (None, None) => {}
+            }
+        }
+        // The redefinition replaced the copy.
+        assert_eq!(t.get_for_walk(7).map(|d| d.flags), Some(5));
     }
 }

@@ -367,10 +367,12 @@ fn read_chunked<'a>(ty: ArgType, r: &mut Reader<'a>) -> Result<Value<'a>, Error>
 /// Decodes one chunked argument of the type with code `code` (see [`ArgType::code`]) whose bytes
 /// the walker has already checked: no error path, so the value is built directly where the caller
 /// wants it, and one jump on the code both picks the type and builds the value. `None` for code 0
-/// (the end of a packed list) and the other codes that are not types.
+/// (the end of a packed list) and the other codes that are not types, with `rest` moved past a
+/// word anyway (if it had one): the caller stops there.
 #[inline(always)]
 pub(crate) fn chunked_value<'a>(code: u32, rest: &mut &'a [u8]) -> Option<Value<'a>> {
-    let (&w, mut tail) = rest.split_first_chunk::<4>()?;
+    let (&w, tail) = rest.split_first_chunk::<4>()?;
+    *rest = tail;
     // 8- and 16-bit values are the low bytes of the little-endian word.
     let word = u32::from_le_bytes(w);
     let value = match code as u8 {
@@ -391,21 +393,20 @@ pub(crate) fn chunked_value<'a>(code: u32, rest: &mut &'a [u8]) -> Option<Value<
         code::TIME32 => Value::Time32(word),
         // One arm per array type (rather than a range and a second look at the code), so that
         // arrays share the one jump on the code.
-        code::INT8_ARRAY => chunked_array(ArgType::Int8Array, word, &mut tail)?,
-        code::UINT8_ARRAY => chunked_array(ArgType::Uint8Array, word, &mut tail)?,
-        code::INT16_ARRAY => chunked_array(ArgType::Int16Array, word, &mut tail)?,
-        code::UINT16_ARRAY => chunked_array(ArgType::Uint16Array, word, &mut tail)?,
-        code::INT32_ARRAY => chunked_array(ArgType::Int32Array, word, &mut tail)?,
-        code::UINT32_ARRAY => chunked_array(ArgType::Uint32Array, word, &mut tail)?,
-        code::FLOAT32_ARRAY => chunked_array(ArgType::Float32Array, word, &mut tail)?,
-        code::CHAR_ARRAY => chunked_array(ArgType::CharArray, word, &mut tail)?,
-        code::WCHAR_ARRAY => chunked_array(ArgType::WCharArray, word, &mut tail)?,
+        code::INT8_ARRAY => chunked_array(ArgType::Int8Array, word, rest)?,
+        code::UINT8_ARRAY => chunked_array(ArgType::Uint8Array, word, rest)?,
+        code::INT16_ARRAY => chunked_array(ArgType::Int16Array, word, rest)?,
+        code::UINT16_ARRAY => chunked_array(ArgType::Uint16Array, word, rest)?,
+        code::INT32_ARRAY => chunked_array(ArgType::Int32Array, word, rest)?,
+        code::UINT32_ARRAY => chunked_array(ArgType::Uint32Array, word, rest)?,
+        code::FLOAT32_ARRAY => chunked_array(ArgType::Float32Array, word, rest)?,
+        code::CHAR_ARRAY => chunked_array(ArgType::CharArray, word, rest)?,
+        code::WCHAR_ARRAY => chunked_array(ArgType::WCharArray, word, rest)?,
         // Every other 5-bit code by name (not as a range), so that the jump on the code covers
         // all of them and needs no range check.
         0 | 25 | 26 | 27 | 28 | 29 | 30 | 31 => return None,
         _ => return None,
     };
-    *rest = tail;
     Some(value)
 }
 

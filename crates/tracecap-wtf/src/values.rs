@@ -56,7 +56,9 @@ impl<'a> Values<'a> {
 /// The value after the marker `marker` (the rest of the codes in `packed`, the rest of the
 /// signature text in `sig`) off the front of `rest`; the codes with the marker again when more
 /// values may follow, `sig` and what follows the value. All by value and out of line, so that the
-/// iterator's fields can stay in registers in the caller.
+/// iterator's fields can stay in registers in the caller; cold, so that the caller's loop is laid
+/// out for the chunked values.
+#[cold]
 #[inline(never)]
 fn slow_value<'a, 's>(
     marker: u32,
@@ -93,18 +95,20 @@ impl<'a> Iterator for Values<'a> {
             return None;
         }
         let code = pop_code(&mut self.packed);
-        let value = chunked_value(code, &mut self.rest);
-        if value.is_some() {
-            return value;
-        }
+        // Markers first (a branch the CPU predicts, to a cold path), so that decoding a chunked
+        // value can move `rest` before its jump on the code: nothing of the old position stays
+        // alive in the arms, which then merge with the caller's code.
         if code >= u32::from(code::LEGACY) {
             let (value, packed, sig, rest) = slow_value(code, self.packed, self.sig, self.rest);
             (self.packed, self.sig, self.rest) = (packed, sig, rest);
             return value;
         }
-        // The end of the codes (or a value that did not decode).
-        self.packed = 0;
-        None
+        let value = chunked_value(code, &mut self.rest);
+        if value.is_none() {
+            // A value that did not decode (or a code that is not a type).
+            self.packed = 0;
+        }
+        value
     }
 }
 

@@ -35,28 +35,44 @@ macro_rules! tri {
     };
 }
 
-/// Splits the arguments of an event whose definition's plain code (see `Shape::plain`) is `plain`
-/// off the front of `rest`; `slots` gives the number of 4-byte slots for codes above 8.
+/// Splits an event whose definition's plain code (see `Shape::plain`) is `plain` off the front of
+/// `buf` (its 8-byte header included): its arguments, and what follows the event. `measure`
+/// splits the arguments off what follows the header for codes above 8.
 ///
-/// Each small size takes a branch of its own that splits off a constant length. The CPU predicts
-/// which branch from the events before, so the position of the next event is known at once,
-/// instead of after the loads of this event's wire id, definition and size: that chain of
-/// dependent loads from one event to the next would otherwise bound the walk. (Measured sizes
-/// take the same kind of branches.)
+/// Each small size takes a branch of its own that splits off a constant length, header and
+/// arguments with one length check. The CPU predicts which branch from the events before, so the
+/// position of the next event is known at once, instead of after the loads of this event's wire
+/// id, definition and size: that chain of dependent loads from one event to the next would
+/// otherwise bound the walk. (Measured sizes take the same kind of branches, see
+/// [`split_slots`].)
 #[inline(always)]
-fn split_args<'a>(
-    rest: &'a [u8],
+fn split_event<'a>(
+    buf: &'a [u8],
     plain: u32,
-    slots: impl FnOnce(&'a [u8]) -> Option<usize>,
+    measure: impl FnOnce(&'a [u8]) -> Option<(&'a [u8], &'a [u8])>,
 ) -> Option<(&'a [u8], &'a [u8])> {
-    if plain <= 8 {
-        return split_slots(rest, plain);
+    /// The constant-length split of one branch.
+    #[inline(always)]
+    fn split<const N: usize>(buf: &[u8]) -> Option<(&[u8], &[u8])> {
+        let (event, tail) = buf.split_first_chunk::<N>()?;
+        Some((event.get(8..)?, tail))
     }
-    split_slots(rest, u32::try_from(slots(rest)?).ok()?)
+    match plain {
+        0 => split::<8>(buf),
+        1 => split::<12>(buf),
+        2 => split::<16>(buf),
+        3 => split::<20>(buf),
+        4 => split::<24>(buf),
+        5 => split::<28>(buf),
+        6 => split::<32>(buf),
+        7 => split::<36>(buf),
+        8 => split::<40>(buf),
+        _ => measure(buf.get(8..)?),
+    }
 }
 
 /// Splits `n` 4-byte slots off the front of `rest`, with a branch per small `n` (see
-/// [`split_args`]).
+/// [`split_event`]).
 #[inline(always)]
 fn split_slots(rest: &[u8], n: u32) -> Option<(&[u8], &[u8])> {
     /// The constant-length split of one branch.
@@ -202,9 +218,7 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     /// stops at the first error (the file's, or one `f` returns) and returns it.
     ///
     /// The same walk as iterating, with each event handed straight to `f` (one call site, inlined)
-    /// instead of through `Option<Result<Event>>`. Faster only when `f` is small: when `f` decodes
-    /// every value, the loop runs out of registers and keeps its position in memory, and the
-    /// iterator was faster in our benches (docs/performance.md).
+    /// instead of through `Option<Result<Event>>` (docs/performance.md compares the two).
     ///
     /// ```
     /// # fn main() -> Result<(), tracecap_wtf::Error> {
@@ -226,26 +240,28 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     where
         F: FnMut(Event<'a>) -> Result<(), Error>,
     {
-        let mut buf = self.buf;
         loop {
             // One call site for `f`, so that it is inlined and the event never built in memory.
+            // The position lives in `self.buf` between events, as in the iterator: with an `f`
+            // that decodes every value, the loop has no register to spare for it, and the
+            // compiler's own spills of a local copy cost more (measured: instructions and time).
+            let mut buf = self.buf;
             let event = match self.plain(&mut buf) {
-                Some(found) => found.event(),
-                None => {
+                Some(found) => {
+                    let event = found.event();
                     self.buf = buf;
+                    event
+                }
+                None => {
                     match self.general() {
                         None => return Ok(()),
                         Some(Err(e)) => return Err(e),
                         Some(Ok(())) => {}
                     }
-                    buf = self.buf;
                     self.held().event()
                 }
             };
-            if let Err(e) = f(event) {
-                self.buf = buf;
-                return Err(e);
-            }
+            f(event)?;
         }
     }
 
@@ -254,14 +270,16 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     /// nothing consumed, otherwise.
     #[inline(always)]
     fn plain(&self, buf: &mut &'a [u8]) -> Option<Found<'_, 'a>> {
-        let (&head, rest) = buf.split_first_chunk::<8>()?;
-        let head = u64::from_le_bytes(head);
+        let head = u64::from_le_bytes(*buf.first_chunk::<8>()?);
         let (wire_id, time) = (head as u32, (head >> 32) as u32);
-        let def = self.table.get(wire_id)?;
-        let (args, tail) = split_args(rest, def.shape.plain, |rest| match def.shape.plain {
-            n if n < Shape::MEASURE => Some(n as usize),
-            Shape::MEASURE => def.shape.chunked_slots(rest),
-            _ => None,
+        let def = self.table.get_for_walk(wire_id)?;
+        let (args, tail) = split_event(buf, def.shape.plain, |rest| {
+            let n = match def.shape.plain {
+                n if n < Shape::MEASURE => n as usize,
+                Shape::MEASURE => def.shape.chunked_slots(rest)?,
+                _ => return None,
+            };
+            split_slots(rest, u32::try_from(n).ok()?)
         })?;
         let head = EventHead {
             offset: self.buf_end.wrapping_sub(buf.len() as u64),

@@ -58,8 +58,9 @@ fn written(ev: &Event<'_>) -> Vec<WValue> {
     ev.values().map(|v| common::as_written(ev, v)).collect()
 }
 
-/// The wire ids the files use, small and large.
-const WIRE_IDS: [u16; 7] = [2, 3, 4, 255, 256, 300, 65535];
+/// The wire ids the files use, small and large (around the end of `DefinitionTable`'s direct
+/// copies, 4096, too).
+const WIRE_IDS: [u16; 9] = [2, 3, 4, 255, 256, 300, 4095, 4096, 65535];
 
 /// An event as written: wire id, time, values.
 type Written = (u32, u32, Vec<WValue>);
