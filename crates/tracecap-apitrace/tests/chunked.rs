@@ -1,6 +1,6 @@
 //! Whole-stream and chunked reading give the same events, on the corpus and on random chunkings.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use proptest::prelude::*;
 use tracecap_apitrace::dump::{event_text, Dumper};
@@ -9,28 +9,11 @@ use tracecap_apitrace::{
     SliceSource, Trace,
 };
 
+mod common;
+use common::traces;
+
 fn corpus() -> Option<PathBuf> {
     tracecap_testkit::corpus("apitrace")
-}
-
-/// The corpus traces, then the ones kept with the crate (tests/data).
-fn traces(root: &Path) -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    let own = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data"));
-    for dir in [
-        root.join("apitrace-tests"),
-        root.join("produced-apitrace-11.1"),
-        own,
-    ] {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "trace") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
-    v
 }
 
 /// Every event as text, then the error (if any) as its last line.

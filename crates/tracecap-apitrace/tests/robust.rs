@@ -1,7 +1,7 @@
 //! Robustness: cut and mutated corpus traces (compressed files and decompressed streams) never
 //! panic, report offsets inside the data, and keep everything before the damage.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tracecap_testkit::Rng;
 
 use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
@@ -9,28 +9,11 @@ use tracecap_apitrace::{
     decompress, read_ahead, ChunkedReader, ContainerSource, SigTable, Space, Trace,
 };
 
+mod common;
+use common::traces;
+
 fn corpus() -> Option<PathBuf> {
     tracecap_testkit::corpus("apitrace")
-}
-
-/// The corpus traces, then the ones kept with the crate (tests/data).
-fn traces(root: &Path) -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    let own = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data"));
-    for dir in [
-        root.join("apitrace-tests"),
-        root.join("produced-apitrace-11.1"),
-        own,
-    ] {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "trace") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
-    v
 }
 
 /// Walks a stream fully (events, every value, the apitrace dump); returns the event texts and
