@@ -2,7 +2,8 @@
 //! objects (schema, counts, depths) checked against what the library reads.
 
 use std::path::PathBuf;
-use std::process::Command;
+
+mod common;
 
 fn corpus(name: &str) -> Option<PathBuf> {
     let p = PathBuf::from(concat!(
@@ -23,21 +24,11 @@ fn sample(name: &str) -> PathBuf {
 }
 
 fn tracecap(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::tracecap_env(args, &[])
 }
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("tracecap-ep-{}-{name}", std::process::id()));
-    std::fs::write(&p, bytes).unwrap();
-    p
+    common::tmp("ep", name, bytes)
 }
 
 #[test]

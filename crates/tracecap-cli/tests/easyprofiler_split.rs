@@ -4,7 +4,8 @@
 //! corpus file, and the same exit code and message for cut and mutated copies of them.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 fn corpus() -> Vec<PathBuf> {
     let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
@@ -26,23 +27,13 @@ fn validate(path: &Path, threads: &str) -> (i32, String, String) {
 
 /// Exit code, stdout and stderr of `tracecap <args> path` with `threads` workers.
 fn run(args: &[&str], path: &Path, threads: &str) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
-        .args(args)
-        .arg(path)
-        .env("TRACECAP_THREADS", threads)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let mut args = args.to_vec();
+    args.push(path.to_str().unwrap());
+    common::tracecap_env(&args, &[("TRACECAP_THREADS", threads)])
 }
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("tracecap-split-{}-{name}", std::process::id()));
-    std::fs::write(&p, bytes).unwrap();
-    p
+    common::tmp("split", name, bytes)
 }
 
 #[test]
