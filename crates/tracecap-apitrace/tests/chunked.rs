@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 use tracecap_apitrace::dump::{event_text, Dumper};
 use tracecap_apitrace::{
-    decompress, read_ahead, ByteSource, ChunkedReader, ContainerSource, Parsed, SigTable,
-    SliceSource, Trace,
+    decompress, read_ahead, ByteSource, ChunkedReader, ContainerSource, SigTable, SliceSource,
+    Trace,
 };
 
 mod common;
-use common::traces;
+use common::{parsed_text, traces, two_pass_text};
 
 fn corpus() -> Option<PathBuf> {
     tracecap_testkit::corpus("apitrace")
@@ -50,50 +50,12 @@ fn chunked<S: ByteSource>(src: S, limit: usize) -> (Vec<u8>, Option<String>, usi
     (out, None, peak)
 }
 
-/// Every event and its details as debug text, read from the whole stream with `next` and
-/// `Event::details`, then the error.
-fn whole_debug(stream: &[u8]) -> (Vec<String>, Option<String>) {
-    let mut out = Vec::new();
-    let trace = match Trace::new(stream) {
-        Ok(t) => t,
-        Err(e) => return (out, Some(e.to_string())),
-    };
-    let mut events = trace.events(SigTable::new());
-    while let Some(ev) = events.next() {
-        match ev {
-            Ok(ev) => {
-                out.push(format!("{ev:?}"));
-                for d in ev.details().iter(events.table()) {
-                    out.push(format!("{d:?}"));
-                }
-            }
-            Err(e) => return (out, Some(e.to_string())),
-        }
-    }
-    (out, None)
-}
-
-/// One event of [`chunked_one_pass`] as debug text; the kept details, when there are, must be
-/// the details.
-fn parsed_debug(p: Parsed<'_, '_, SigTable>) -> Vec<String> {
-    let mut v = vec![format!("{:?}", p.event)];
-    let details: Vec<_> = p.details().collect();
-    if let Some(kept) = p.kept() {
-        assert_eq!(
-            format!("{kept:?}"),
-            format!("{:?}", details.iter().flatten().collect::<Vec<_>>())
-        );
-    }
-    v.extend(details.iter().map(|d| format!("{d:?}")));
-    v
-}
-
-/// [`whole_debug`] through a chunked reader, each event read in one pass.
+/// [`two_pass_text`] through a chunked reader, each event read in one pass.
 fn chunked_one_pass<S: ByteSource>(src: S) -> (Vec<String>, Option<String>) {
     let mut out = Vec::new();
     let mut r = ChunkedReader::new(src, SigTable::new());
     loop {
-        match r.next_parsed_with(parsed_debug) {
+        match r.next_parsed_with(parsed_text) {
             None => return (out, None),
             Some(Ok(v)) => out.extend(v),
             Some(Err(e)) => return (out, Some(e.to_string())),
@@ -107,7 +69,7 @@ fn chunked_visit<S: ByteSource>(src: S) -> (Vec<String>, Option<String>) {
     let mut r = ChunkedReader::new(src, SigTable::new());
     let err = r
         .try_for_each_parsed(|p| {
-            out.extend(parsed_debug(p));
+            out.extend(parsed_text(p));
             Ok(())
         })
         .err();
@@ -132,7 +94,7 @@ fn corpus_whole_and_chunked_agree() {
         // One pass per event, straight from the container and with decompression on a second
         // thread: the same events and details.
         let fault = d.fault.map(|e| e.to_string());
-        let (wd, _) = whole_debug(&d.data);
+        let (wd, _) = two_pass_text(&d.data);
         let (c, cerr) = chunked_one_pass(ContainerSource::new(&file).unwrap());
         assert_eq!(cerr, fault, "{}", t.display());
         assert!(c == wd, "{}: one-pass chunked events differ", t.display());
@@ -185,7 +147,7 @@ proptest! {
             let (c, cerr, _) = chunked(SliceSource::with_sizes(data, &sizes), 64 << 20);
             prop_assert!(c == w);
             prop_assert_eq!(&cerr, &werr);
-            let (wd, _) = whole_debug(data);
+            let (wd, _) = two_pass_text(data);
             let (c, cerr) = read_ahead(SliceSource::with_sizes(data, &sizes), chunked_one_pass);
             prop_assert!(c == wd);
             prop_assert_eq!(&cerr, &werr);

@@ -6,9 +6,13 @@
 //! reader (`Events::next` then `Event::details`) reads it: same events, details and errors.
 
 use tracecap_apitrace::write::{WDetail, WValue, Writer};
-use tracecap_apitrace::{
-    ChunkedReader, Detail, Parsed, SigTable, SliceSource, Trace, PARSED_DETAILS,
-};
+use tracecap_apitrace::{ChunkedReader, SigTable, SliceSource, Trace};
+
+mod common;
+use common::{parsed_text, two_pass_text as two_pass};
+
+/// Events and details as text, and the error that ended the stream.
+type Text = (Vec<String>, Option<String>);
 
 /// A value of each shape, cycling with `i`: short forms and their neighbours.
 fn value(i: u64) -> WValue {
@@ -80,85 +84,46 @@ fn stream() -> Vec<u8> {
     w.finish()
 }
 
-/// Every event and its details as text, read in two passes; errors end the list.
-fn two_pass(stream: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    let trace = match Trace::new(stream) {
-        Ok(t) => t,
-        Err(e) => return vec![format!("{e:?}")],
-    };
-    let mut events = trace.events(SigTable::new());
-    while let Some(ev) = events.next() {
-        match ev {
-            Ok(ev) => {
-                out.push(format!("{ev:?}"));
-                for d in ev.details().iter(events.table()) {
-                    out.push(match d {
-                        Ok(d) => format!("{d:?}"),
-                        Err(e) => format!("{e:?}"),
-                    });
-                }
-            }
-            Err(e) => out.push(format!("{e:?}")),
-        }
-    }
-    out
-}
-
-/// One event read in one pass as text, checking that kept details are the details (and never
-/// more than `PARSED_DETAILS`).
-fn parsed_text(p: &Parsed<'_, '_, SigTable>, out: &mut Vec<String>, kept_events: &mut usize) {
-    out.push(format!("{:?}", p.event));
-    let details: Vec<_> = p.details().collect();
-    if let Some(kept) = p.kept() {
-        *kept_events += 1;
-        assert!(kept.len() <= PARSED_DETAILS);
-        let again: Vec<Detail<'_>> = details.iter().map(|d| *d.as_ref().unwrap()).collect();
-        assert_eq!(format!("{kept:?}"), format!("{again:?}"));
-    }
-    out.extend(details.iter().map(|d| match d {
-        Ok(d) => format!("{d:?}"),
-        Err(e) => format!("{e:?}"),
-    }));
-}
-
-/// The same in one pass over the whole stream; also counts the events whose details were kept.
-fn one_pass(stream: &[u8]) -> (Vec<String>, usize) {
+/// Every event and its details as text, and the error: the one-pass reading over the whole
+/// stream; also counts the events whose details were kept.
+fn one_pass(stream: &[u8]) -> (Text, usize) {
     let mut out = Vec::new();
     let mut kept = 0;
     let trace = match Trace::new(stream) {
         Ok(t) => t,
-        Err(e) => return (vec![format!("{e:?}")], kept),
+        Err(e) => return ((out, Some(e.to_string())), kept),
     };
     let mut events = trace.events(SigTable::new());
     while let Some(p) = events.next_parsed() {
         match p {
-            Ok(p) => parsed_text(&p, &mut out, &mut kept),
-            Err(e) => out.push(format!("{e:?}")),
+            Ok(p) => {
+                kept += usize::from(p.kept().is_some());
+                out.extend(parsed_text(p));
+            }
+            Err(e) => return ((out, Some(e.to_string())), kept),
         }
     }
-    (out, kept)
+    ((out, None), kept)
 }
 
 /// The same through a window fed `piece` bytes at a time.
-fn chunked(stream: &[u8], piece: usize) -> Vec<String> {
+fn chunked(stream: &[u8], piece: usize) -> Text {
     let mut out = Vec::new();
-    let mut kept = 0;
     let mut r = ChunkedReader::new(SliceSource::new(stream, piece), SigTable::new());
-    if let Err(e) = r.try_for_each_parsed(|p| {
-        parsed_text(&p, &mut out, &mut kept);
+    let err = r.try_for_each_parsed(|p| {
+        out.extend(parsed_text(p));
         Ok(())
-    }) {
-        out.push(format!("{e:?}"));
-    }
-    out
+    });
+    (out, err.err().map(|e| e.to_string()))
 }
 
-fn assert_same(what: &str, a: &[String], b: &[String]) {
+fn assert_same(what: &str, a: &Text, b: &Text) {
+    let ((a, a_err), (b, b_err)) = (a, b);
     if let Some(i) = (0..a.len().min(b.len())).find(|&i| a[i] != b[i]) {
         panic!("{what}: entry {i}: {} vs {}", a[i], b[i]);
     }
     assert_eq!(a.len(), b.len(), "{what}: lengths");
+    assert_eq!(a_err, b_err, "{what}: errors");
 }
 
 #[test]
@@ -170,7 +135,7 @@ fn one_pass_reads_every_shape_as_two_passes() {
     // Most events went through the fast path with their details kept, but not those with
     // more details than the buffer holds.
     assert!(kept > 30_000, "only {kept} events kept their details");
-    let total = two.iter().filter(|l| l.starts_with("Event")).count();
+    let total = two.0.iter().filter(|l| l.starts_with("Event")).count();
     assert!(kept < total);
     for piece in [1, 5, 8, 9, 64, 4096] {
         assert_same(&format!("pieces of {piece}"), &chunked(&s, piece), &two);
@@ -193,11 +158,9 @@ fn one_pass_agrees_on_every_prefix_and_on_damage() {
         assert_same(&format!("prefix {n}, pieces"), &chunked(&s[..n], 7), &two);
     }
     // Single bytes changed: overlong and overflowing varints, unknown tags, wrong lengths.
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = tracecap_testkit::Rng(0x9e37_79b9_7f4a_7c15);
     for _ in 0..800 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rng.next_u64();
         let mut m = s[..head].to_vec();
         let at = (x as usize) % m.len();
         m[at] = match x >> 60 {

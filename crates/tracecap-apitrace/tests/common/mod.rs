@@ -1,6 +1,10 @@
-//! What several test files share: the traces they read.
+//! What several test files share: the traces they read, and events as text.
+// Each test file uses part of it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+use tracecap_apitrace::{Parsed, SigTable, Trace, PARSED_DETAILS};
 
 /// The corpus traces under `root` (`../shared/corpus/apitrace`), then the ones kept with the
 /// crate (tests/data), sorted.
@@ -20,5 +24,45 @@ pub fn traces(root: &Path) -> Vec<PathBuf> {
         }
     }
     v.sort();
+    v
+}
+
+/// Every event and its details as debug text, read in two passes (`Events::next`, then
+/// `Event::details`), and the error that ended the stream, if any: what the one-pass readers
+/// must give.
+pub fn two_pass_text(stream: &[u8]) -> (Vec<String>, Option<String>) {
+    let mut out = Vec::new();
+    let trace = match Trace::new(stream) {
+        Ok(t) => t,
+        Err(e) => return (out, Some(e.to_string())),
+    };
+    let mut events = trace.events(SigTable::new());
+    while let Some(ev) = events.next() {
+        match ev {
+            Ok(ev) => {
+                out.push(format!("{ev:?}"));
+                for d in ev.details().iter(events.table()) {
+                    out.push(format!("{d:?}"));
+                }
+            }
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+    (out, None)
+}
+
+/// One event read in one pass as [`two_pass_text`] prints it. Its kept details, when there
+/// are (never more than `PARSED_DETAILS`), must be its details.
+pub fn parsed_text(p: Parsed<'_, '_, SigTable>) -> Vec<String> {
+    let mut v = vec![format!("{:?}", p.event)];
+    let details: Vec<_> = p.details().collect();
+    if let Some(kept) = p.kept() {
+        assert!(kept.len() <= PARSED_DETAILS);
+        assert_eq!(
+            format!("{kept:?}"),
+            format!("{:?}", details.iter().flatten().collect::<Vec<_>>())
+        );
+    }
+    v.extend(details.iter().map(|d| format!("{d:?}")));
     v
 }
