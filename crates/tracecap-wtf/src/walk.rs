@@ -72,7 +72,8 @@ fn split_event<'a>(
 }
 
 /// Splits `n` 4-byte slots off the front of `rest`, with a branch per small `n` (see
-/// [`split_event`]).
+/// [`split_event`], whose ladder includes the header: one ladder for both, with the header
+/// length as a parameter, cost the full walk 3 more instructions an event, measured).
 #[inline(always)]
 fn split_slots(rest: &[u8], n: u32) -> Option<(&[u8], &[u8])> {
     /// The constant-length split of one branch.
