@@ -53,20 +53,6 @@ fn uint(c: &mut Cur<'_>) -> Option<u64> {
 #[inline(never)]
 fn long_uint(mut c: Cur<'_>) -> Option<(u64, Cur<'_>)> {
     let rest = c.data.get(c.pos..)?;
-    // Up to nine bytes (63 bits: no overflow possible) by a plain loop; the byte layer's
-    // decoder, which takes several times longer, for the rest.
-    let mut v = 0u64;
-    for (i, &b) in rest.iter().take(9).enumerate() {
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b < 0x80 {
-            // A zero byte ending a varint of several bytes is overlong: refused.
-            if b == 0 && i > 0 {
-                return None;
-            }
-            c.pos += i + 1;
-            return Some((v, c));
-        }
-    }
     let (v, n) = tracecap_wire::decode_uleb64(rest).ok()?;
     c.pos += n;
     Some((v, c))

@@ -13,14 +13,10 @@ use crate::error::ErrorKind;
 #[inline]
 pub fn decode_uleb64(bytes: &[u8]) -> Result<(u64, usize), (ErrorKind, usize)> {
     let mut value: u64 = 0;
-    for (i, &b) in bytes.iter().enumerate().take(10) {
-        let group = u64::from(b & 0x7f);
-        let shift = 7 * i as u32;
-        if i == 9 && b > 1 {
-            // The tenth byte may only hold the single remaining bit.
-            return Err((ErrorKind::VarintOverflow { bits: 64 }, i));
-        }
-        value |= group << shift;
+    // Nine bytes hold 63 bits: nothing can overflow before the tenth, so the loop has no test
+    // for it.
+    for (i, &b) in bytes.iter().enumerate().take(9) {
+        value |= u64::from(b & 0x7f) << (7 * i);
         if b & 0x80 == 0 {
             if b == 0 && i > 0 {
                 return Err((ErrorKind::VarintOverlong, i));
@@ -28,17 +24,22 @@ pub fn decode_uleb64(bytes: &[u8]) -> Result<(u64, usize), (ErrorKind, usize)> {
             return Ok((value, i + 1));
         }
     }
-    if bytes.len() >= 10 {
-        return Err((ErrorKind::VarintOverflow { bits: 64 }, 9));
+    match bytes.get(9) {
+        // The tenth byte may only hold the single remaining bit.
+        Some(&b) if b > 1 => Err((ErrorKind::VarintOverflow { bits: 64 }, 9)),
+        Some(0) => Err((ErrorKind::VarintOverlong, 9)),
+        Some(&b) => Ok((value | u64::from(b) << 63, 10)),
+        None => {
+            let len = bytes.len() as u64;
+            Err((
+                ErrorKind::Truncated {
+                    needed: len + 1,
+                    available: len,
+                },
+                bytes.len(),
+            ))
+        }
     }
-    let len = bytes.len() as u64;
-    Err((
-        ErrorKind::Truncated {
-            needed: len + 1,
-            available: len,
-        },
-        bytes.len(),
-    ))
 }
 
 /// Decodes an unsigned LEB128 value of at most 32 bits. See [`decode_uleb64`].
@@ -101,6 +102,20 @@ mod tests {
         assert_eq!(
             decode_uleb64(&over),
             Err((ErrorKind::VarintOverflow { bits: 64 }, 9))
+        );
+        // A tenth byte of 0 adds nothing: overlong, like a shorter varint ending in 0.
+        let mut ten = [0x80; 10];
+        ten[9] = 0;
+        assert_eq!(decode_uleb64(&ten), Err((ErrorKind::VarintOverlong, 9)));
+        assert_eq!(
+            decode_uleb64(&[0x80; 9]),
+            Err((
+                ErrorKind::Truncated {
+                    needed: 10,
+                    available: 9
+                },
+                9
+            ))
         );
         let eleven = [0x80; 11];
         assert!(matches!(
