@@ -8,9 +8,9 @@ use tracecap_wire::Reader;
 use crate::cursor::{Cur, Span};
 use crate::decompress::ContainerSource;
 use crate::error::{Error, ErrorKind};
-use crate::event::{next_event, Event, EventKind, State};
+use crate::event::{next_event, version_byte, Event, EventKind, State};
 use crate::header::Header;
-use crate::parsed::{read_kept, read_kept_v, DetailBuf, Parsed};
+use crate::parsed::{read_kept, DetailBuf, Parsed};
 use crate::sig::Table;
 use crate::table::SigTable;
 
@@ -276,7 +276,9 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
             let rest = self.window.get(self.pos..).unwrap_or(&[]);
             let mut c = Cur::new(rest, self.base.saturating_add(self.pos as u64));
             let mut kept = DetailBuf::new();
-            if let Some(event) = read_kept(&mut c, &mut self.state, &self.table, &mut kept) {
+            let version = version_byte(self.state.version);
+            if let Some(event) = read_kept(&mut c, &mut self.state, &self.table, version, &mut kept)
+            {
                 self.pos = self.pos.saturating_add(c.pos());
                 return Some(Ok(f(Parsed::new(event, &kept, &self.table))));
             }
@@ -314,7 +316,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                 // each event costs a dozen instructions (an event costs about a hundred).
                 let mut c = Cur::new(window, self.base);
                 c.pos = self.pos;
-                let version = self.state.version.min(255) as u8;
+                let version = version_byte(self.state.version);
                 // One call site for `f`, so that it can be inlined.
                 loop {
                     let event = match pending.take() {
@@ -326,7 +328,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                         None if self.failed => break,
                         None => {
                             let (state, table) = (&mut self.state, &self.table);
-                            let read = read_kept_v(&mut c, state, table, version, &mut kept);
+                            let read = read_kept(&mut c, state, table, version, &mut kept);
                             let Some(event) = read else { break };
                             self.pos = c.pos;
                             event

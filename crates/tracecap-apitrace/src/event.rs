@@ -53,7 +53,7 @@ impl<'a> Event<'a> {
             offset,
             details: Details {
                 body,
-                version: version.min(255) as u8,
+                version: version_byte(version),
             },
         }
     }
@@ -281,6 +281,13 @@ pub struct State {
     pub next_call_no: u64,
 }
 
+/// The stream version as values and details keep it: a byte (versions past 255 read as 255; the
+/// version only decides layouts below 7).
+#[inline(always)]
+pub(crate) fn version_byte(version: u64) -> u8 {
+    version.min(255) as u8
+}
+
 impl State {
     /// The state at the first event of a stream of `version`.
     pub const fn new(version: u64) -> Self {
@@ -322,7 +329,7 @@ pub(crate) fn next_event<'a, T: Table + ?Sized>(
     match fast::event(&mut c, state, &*table) {
         Some(head) => {
             *r = c;
-            let version = state.version.min(255) as u8;
+            let version = version_byte(state.version);
             Ok(accept(&head, offset, state, version))
         }
         None => next_event_slow(r, state, table),
@@ -393,7 +400,7 @@ pub(crate) fn next_event_slow<'a, T: Table + ?Sized>(
         offset,
         details: Details {
             body,
-            version: version.min(255) as u8,
+            version: version_byte(version),
         },
     })
 }

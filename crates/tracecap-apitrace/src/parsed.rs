@@ -77,22 +77,10 @@ impl<'a> DetailBuf<'a> {
 /// Reads the event at `c` when the fast path takes it whole, keeping its details in `kept`
 /// (which then holds this event's details only): `c` moves past it and `state` counts it.
 /// `None`, with `c` and `state` unchanged and `kept` holding anything, for whatever only the
-/// precise parser reads: the caller then marks `kept` incomplete.
+/// precise parser reads: the caller then marks `kept` incomplete. `version` is the state's, as
+/// `version_byte` gives it (worked out once by callers that read many events).
 #[inline(always)]
 pub(crate) fn read_kept<'a, T: Table + ?Sized>(
-    c: &mut Cur<'a>,
-    state: &mut State,
-    table: &T,
-    kept: &mut DetailBuf<'a>,
-) -> Option<Event<'a>> {
-    let version = state.version.min(255) as u8;
-    read_kept_v(c, state, table, version, kept)
-}
-
-/// [`read_kept`] with the state's version as a byte, worked out once by a caller reading many
-/// events.
-#[inline(always)]
-pub(crate) fn read_kept_v<'a, T: Table + ?Sized>(
     c: &mut Cur<'a>,
     state: &mut State,
     table: &T,

@@ -4,9 +4,9 @@ use tracecap_wire::Reader;
 
 use crate::cursor::Cur;
 use crate::error::Error;
-use crate::event::{next_event, next_event_slow, Event, State};
+use crate::event::{next_event, next_event_slow, version_byte, Event, State};
 use crate::header::Header;
-use crate::parsed::{read_kept_v, DetailBuf, Parsed};
+use crate::parsed::{read_kept, DetailBuf, Parsed};
 use crate::sig::Table;
 
 /// A decompressed apitrace stream held in memory.
@@ -45,7 +45,7 @@ impl<'a> Trace<'a> {
             table,
             failed: false,
             kept: DetailBuf::new(),
-            version: self.header.version.min(255) as u8,
+            version: version_byte(self.header.version),
         }
     }
 }
@@ -88,7 +88,7 @@ impl<'a, T: Table> Events<'a, T> {
             return None;
         }
         let (state, kept) = (&mut self.state, &mut self.kept);
-        let event = match read_kept_v(&mut self.r, state, &self.table, self.version, kept) {
+        let event = match read_kept(&mut self.r, state, &self.table, self.version, kept) {
             Some(event) => event,
             None => {
                 self.kept.complete = false;

@@ -338,7 +338,7 @@ fn parse_other<'a, R: Resolve>(
     version: u64,
     depth: u32,
 ) -> Result<Value<'a>, Error> {
-    let v8 = version.min(255) as u8;
+    let v8 = crate::event::version_byte(version);
     Ok(match tag {
         0x07 => {
             let n = r.uint("string length")?;
