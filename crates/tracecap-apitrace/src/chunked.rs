@@ -19,6 +19,23 @@ pub trait ByteSource {
     /// Appends the next piece of the stream to `out` and returns its length; `Ok(0)` at the end.
     /// After an error, the source is finished.
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error>;
+
+    /// Puts the next piece behind the unread tail of `window` (`window[from..]`) and returns
+    /// where that tail now starts and the piece's length (`Ok(0)` at the end). The tail may be
+    /// moved at most `max_start` bytes from the front of the window. By default the read bytes
+    /// are dropped (the tail moves to the front) and [`ByteSource::fill`] appends the piece; a
+    /// source that owns each piece's buffer may instead hand it over as the new window, with
+    /// the tail copied in front of the piece (see [`ReadAhead`](crate::ReadAhead)).
+    fn refill(
+        &mut self,
+        window: &mut Vec<u8>,
+        from: usize,
+        max_start: usize,
+    ) -> Result<(usize, usize), Error> {
+        let _ = max_start;
+        window.drain(..from.min(window.len()));
+        self.fill(window).map(|n| (0, n))
+    }
 }
 
 /// An in-memory stream handed out in pieces of chosen sizes (tests, fuzzing).
@@ -213,20 +230,35 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
     }
 
     fn refill(&mut self) -> Result<(), Error> {
-        if self.pos > 0 {
-            self.window.drain(..self.pos.min(self.window.len()));
-            self.base = self.base.saturating_add(self.pos as u64);
-            self.pos = 0;
-        }
-        if self.window.len() >= self.limit {
+        if self.window.len().saturating_sub(self.pos) >= self.limit {
             self.failed = true;
             return Err(Error::stream(
                 ErrorKind::WindowLimit(self.limit as u64),
-                self.base,
+                self.base.saturating_add(self.pos as u64),
             ));
         }
+        // The first piece may come with the window handed over (the tail in front of it)...
+        let tail_at = self.base.saturating_add(self.pos as u64);
+        let max_start = usize::try_from(tail_at).unwrap_or(usize::MAX);
+        let first = self.src.refill(&mut self.window, self.pos, max_start);
+        let first = first.map(|(start, n)| {
+            self.pos = start.min(self.window.len());
+            self.base = tail_at.saturating_sub(self.pos as u64);
+            n
+        });
+        if first.is_err() {
+            // The source dropped the read bytes before it failed.
+            self.base = tail_at;
+            self.pos = 0;
+        }
+        // ... the next ones (while more bytes are needed) are appended.
+        let mut step = Some(first);
         loop {
-            match self.src.fill(&mut self.window) {
+            let got = match step.take() {
+                Some(r) => r,
+                None => self.src.fill(&mut self.window),
+            };
+            match got {
                 Ok(0) => {
                     self.eof = true;
                     return Ok(());
@@ -236,11 +268,11 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                     if end >= self.need_until {
                         return Ok(());
                     }
-                    if self.window.len() >= self.limit {
+                    if self.window.len().saturating_sub(self.pos) >= self.limit {
                         self.failed = true;
                         return Err(Error::stream(
                             ErrorKind::WindowLimit(self.limit as u64),
-                            self.base,
+                            self.base.saturating_add(self.pos as u64),
                         ));
                     }
                 }

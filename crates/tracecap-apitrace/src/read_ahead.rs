@@ -15,6 +15,10 @@ use crate::error::Error;
 /// How many decompressed pieces may wait for the parser.
 pub const PIECES_AHEAD: usize = 2;
 
+/// Free bytes in front of each piece: the parser copies the unread tail of its window there and
+/// takes the piece's buffer as its new window, instead of copying the piece behind the tail.
+const HEADROOM: usize = 64 << 10;
+
 /// A [`ByteSource`] fed by a decompressing thread (made by [`read_ahead`]).
 pub struct ReadAhead {
     full: Receiver<(Vec<u8>, Result<usize, Error>)>,
@@ -36,6 +40,7 @@ where
             loop {
                 let mut buf = empty_rx.try_recv().unwrap_or_default();
                 buf.clear();
+                buf.resize(HEADROOM, 0);
                 let r = src.fill(&mut buf);
                 let last = !matches!(r, Ok(n) if n > 0);
                 // The parser hung up: nothing more to do.
@@ -63,10 +68,55 @@ impl ByteSource for ReadAhead {
             return Ok(0);
         };
         let r = r.map(|_| {
-            out.extend_from_slice(&buf);
-            buf.len()
+            let piece = buf.get(HEADROOM..).unwrap_or(&[]);
+            out.extend_from_slice(piece);
+            piece.len()
         });
         if !matches!(r, Ok(n) if n > 0) {
+            self.done = true;
+        }
+        // The worker may have stopped; then the buffer is simply dropped.
+        let _ = self.empty.send(buf);
+        r
+    }
+
+    fn refill(
+        &mut self,
+        window: &mut Vec<u8>,
+        from: usize,
+        max_start: usize,
+    ) -> Result<(usize, usize), Error> {
+        let tail_len = window.len().saturating_sub(from);
+        let start = HEADROOM.saturating_sub(tail_len);
+        if self.done || tail_len > HEADROOM || start > max_start {
+            window.drain(..from.min(window.len()));
+            return self.fill(window).map(|n| (0, n));
+        }
+        let Ok((mut buf, r)) = self.full.recv() else {
+            self.done = true;
+            window.drain(..from.min(window.len()));
+            return Ok((0, 0));
+        };
+        let handed = match (&r, window.get(from..), buf.get_mut(start..HEADROOM)) {
+            (Ok(n), Some(tail), Some(front)) if *n > 0 => {
+                front.copy_from_slice(tail);
+                core::mem::swap(window, &mut buf);
+                Some(*n)
+            }
+            _ => None,
+        };
+        let r = match handed {
+            Some(n) => Ok((start, n)),
+            None => {
+                window.drain(..from.min(window.len()));
+                r.map(|_| {
+                    let piece = buf.get(HEADROOM..).unwrap_or(&[]);
+                    window.extend_from_slice(piece);
+                    (0, piece.len())
+                })
+            }
+        };
+        if !matches!(r, Ok((_, n)) if n > 0) {
             self.done = true;
         }
         // The worker may have stopped; then the buffer is simply dropped.

@@ -118,6 +118,25 @@ fn corpus_whole_and_chunked_agree() {
             assert_eq!(cerr, None, "{} piece {piece}", t.display());
             assert!(c == w, "{} piece {piece}: events differ", t.display());
         }
+        // Read-ahead hands each piece's buffer over as the window, the unread tail copied in
+        // front, once the stream is past the buffers' headroom (64 KiB) and the tail fits in it;
+        // otherwise it appends. Pieces of mixed sizes take both ways, and tails larger than a
+        // piece (events across several pieces).
+        let sizes = [4093usize, 70_001, 3, 150_000, 65_536, 17];
+        let src = || SliceSource::with_sizes(&d.data, &sizes);
+        let (c, cerr) = read_ahead(src(), chunked_one_pass);
+        assert_eq!(cerr, None, "{}", t.display());
+        assert!(c == wd, "{}: read-ahead, mixed pieces", t.display());
+        let (c, cerr) = read_ahead(src(), chunked_visit);
+        assert_eq!(cerr, None, "{}", t.display());
+        assert!(c == wd, "{}: read-ahead visit, mixed pieces", t.display());
+        let (c, cerr, _) = read_ahead(src(), |s| chunked(s, 64 << 20));
+        assert_eq!(cerr, None, "{}", t.display());
+        assert!(
+            c == w,
+            "{}: read-ahead next_event, mixed pieces",
+            t.display()
+        );
     }
 }
 
@@ -131,6 +150,12 @@ fn window_limit_is_enforced() {
     let err = err.expect("a blob larger than the window must fail");
     assert!(err.contains("streaming window limit"), "{err}");
     assert!(peak <= 4096, "{peak}");
+    // The same events and the same error, at the same offset, with read-ahead (whose windows
+    // carry 64 KiB of headroom in front: the limit counts the unread bytes only).
+    let serial = chunked(SliceSource::new(&d.data, 512), 1024);
+    let ahead = read_ahead(SliceSource::new(&d.data, 512), |s| chunked(s, 1024));
+    assert_eq!(ahead.1, serial.1);
+    assert!(ahead.0 == serial.0);
 }
 
 proptest! {
