@@ -101,6 +101,11 @@ impl ByteSource for ReadAhead {
             (Ok(n), Some(tail), Some(front)) if *n > 0 => {
                 front.copy_from_slice(tail);
                 core::mem::swap(window, &mut buf);
+                // The old window goes back to the worker. Once grown for a large event, it
+                // would keep its size there: bring it back to a piece buffer's size, so that
+                // memory stays one large window plus pieces, not several large buffers.
+                buf.clear();
+                buf.shrink_to(window.capacity());
                 Some(*n)
             }
             _ => None,
