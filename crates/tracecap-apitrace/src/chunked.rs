@@ -33,9 +33,14 @@ pub trait ByteSource {
         max_start: usize,
     ) -> Result<(usize, usize), Error> {
         let _ = max_start;
-        window.drain(..from.min(window.len()));
+        drop_read(window, from);
         self.fill(window).map(|n| (0, n))
     }
+}
+
+/// Drops the read bytes `window[..from]`: the unread tail moves to the front.
+pub(crate) fn drop_read(window: &mut Vec<u8>, from: usize) {
+    window.drain(..from.min(window.len()));
 }
 
 /// An in-memory stream handed out in pieces of chosen sizes (tests, fuzzing).

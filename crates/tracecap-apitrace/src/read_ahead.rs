@@ -9,7 +9,7 @@
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::vec::Vec;
 
-use crate::chunked::ByteSource;
+use crate::chunked::{drop_read, ByteSource};
 use crate::error::Error;
 
 /// How many decompressed pieces may wait for the parser.
@@ -57,27 +57,48 @@ where
     })
 }
 
-impl ByteSource for ReadAhead {
-    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+impl ReadAhead {
+    /// The worker's next buffer (`HEADROOM` free bytes, then the piece) and what the source
+    /// said; `None` after the end or an error.
+    fn next_piece(&mut self) -> Option<(Vec<u8>, Result<usize, Error>)> {
         if self.done {
-            return Ok(0);
+            return None;
         }
         // The worker sends until its last piece, so a closed channel only follows the end.
-        let Ok((buf, r)) = self.full.recv() else {
+        let Ok(got) = self.full.recv() else {
             self.done = true;
-            return Ok(0);
+            return None;
         };
+        if !matches!(got.1, Ok(n) if n > 0) {
+            self.done = true;
+        }
+        Some(got)
+    }
+
+    /// Appends the piece of `buf` to `out`, then gives `buf` back to the worker.
+    fn append(
+        &self,
+        buf: Vec<u8>,
+        r: Result<usize, Error>,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Error> {
         let r = r.map(|_| {
             let piece = buf.get(HEADROOM..).unwrap_or(&[]);
             out.extend_from_slice(piece);
             piece.len()
         });
-        if !matches!(r, Ok(n) if n > 0) {
-            self.done = true;
-        }
         // The worker may have stopped; then the buffer is simply dropped.
         let _ = self.empty.send(buf);
         r
+    }
+}
+
+impl ByteSource for ReadAhead {
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        match self.next_piece() {
+            Some((buf, r)) => self.append(buf, r, out),
+            None => Ok(0),
+        }
     }
 
     fn refill(
@@ -88,17 +109,20 @@ impl ByteSource for ReadAhead {
     ) -> Result<(usize, usize), Error> {
         let tail_len = window.len().saturating_sub(from);
         let start = HEADROOM.saturating_sub(tail_len);
-        if self.done || tail_len > HEADROOM || start > max_start {
-            window.drain(..from.min(window.len()));
-            return self.fill(window).map(|n| (0, n));
-        }
-        let Ok((mut buf, r)) = self.full.recv() else {
-            self.done = true;
-            window.drain(..from.min(window.len()));
-            return Ok((0, 0));
+        let piece = match self.next_piece() {
+            Some(piece) if tail_len <= HEADROOM && start <= max_start => piece,
+            other => {
+                drop_read(window, from);
+                return match other {
+                    Some((buf, r)) => self.append(buf, r, window).map(|n| (0, n)),
+                    None => Ok((0, 0)),
+                };
+            }
         };
-        let handed = match (&r, window.get(from..), buf.get_mut(start..HEADROOM)) {
+        let (mut buf, r) = piece;
+        match (&r, window.get(from..), buf.get_mut(start..HEADROOM)) {
             (Ok(n), Some(tail), Some(front)) if *n > 0 => {
+                let n = *n;
                 front.copy_from_slice(tail);
                 core::mem::swap(window, &mut buf);
                 // The old window goes back to the worker. Once grown for a large event, it
@@ -106,26 +130,13 @@ impl ByteSource for ReadAhead {
                 // memory stays one large window plus pieces, not several large buffers.
                 buf.clear();
                 buf.shrink_to(window.capacity());
-                Some(*n)
+                let _ = self.empty.send(buf);
+                Ok((start, n))
             }
-            _ => None,
-        };
-        let r = match handed {
-            Some(n) => Ok((start, n)),
-            None => {
-                window.drain(..from.min(window.len()));
-                r.map(|_| {
-                    let piece = buf.get(HEADROOM..).unwrap_or(&[]);
-                    window.extend_from_slice(piece);
-                    (0, piece.len())
-                })
+            _ => {
+                drop_read(window, from);
+                self.append(buf, r, window).map(|n| (0, n))
             }
-        };
-        if !matches!(r, Ok((_, n)) if n > 0) {
-            self.done = true;
         }
-        // The worker may have stopped; then the buffer is simply dropped.
-        let _ = self.empty.send(buf);
-        r
     }
 }
