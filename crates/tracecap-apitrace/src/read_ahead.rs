@@ -123,6 +123,7 @@ impl ByteSource for ReadAhead {
         match (&r, window.get(from..), buf.get_mut(start..HEADROOM)) {
             (Ok(n), Some(tail), Some(front)) if *n > 0 => {
                 let n = *n;
+                // ok: both are `tail_len` long (`start` is `HEADROOM - tail_len`).
                 front.copy_from_slice(tail);
                 core::mem::swap(window, &mut buf);
                 // The old window goes back to the worker. Once grown for a large event, it
