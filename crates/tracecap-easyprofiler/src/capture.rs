@@ -80,6 +80,16 @@ impl<'a> Capture<'a> {
         }
     }
 
+    /// Every thread, when the framing of all of them is sound (`None` if any is damaged): the list
+    /// a check in pieces starts from ([`Capture::items_from`]). Reading it checks the framing of
+    /// every thread's records, one pass over the threads.
+    #[cfg(feature = "alloc")]
+    pub fn sound_threads(&self) -> Option<alloc::vec::Vec<Thread<'a>>> {
+        self.threads()
+            .map(|t| t.ok().filter(|t| t.fault().is_none()))
+            .collect()
+    }
+
     /// Everything after the descriptors in one forward pass, in file order: each thread's head,
     /// its context switches, its records, then the bookmarks. The fastest way to see every record
     /// (the per-thread API of [`Capture::threads`] first checks the framing of a thread's records,

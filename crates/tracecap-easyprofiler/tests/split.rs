@@ -8,25 +8,12 @@ mod common;
 use tracecap_easyprofiler::write::*;
 use tracecap_easyprofiler::*;
 
-/// The threads of a capture whose framing is sound (`None` if any is damaged).
-fn threads<'a>(c: &Capture<'a>) -> Option<Vec<Thread<'a>>> {
-    let mut v = Vec::new();
-    for t in c.threads() {
-        let t = t.ok()?;
-        if t.fault().is_some() {
-            return None;
-        }
-        v.push(t);
-    }
-    Some(v)
-}
-
 /// The capture checked as two pieces split before thread `k`: threads `..k` (walked one thread
 /// at a time when `one_by_one`), then `k..` to the end.
 fn check_split(bytes: &[u8], k: usize, one_by_one: bool) -> Result<Summary, Error> {
     let c = Capture::parse(bytes)?;
     let kinds = KindTable::new(&c)?;
-    let threads = threads(&c).expect("sound framing");
+    let threads = c.sound_threads().expect("sound framing");
     let mut slots = Vec::new();
     let mut s = Summary::check_descriptors(&c)?;
     let mut front = c.items(&kinds);
@@ -67,7 +54,7 @@ fn assert_splits(name: &str, bytes: &[u8]) {
     let c = Capture::parse(bytes).unwrap();
     let kinds = KindTable::new(&c).unwrap();
     let whole = Summary::check(&c, &kinds, &mut Vec::new()).unwrap();
-    let n = threads(&c).unwrap().len();
+    let n = c.sound_threads().unwrap().len();
     assert_eq!(n, whole.threads as usize, "{name}");
     for k in 0..=n {
         for one_by_one in [false, true] {
@@ -269,7 +256,9 @@ fn pieces_fail_where_the_whole_fails() {
         };
         let whole = Summary::check(&c, &kinds, &mut Vec::new());
         failed += usize::from(whole.is_err());
-        let pieces = threads(&c).map(|t| check_split(b, t.len() / 2, false));
+        let pieces = c
+            .sound_threads()
+            .map(|t| check_split(b, t.len() / 2, false));
         match (whole, pieces) {
             (Ok(whole), Some(Ok(split))) => assert_eq!(whole, split),
             (Ok(_), None) => panic!("the skim failed on a sound file"),

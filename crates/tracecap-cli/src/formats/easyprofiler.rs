@@ -315,7 +315,7 @@ fn check_back_pieces(
     kinds: &KindTable,
     claims: &Mutex<Claims>,
 ) -> Option<Option<Summary>> {
-    let threads = skim(c)?;
+    let threads = c.sound_threads()?;
     let count = u32::try_from(threads.len()).ok()?;
     let mut slots: Vec<NestSlot> = Vec::new();
     let mut s: Option<Summary> = None;
@@ -329,19 +329,6 @@ fn check_back_pieces(
         s = Some(s.map_or(piece, |later| piece.merge(later)));
     }
     Some(s)
-}
-
-/// Every thread, its records' framing checked; `None` if any is damaged.
-fn skim<'a>(c: &Capture<'a>) -> Option<Vec<Thread<'a>>> {
-    let mut threads = Vec::new();
-    for t in c.threads() {
-        let t = t.ok()?;
-        if t.fault().is_some() {
-            return None;
-        }
-        threads.push(t);
-    }
-    Some(threads)
 }
 
 /// `tracecap validate`.
