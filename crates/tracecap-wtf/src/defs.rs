@@ -464,11 +464,12 @@ mod tests {
         for (flags, id) in [2u16, 7, 4095, 4096, 65535, 7].into_iter().enumerate() {
             let types = [ArgType::Uint32];
             let def = Definition::new(id, 0, flags as u32, "t#e", "uint32 a", &types);
-            t.insert(def, &types).unwrap();
+            t.insert(def, &types).unwrap(); // ok: unit test
         }
         for id in 0..70_000u32 {
             match (t.get(id), t.get_for_walk(id)) {
                 (Some(d), Some(w)) => assert_eq!(d, w, "{id}"),
+                // ok: unit test
                 (Some(_), None) => panic!("{id}: defined, but not for the walk"),
                 (None, Some(w)) => assert_eq!(w.shape.plain, Shape::GENERAL, "{id}"),
                 (None, None) => {}

@@ -554,16 +554,17 @@ mod tests {
     use tracecap_easyprofiler::write::Model;
 
     fn to_json(data: &[u8], budget: usize) -> (Vec<u8>, bool) {
+        // ok: unit test (writing to a Vec cannot fail).
         let mut sink = ChromeJson::new(Vec::new()).unwrap();
         let ok = convert_with_budget(data, &mut sink, budget).is_ok();
-        (sink.finish().unwrap(), ok)
+        (sink.finish().unwrap(), ok) // ok: unit test
     }
 
     /// Threads whose scratch goes to a file convert exactly as with everything on the heap, whole
     /// and cut short.
     #[test]
     fn scratch_in_a_file_gives_the_same_trace() {
-        let data = Model::synthetic(300_000).to_bytes().unwrap();
+        let data = Model::synthetic(300_000).to_bytes().unwrap(); // ok: unit test
         let (heap, ok) = to_json(&data, usize::MAX);
         assert!(ok);
         assert!(heap.len() > 100_000);
