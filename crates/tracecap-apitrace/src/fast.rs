@@ -374,14 +374,15 @@ fn detail_into<'a, T: Table + ?Sized>(
     }
 }
 
-/// [`value`], stored into `slot` as the detail `wrap` makes of it.
+/// Reads one validated value into `slot`, as what `wrap` makes of it (a detail, or the value
+/// itself for [`value`]).
 #[inline(always)]
-fn value_into<'a, T: Table + ?Sized>(
+fn value_into<'a, T: Table + ?Sized, S>(
     c: &mut Cur<'a>,
     t: &T,
     version: u8,
-    slot: &mut Detail<'a>,
-    wrap: impl Fn(Value<'a>) -> Detail<'a>,
+    slot: &mut S,
+    wrap: impl Fn(Value<'a>) -> S,
 ) -> Option<()> {
     match byte(c)? {
         0x00 => *slot = wrap(Value::Null),
@@ -429,21 +430,9 @@ pub(crate) fn value<'a, T: Table + ?Sized>(
     t: &T,
     version: u8,
 ) -> Option<Value<'a>> {
-    Some(match byte(c)? {
-        0x00 => Value::Null,
-        0x01 => Value::Bool(false),
-        0x02 => Value::Bool(true),
-        0x03 => Value::SInt((uint(c)? as i64).wrapping_neg()),
-        0x04 => Value::UInt(uint(c)?),
-        0x05 => Value::Float(f32::from_le_bytes(*bytes(c, 4)?.first_chunk()?)),
-        0x06 => Value::Double(f64::from_le_bytes(*bytes(c, 8)?.first_chunk()?)),
-        0x0d => Value::Pointer(uint(c)?),
-        tag => {
-            let (v, next) = other_value(tag, *c, t, version)?;
-            *c = next;
-            v
-        }
-    })
+    let mut v = Value::Null;
+    value_into(c, t, version, &mut v, |value| value)?;
+    Some(v)
 }
 
 /// [`value`] past the tag byte, for everything but the fixed-size scalars.
@@ -525,30 +514,17 @@ fn other_value<'a, T: Table + ?Sized>(
     Some((value, cur))
 }
 
-/// Reads one detail of an accepted event (not the terminator, not a backtrace).
+/// Reads one detail of an accepted event (not the terminator).
 #[inline(always)]
 pub(crate) fn detail<'a, T: Table + ?Sized>(
     c: &mut Cur<'a>,
     t: &T,
     version: u8,
 ) -> Option<Detail<'a>> {
-    Some(match byte(c)? {
-        1 => {
-            let index = uint(c)?;
-            Detail::Arg {
-                index,
-                value: value(c, t, version)?,
-            }
-        }
-        2 => Detail::Ret(value(c, t, version)?),
-        4 => {
-            let (b, next) = backtrace(*c, t)?;
-            *c = next;
-            Detail::Backtrace(b)
-        }
-        5 => Detail::Flags(uint(c)?),
-        _ => return None,
-    })
+    let d = byte(c)?;
+    let mut slot = Detail::Flags(0);
+    detail_into(d, c, t, version, &mut slot)?;
+    Some(slot)
 }
 
 /// A backtrace: its frame ids.
