@@ -51,8 +51,8 @@ pub fn corpus_files(format: &str, subdirs: &[&str]) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     for sub in subdirs {
         let sub = dir.join(sub);
-        // ok: test-only crate; a corpus folder that cannot be listed must fail the test.
-        let entries = std::fs::read_dir(&sub).unwrap_or_else(|e| panic!("{}: {e}", sub.display()));
+        // A corpus folder that cannot be listed must fail the test.
+        let entries = std::fs::read_dir(&sub).unwrap_or_else(|e| panic!("{}: {e}", sub.display())); // ok: test-only crate
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_file() {
