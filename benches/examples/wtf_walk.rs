@@ -1,10 +1,12 @@
 //! Walks a WTF trace one way, best of N runs, for profiles and quick timings:
 //!
 //! ```text
-//! wtf_walk FILE [full|iter|events] [runs] [repeat-to-MiB]
+//! wtf_walk FILE [full|iter|events|memcpy] [runs] [repeat-to-MiB]
 //! ```
 //!
-//! `full`, `iter` and `events` are the bench's `full_walk`, `full_walk_iter` and `events_only`;
+//! `full`, `iter` and `events` are the bench's `full_walk`, `full_walk_iter` and `events_only`,
+//! `memcpy` the bench's baseline ([`tracecap_benches::best_memcpy`]): best-of times of the walks
+//! and of memcpy taken in turns give a ratio less at the mercy of a noisy machine than one run;
 //! with a size, the trace's chunks are repeated to about that many MiB first (as the bench does
 //! with cpp-big).
 
@@ -16,14 +18,15 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(path), mode) = (args.first(), args.get(1).map_or("full", String::as_str)) else {
-        eprintln!("usage: wtf_walk FILE [full|iter|events] [runs] [repeat-to-MiB]");
+        eprintln!("usage: wtf_walk FILE [full|iter|events|memcpy] [runs] [repeat-to-MiB]");
         return ExitCode::FAILURE;
     };
     let runs: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let walk: fn(&[u8]) -> u64 = match mode {
-        "full" => wtf_walks::full_walk,
-        "iter" => wtf_walks::full_walk_iter,
-        "events" => wtf_walks::events_only,
+    let walk: Option<fn(&[u8]) -> u64> = match mode {
+        "memcpy" => None,
+        "full" => Some(wtf_walks::full_walk),
+        "iter" => Some(wtf_walks::full_walk_iter),
+        "events" => Some(wtf_walks::events_only),
         _ => {
             eprintln!("unknown mode {mode}");
             return ExitCode::FAILURE;
@@ -39,7 +42,10 @@ fn main() -> ExitCode {
     if let Some(mib) = args.get(3).and_then(|s| s.parse::<usize>().ok()) {
         bytes = wtf_walks::repeated(&bytes, mib << 20);
     }
-    let (best, digest) = tracecap_benches::best_of(runs, || walk(&bytes));
+    let (best, digest) = match walk {
+        Some(walk) => tracecap_benches::best_of(runs, || walk(&bytes)),
+        None => tracecap_benches::best_memcpy(runs, &bytes),
+    };
     println!(
         "{}",
         tracecap_benches::timing_line(mode, digest, runs, best, bytes.len())

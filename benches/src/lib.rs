@@ -27,6 +27,16 @@ pub fn best_of(runs: u32, mut walk: impl FnMut() -> u64) -> (f64, u64) {
     (best, digest)
 }
 
+/// [`best_of`] for the memcpy of [`memcpy_baseline`]: `data` copied into a buffer allocated (and
+/// faulted in) once; the digest is the copy's first byte.
+pub fn best_memcpy(runs: u32, data: &[u8]) -> (f64, u64) {
+    let mut dst = vec![0u8; data.len()];
+    best_of(runs, || {
+        dst.copy_from_slice(std::hint::black_box(data));
+        u64::from(std::hint::black_box(&dst).first().copied().unwrap_or(0))
+    })
+}
+
 /// The line the timing examples print for a walk over `len` bytes.
 pub fn timing_line(mode: &str, digest: u64, runs: u32, secs: f64, len: usize) -> String {
     let gib = len as f64 / secs / f64::from(1u32 << 30);
