@@ -469,8 +469,7 @@ mod tests {
         for id in 0..70_000u32 {
             match (t.get(id), t.get_for_walk(id)) {
                 (Some(d), Some(w)) => assert_eq!(d, w, "{id}"),
-                // ok: unit test
-                (Some(_), None) => panic!("{id}: defined, but not for the walk"),
+                (Some(_), None) => panic!("{id}: defined, but not for the walk"), // ok: unit test
                 (None, Some(w)) => assert_eq!(w.shape.plain, Shape::GENERAL, "{id}"),
                 (None, None) => {}
             }

@@ -267,8 +267,8 @@ pub struct ArgDecl<'a> {
 /// ```
 /// use tracecap_wtf::{ArgType, Signature};
 /// let mut sig = Signature::new("unsigned short a, sequence<uint8> b");
-/// assert_eq!(sig.next().unwrap().unwrap().ty, ArgType::Uint16);
-/// assert_eq!(sig.next().unwrap().unwrap().name, "b");
+/// assert_eq!(sig.next().unwrap().unwrap().ty, ArgType::Uint16); // ok: doc example
+/// assert_eq!(sig.next().unwrap().unwrap().name, "b"); // ok: doc example
 /// assert!(sig.next().is_none());
 /// ```
 #[derive(Clone, Copy, Debug)]

@@ -554,8 +554,7 @@ mod tests {
     use tracecap_easyprofiler::write::Model;
 
     fn to_json(data: &[u8], budget: usize) -> (Vec<u8>, bool) {
-        // ok: unit test (writing to a Vec cannot fail).
-        let mut sink = ChromeJson::new(Vec::new()).unwrap();
+        let mut sink = ChromeJson::new(Vec::new()).unwrap(); // ok: unit test, a Vec cannot fail
         let ok = convert_with_budget(data, &mut sink, budget).is_ok();
         (sink.finish().unwrap(), ok) // ok: unit test
     }
@@ -570,7 +569,7 @@ mod tests {
         assert!(heap.len() > 100_000);
         assert_eq!(to_json(&data, 64), (heap.clone(), true));
         for cut in [data.len() / 3, data.len() - 7] {
-            let cut = data.get(..cut).unwrap();
+            let cut = data.get(..cut).unwrap(); // ok: unit test, cut < data.len()
             assert_eq!(to_json(cut, 64), to_json(cut, usize::MAX));
         }
     }
