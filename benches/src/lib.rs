@@ -27,8 +27,9 @@ pub fn best_of(runs: u32, mut walk: impl FnMut() -> u64) -> (f64, u64) {
     (best, digest)
 }
 
-/// [`best_of`] for the memcpy of [`memcpy_baseline`]: `data` copied into a buffer allocated (and
-/// faulted in) once; the digest is the copy's first byte.
+/// [`best_of`] for the memcpy of [`memcpy_baseline`]: `data` copied into one buffer allocated up
+/// front (its pages are faulted in by the first copy, which the best of several runs leaves out);
+/// the digest is the copy's first byte.
 pub fn best_memcpy(runs: u32, data: &[u8]) -> (f64, u64) {
     let mut dst = vec![0u8; data.len()];
     best_of(runs, || {
