@@ -1,7 +1,7 @@
 //! Walks a WTF trace one way, best of N runs, for profiles and quick timings:
 //!
 //! ```text
-//! wtf_walk FILE [full|iter|events|memcpy] [runs] [repeat-to-MiB]
+//! wtf_walk FILE [full|iter|events|direct|memcpy] [runs] [repeat-to-MiB]
 //! ```
 //!
 //! `full`, `iter` and `events` are the bench's `full_walk`, `full_walk_iter` and `events_only`,
@@ -10,6 +10,8 @@
 //! with a size, the trace's chunks are repeated to about that many MiB first (as the bench does
 //! with cpp-big).
 
+#[path = "common/wtf_direct.rs"]
+mod wtf_direct;
 #[path = "common/wtf_walks.rs"]
 mod wtf_walks;
 
@@ -18,7 +20,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(path), mode) = (args.first(), args.get(1).map_or("full", String::as_str)) else {
-        eprintln!("usage: wtf_walk FILE [full|iter|events|memcpy] [runs] [repeat-to-MiB]");
+        eprintln!("usage: wtf_walk FILE [full|iter|events|direct|memcpy] [runs] [repeat-to-MiB]");
         return ExitCode::FAILURE;
     };
     let runs: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
         "full" => Some(wtf_walks::full_walk),
         "iter" => Some(wtf_walks::full_walk_iter),
         "events" => Some(wtf_walks::events_only),
+        "direct" => Some(wtf_direct::direct_walk),
         _ => {
             eprintln!("unknown mode {mode}");
             return ExitCode::FAILURE;
