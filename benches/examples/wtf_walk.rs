@@ -4,7 +4,8 @@
 //! wtf_walk FILE [full|iter|events|direct|memcpy] [runs] [repeat-to-MiB]
 //! ```
 //!
-//! `full`, `iter` and `events` are the bench's `full_walk`, `full_walk_iter` and `events_only`,
+//! `full`, `iter`, `events` and `direct` are the bench's `full_walk`, `full_walk_iter`,
+//! `events_only` and `direct_walk`,
 //! `memcpy` the bench's baseline ([`tracecap_benches::best_memcpy`]): best-of times of the walks
 //! and of memcpy taken in turns give a ratio less at the mercy of a noisy machine than one run;
 //! with a size, the trace's chunks are repeated to about that many MiB first (as the bench does

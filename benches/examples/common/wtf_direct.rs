@@ -2,16 +2,18 @@
 //! reads the chunks' event buffers itself, keeps its own wire-id table of argument types (from
 //! the file's `wtf.event#define` events, signatures parsed with the crate's `ArgType::parse`
 //! rules through `Signature`), and adds up the same digest as `wtf_walks::full_walk`, one `match`
-//! on the type per value.
+//! on the type per value. Array elements go through the crate's `Array::iter`, added up by the
+//! bench's own `array_digest`.
 //!
 //! It is the yardstick for the crate's full walk: what a decoder that does nothing but this one
 //! job, with the same tricks (a branch per small event size), costs on the same machine. It reads
 //! chunked files only and stops at the first thing it does not expect; the bench checks that its
 //! digest equals the full walk's.
 
+use crate::wtf_walks::array_digest;
 use tracecap_wtf::{
-    ArgType, Chunks, Signature, StringTable, CHUNK_EVENT_DATA, NULL_ORDINAL, PART_BINARY_EVENTS,
-    PART_STRING_TABLE,
+    ArgType, Array, Chunks, Signature, StringTable, CHUNK_EVENT_DATA, NULL_ORDINAL,
+    PART_BINARY_EVENTS, PART_STRING_TABLE,
 };
 
 /// Most argument types kept per definition.
@@ -28,15 +30,14 @@ struct Def {
 
 impl Def {
     fn new(types: &[ArgType]) -> Option<Def> {
+        let count = u8::try_from(types.len()).ok()?;
+        let scalars = types.iter().all(|t| t.element_size().is_none());
         let mut def = Def {
             types: [ArgType::Bool; MAX_TYPES],
-            count: u8::try_from(types.len()).ok()?,
-            fixed: Some(4 * u32::try_from(types.len()).ok()?),
+            count,
+            fixed: scalars.then_some(4 * u32::from(count)),
         };
         def.types.get_mut(..types.len())?.copy_from_slice(types);
-        if types.iter().any(|t| t.element_size().is_some()) {
-            def.fixed = None;
-        }
         Some(def)
     }
 }
@@ -66,31 +67,22 @@ fn word(rest: &mut &[u8]) -> Option<u32> {
 }
 
 /// The digest of the array of `ty` whose count is `count` and whose padded body starts `rest`
-/// (the sum of its elements, as `Elem`s widen them), moving `rest` past it.
+/// (its elements added up by the bench's [`array_digest`]), moving `rest` past it.
 #[inline(always)]
 fn array(ty: ArgType, count: u32, rest: &mut &[u8]) -> Option<u64> {
-    if count == NULL_ORDINAL {
-        return Some(0);
-    }
-    let size = ty.element_size()?;
-    let n = (count as usize).checked_mul(size)?;
-    let (body, tail) = rest.split_at_checked(n.checked_add(3)? & !3)?;
-    *rest = tail;
-    let body = body.get(..n)?;
-    let sum = |it: &mut dyn Iterator<Item = u64>| it.fold(0u64, u64::wrapping_add);
-    let le2 = |c: &[u8]| c.try_into().unwrap_or_default();
-    let le4 = |c: &[u8]| c.try_into().unwrap_or_default();
-    let (pairs, quads) = (body.chunks_exact(2), body.chunks_exact(4));
-    Some(match ty {
-        ArgType::Int8Array => sum(&mut body.iter().map(|&b| b as i8 as i64 as u64)),
-        ArgType::Uint8Array | ArgType::CharArray => sum(&mut body.iter().map(|&b| u64::from(b))),
-        ArgType::Int16Array => sum(&mut pairs.map(|c| i16::from_le_bytes(le2(c)) as i64 as u64)),
-        ArgType::Uint16Array | ArgType::WCharArray => {
-            sum(&mut pairs.map(|c| u64::from(u16::from_le_bytes(le2(c)))))
-        }
-        ArgType::Int32Array => sum(&mut quads.map(|c| i32::from_le_bytes(le4(c)) as i64 as u64)),
-        _ => sum(&mut quads.map(|c| u64::from(u32::from_le_bytes(le4(c))))),
-    })
+    let data = if count == NULL_ORDINAL {
+        None
+    } else {
+        let n = (count as usize).checked_mul(ty.element_size()?)?;
+        let (body, tail) = rest.split_at_checked(n.checked_add(3)? & !3)?;
+        *rest = tail;
+        Some(body.get(..n)?)
+    };
+    Some(array_digest(&Array {
+        ty,
+        data,
+        big_endian: false,
+    }))
 }
 
 /// The digest of one value of `ty` at the front of `rest` (see `wtf_walks::digest`), moving
@@ -118,13 +110,11 @@ fn value(ty: ArgType, rest: &mut &[u8]) -> Option<u64> {
 
 /// Reads a `wtf.event#define` whose arguments are `args` into `table`.
 fn define(table: &mut Vec<Option<Def>>, args: &[u8], strings: &StringTable<'_>) -> Option<()> {
-    let mut rest = args;
-    let wire_id = word(&mut rest)? as u16;
-    let signature = args.get(16..20)?;
+    // Slots: wire id, class, flags, name, signature.
+    let slot = |i: usize| Some(u32::from_le_bytes(*args.get(4 * i..)?.first_chunk::<4>()?));
+    let wire_id = slot(0)? as u16;
     // The null string is an empty signature.
-    let text = strings
-        .resolve(u32::from_le_bytes(signature.try_into().ok()?))
-        .unwrap_or(&[]);
+    let text = strings.resolve(slot(4)?).unwrap_or(&[]);
     let mut types = [ArgType::Bool; MAX_TYPES];
     let mut count = 0;
     for decl in Signature::new(std::str::from_utf8(text).ok()?) {

@@ -1,6 +1,6 @@
 //! The WTF walks the bench times, shared with `examples/wtf_walk.rs` (included with `#[path]`).
 
-use tracecap_wtf::{Chunks, Elem, Event, Trace, Value};
+use tracecap_wtf::{Array, Chunks, Elem, Event, Trace, Value};
 
 /// What the full walks add up for one event: its time and wire id, and every argument value
 /// decoded (strings stay ordinals: resolving is the caller's choice; names are per definition, see
@@ -11,17 +11,22 @@ fn digest(ev: &Event<'_>) -> u64 {
     for v in ev.values() {
         acc = acc.wrapping_add(match v {
             Value::Float32(f) => u64::from(f.to_bits()),
-            Value::Array(arr) => arr
-                .iter()
-                .map(|e| match e {
-                    Elem::Int(i) => i as u64,
-                    Elem::Float(f) => u64::from(f.to_bits()),
-                })
-                .sum(),
+            Value::Array(arr) => array_digest(&arr),
             v => u64::from(v.as_u32().unwrap_or(1)),
         });
     }
     acc
+}
+
+/// What the full walks add up for an array: its elements, integers widened, floats as bits.
+#[inline(always)]
+pub fn array_digest(arr: &Array<'_>) -> u64 {
+    arr.iter()
+        .map(|e| match e {
+            Elem::Int(i) => i as u64,
+            Elem::Float(f) => u64::from(f.to_bits()),
+        })
+        .sum()
 }
 
 /// Every event through `Events::try_for_each_event`, every value decoded.
