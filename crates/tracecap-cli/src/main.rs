@@ -33,9 +33,12 @@ enum Command {
     Info {
         /// The capture file.
         file: std::path::PathBuf,
-        /// Print one JSON object instead of text.
+        /// Print one JSON object instead of text (every list whole).
         #[arg(long)]
         json: bool,
+        /// Print every item of long lists (threads, sections, ...), not only the first few.
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Parse every record without printing them; exit 1 at the first fault.
     Validate {
@@ -76,10 +79,15 @@ fn run(cli: Cli) -> Result<(), CliError> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match cli.command {
-        Command::Info { file, json } => {
+        Command::Info {
+            file,
+            json,
+            verbose,
+        } => {
             let input = input::Input::open(&file)?;
             let format = detect::require(input.bytes())?;
-            formats::info(format, input.bytes(), json, &mut out)?;
+            let opts = formats::InfoOptions { json, verbose };
+            formats::info(format, input.bytes(), &opts, &mut out)?;
         }
         Command::Validate { file } => {
             let input = input::Input::open(&file)?;

@@ -120,7 +120,8 @@ fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
 }
 
 /// `tracecap info`.
-pub fn info(data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
+    let json = opts.json;
     let d = open(data)?;
     let (s, bad) = summarize(&d)?;
     let trace = Trace::new(&d.data).map_err(|e| fault(&d, e))?;

@@ -36,7 +36,8 @@ fn check(c: &Capture<'_>) -> Result<Summary, CliError> {
 }
 
 /// `tracecap info`.
-pub fn info(data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
+    let json = opts.json;
     let c = Capture::parse(data)?;
     let h = *c.header();
     let s = check(&c)?;

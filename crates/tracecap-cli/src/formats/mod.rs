@@ -10,9 +10,12 @@ use crate::error::CliError;
 
 mod apitrace;
 mod easyprofiler;
+mod list;
 mod orbit;
 mod syscall;
 mod wtf;
+
+pub use list::write_list;
 
 /// How `dump` should print.
 pub struct DumpOptions {
@@ -22,14 +25,27 @@ pub struct DumpOptions {
     pub apitrace: bool,
 }
 
+/// How `info` should print.
+pub struct InfoOptions {
+    /// One JSON object (always with every list whole) instead of text.
+    pub json: bool,
+    /// Text with every list whole; without it, long lists show their first few items and a count.
+    pub verbose: bool,
+}
+
 /// `tracecap info`.
-pub fn info(format: Format, data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn info(
+    format: Format,
+    data: &[u8],
+    opts: &InfoOptions,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     match format {
-        Format::EasyProfiler => easyprofiler::info(data, json, out),
-        Format::Orbit => orbit::info(data, json, out),
-        Format::Wtf => wtf::info(data, json, out),
-        Format::Syscall => syscall::info(data, json, out),
-        Format::Apitrace => apitrace::info(data, json, out),
+        Format::EasyProfiler => easyprofiler::info(data, opts, out),
+        Format::Orbit => orbit::info(data, opts, out),
+        Format::Wtf => wtf::info(data, opts, out),
+        Format::Syscall => syscall::info(data, opts, out),
+        Format::Apitrace => apitrace::info(data, opts, out),
         other => Err(crate::detect::unsupported(other)),
     }
 }

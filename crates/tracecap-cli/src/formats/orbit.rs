@@ -100,7 +100,8 @@ fn layout_name(l: Layout) -> &'static str {
 }
 
 /// `tracecap info`.
-pub fn info(data: &[u8], json_out: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
+    let json_out = opts.json;
     let capture = Capture::parse(data).map_err(fault)?;
     let h = capture.header();
     let facts = gather(&capture);

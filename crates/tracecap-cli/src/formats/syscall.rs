@@ -84,7 +84,8 @@ fn lossy(b: &[u8]) -> String {
 
 /// `tracecap info`: the header, then totals of a walk over every entry. A fault is reported after
 /// the totals of what came before it.
-pub fn info(data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
+    let json = opts.json;
     let cap = Capture::parse(data).map_err(fault)?;
     let h = cap.header();
     let (s, err) = summarize(&cap);

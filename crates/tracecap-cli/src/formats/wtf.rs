@@ -110,7 +110,8 @@ fn summarize(trace: &Trace<'_>) -> (Summary, Option<Error>) {
 }
 
 /// `tracecap info`: versions, chunks, zones and events by name.
-pub fn info(data: &[u8], json: bool, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
+    let json = opts.json;
     let trace = Trace::parse(data).map_err(fault)?;
     let info = trace.info();
     let header = header_json(info).map_err(fault)?;
