@@ -1,6 +1,5 @@
 //! `tracecap convert`: any capture to Chrome Trace Event JSON or a Perfetto trace, streaming.
 
-use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -10,6 +9,7 @@ use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
 use tracecap::{ConvertError, Stats};
 
 use crate::error::CliError;
+use crate::progress;
 
 /// What to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -54,10 +54,10 @@ pub struct ConvertArgs {
     pub json: bool,
 }
 
-/// Forwards to a sink and moves a progress bar.
+/// Forwards to a sink and moves the progress line.
 struct Progress<'p, S> {
     inner: S,
-    bar: Option<&'p indicatif::ProgressBar>,
+    bar: Option<&'p mut progress::Progress>,
 }
 
 impl<S: Sink> Sink for Progress<'_, S> {
@@ -82,8 +82,8 @@ impl<S: Sink> Sink for Progress<'_, S> {
         self.inner.counter(track, ts, value)
     }
     fn progress(&mut self, done: u64, _total: u64) {
-        if let Some(bar) = self.bar {
-            bar.set_position(done);
+        if let Some(bar) = self.bar.as_deref_mut() {
+            bar.set(done);
         }
     }
 }
@@ -98,38 +98,76 @@ fn convert_err(e: ConvertError<std::io::Error>) -> CliError {
     }
 }
 
-/// `tracecap convert FILE -o OUT [--to chrome|perfetto] [--quiet] [--json]`.
-pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> Result<(), CliError> {
+/// Where the converted trace goes: a file (through a temporary file, see
+/// [`tracecap::output::Output`]) or standard output (`-o -`).
+enum Destination<'o> {
+    File(tracecap::output::Output),
+    Stdout(&'o mut dyn Write),
+}
+
+impl Write for Destination<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Destination::File(f) => f.write(buf),
+            Destination::Stdout(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Destination::File(f) => f.flush(),
+            Destination::Stdout(s) => s.flush(),
+        }
+    }
+}
+
+impl Destination<'_> {
+    /// Puts a file output in place; standard output is only flushed.
+    fn commit(self) -> std::io::Result<()> {
+        match self {
+            Destination::File(f) => f.commit(),
+            Destination::Stdout(s) => s.flush(),
+        }
+    }
+}
+
+fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// `tracecap convert FILE -o OUT [--to chrome|perfetto] [--quiet] [--json]`; the converted trace
+/// goes to `stdout` when `OUT` is `-`.
+pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<(), CliError> {
+    let input = tracecap::open(&args.file)?;
+    let same = if is_stdout(&args.output) {
+        input.is_same_file(Path::new("/dev/stdout"))
+    } else {
+        input.is_same_file(&args.output)
+    };
+    if same {
+        return Err(CliError::Usage(format!(
+            "the output {} is the input file: refusing to overwrite it",
+            args.output.display()
+        )));
+    }
     let target = match args.to.or_else(|| Target::from_path(&args.output)) {
         Some(t) => t,
         None => {
             return Err(CliError::Usage(format!(
                 "cannot tell the output format from {}: name it .json, .pftrace or .perfetto-trace, or pass --to",
-                args.output.display()
+                if is_stdout(&args.output) { "-".into() } else { args.output.display().to_string() }
             )))
         }
     };
-    let input = tracecap::open(&args.file)?;
     let format = crate::detect::require(&input)?;
-    let file = File::create(&args.output).map_err(|e| {
-        CliError::Io(std::io::Error::new(
-            e.kind(),
-            format!("{}: {e}", args.output.display()),
-        ))
-    })?;
-    let writer = BufWriter::with_capacity(1 << 20, file);
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(input.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} converting [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        bar
-    });
-    let (stats, result) = match target {
+    let dest = if is_stdout(&args.output) {
+        Destination::Stdout(stdout)
+    } else {
+        Destination::File(tracecap::output::Output::create(&args.output)?)
+    };
+    let writer = BufWriter::with_capacity(1 << 20, dest);
+    let mut bar = (!args.quiet && std::io::stderr().is_terminal())
+        .then(|| progress::Progress::new(input.len() as u64));
+    let (stats, result, writer) = match target {
         Target::Chrome => {
             let mut sink = ChromeJson::new(writer)?;
             let (stats, result) = tracecap::adapter::convert_counted(
@@ -137,12 +175,10 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 &input,
                 Progress {
                     inner: &mut sink,
-                    bar: bar.as_ref(),
+                    bar: bar.as_mut(),
                 },
             );
-            // Close the document even after a format fault: what was converted stays usable.
-            sink.finish()?;
-            (stats, result)
+            (stats, result, sink.finish())
         }
         Target::Perfetto => {
             let mut sink = Perfetto::new(writer)?;
@@ -151,20 +187,29 @@ pub fn run(args: &ConvertArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 &input,
                 Progress {
                     inner: &mut sink,
-                    bar: bar.as_ref(),
+                    bar: bar.as_mut(),
                 },
             );
-            sink.finish()?;
-            (stats, result)
+            (stats, result, sink.finish())
         }
     };
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
+    if let Some(bar) = bar.as_mut() {
+        bar.clear();
     }
+    let result = result.map_err(convert_err);
+    // An I/O error while converting or finishing leaves the temporary file, which is removed
+    // when dropped; the old output stays. A format fault still gives what was converted
+    // before it, closed and put in place (exit 1).
+    if let Err(CliError::Io(_)) = result {
+        return result;
+    }
+    let dest = writer?.into_inner().map_err(|e| e.into_error())?;
+    dest.commit()?;
     if !args.quiet {
-        summary(args, format, target, &stats, out)?;
+        let mut err = std::io::stderr().lock();
+        summary(args, format, target, &stats, &mut err)?;
     }
-    result.map_err(convert_err)
+    result
 }
 
 fn summary(

@@ -1,4 +1,4 @@
-//! `tracecap`: inspect, validate and dump profiler capture files.
+//! `tracecap`: inspect, validate, dump and convert profiler capture files.
 //!
 //! Exit codes: 0 success, 1 the file is not a good capture (the error names an offset),
 //! 2 usage or I/O errors.
@@ -7,10 +7,13 @@ mod convert;
 mod detect;
 mod error;
 mod formats;
-mod input;
+mod help;
 mod json;
+mod progress;
+mod stdout;
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -19,9 +22,10 @@ use crate::detect::Format;
 use crate::error::CliError;
 use crate::formats::DumpOptions;
 
-/// Inspect, check and dump capture files of Orbit, syscall_capture, apitrace, WTF and EasyProfiler.
+/// Inspect, check, dump and convert capture files of Orbit, syscall_capture, apitrace, WTF and
+/// EasyProfiler.
 #[derive(Parser)]
-#[command(name = "tracecap", version, about)]
+#[command(name = "tracecap", version, about, after_help = help::TOOL)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,9 +34,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Summary of a capture: format, version, sizes, record counts, time span, threads.
+    #[command(after_help = help::INFO)]
     Info {
-        /// The capture file.
-        file: std::path::PathBuf,
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
         /// Print one JSON object instead of text (every list whole).
         #[arg(long)]
         json: bool,
@@ -41,14 +46,16 @@ enum Command {
         verbose: bool,
     },
     /// Parse every record without printing them; exit 1 at the first fault.
+    #[command(after_help = help::VALIDATE)]
     Validate {
-        /// The capture file.
-        file: std::path::PathBuf,
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
     },
     /// Print every record, in file order.
+    #[command(after_help = help::DUMP)]
     Dump {
-        /// The capture file.
-        file: std::path::PathBuf,
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
         /// JSON Lines: a header object, then one object per record.
         #[arg(long)]
         json: bool,
@@ -57,50 +64,51 @@ enum Command {
         apitrace: bool,
     },
     /// Convert a capture to Chrome Trace Event JSON or a Perfetto trace (open it in ui.perfetto.dev).
+    #[command(after_help = help::CONVERT)]
     Convert {
-        /// The capture file.
-        file: std::path::PathBuf,
-        /// Output file; its extension picks the format (.json, .pftrace or .perfetto-trace).
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
+        /// Output file (`-` for standard output); its extension picks the format (.json,
+        /// .pftrace or .perfetto-trace). Written under a temporary name and renamed when done.
         #[arg(short, long)]
-        output: std::path::PathBuf,
+        output: PathBuf,
         /// Output format, whatever the extension.
         #[arg(long, value_enum)]
         to: Option<convert::Target>,
         /// No progress bar and no summary.
         #[arg(short, long)]
         quiet: bool,
-        /// Print the summary as one JSON object.
+        /// Print the summary (on standard error) as one JSON object.
         #[arg(long)]
         json: bool,
     },
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = stdout::Stdout::new();
     match cli.command {
         Command::Info {
             file,
             json,
             verbose,
         } => {
-            let input = input::Input::open(&file)?;
-            let format = detect::require(input.bytes())?;
+            let input = tracecap::open(&file)?;
+            let format = detect::require(&input)?;
             let opts = formats::InfoOptions { json, verbose };
-            formats::info(format, input.bytes(), &opts, &mut out)?;
+            formats::info(format, &input, &opts, &mut out)?;
         }
         Command::Validate { file } => {
-            let input = input::Input::open(&file)?;
-            let format = detect::require(input.bytes())?;
-            formats::validate(format, input.bytes(), &mut out)?;
+            let input = tracecap::open(&file)?;
+            let format = detect::require(&input)?;
+            formats::validate(format, &input, &mut out)?;
         }
         Command::Dump {
             file,
             json,
             apitrace,
         } => {
-            let input = input::Input::open(&file)?;
-            let format = detect::require(input.bytes())?;
+            let input = tracecap::open(&file)?;
+            let format = detect::require(&input)?;
             if apitrace && format != Format::Apitrace {
                 return Err(CliError::Usage(format!(
                     "--apitrace needs an apitrace file, this is {}",
@@ -108,9 +116,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 )));
             }
             let opts = DumpOptions { json, apitrace };
-            let result = formats::dump(format, input.bytes(), &opts, &mut out);
+            let result = formats::dump(format, &input, &opts, &mut out);
             // Records printed before a fault are kept: flush them before reporting it.
-            out.flush().map_err(CliError::Io)?;
+            out.flush()?;
             result?;
         }
         Command::Convert {
@@ -127,12 +135,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 quiet,
                 json,
             };
-            let result = convert::run(&args, &mut out);
-            out.flush().map_err(CliError::Io)?;
-            result?;
+            convert::run(&args, &mut out)?;
         }
     }
-    out.flush().map_err(CliError::Io)?;
+    out.flush()?;
     Ok(())
 }
 

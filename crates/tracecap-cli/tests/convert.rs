@@ -51,6 +51,13 @@ fn corpus_files(format: &str, subdirs: &[&str], ext: &str) -> Option<Vec<PathBuf
     Some(files)
 }
 
+/// The `--json` summary, the first line of standard error (a fault's message may follow it).
+fn summary_of(out: &Output) -> Value {
+    let first = out.stderr.split(|&b| b == b'\n').next().unwrap_or_default();
+    serde_json::from_slice(first)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
 fn out_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tracecap-convert-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -163,7 +170,7 @@ fn every_corpus_file_converts_to_both_formats() {
             "{stem}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let summary: Value = summary_of(&out);
         assert_eq!(summary["to"], "chrome");
         let (slices, instants, samples) = check_chrome(&json_out);
         assert_eq!(summary["slices"], slices, "{stem}");
@@ -234,11 +241,12 @@ fn extension_and_to_choose_the_exporter() {
     let out = tracecap(&["convert", f, "-o", odd.to_str().unwrap(), "--to", "chrome"]);
     assert!(out.status.success());
     check_chrome(&odd);
-    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.stdout.is_empty(), "the summary goes to standard error");
+    let text = String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("slices:") && text.contains("span:"), "{text}");
     let pf = dir.join("t.perfetto-trace");
     let out = tracecap(&["convert", f, "-o", pf.to_str().unwrap(), "--json"]);
-    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary: Value = summary_of(&out);
     assert_eq!(summary["to"], "perfetto");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -264,9 +272,11 @@ fn damaged_capture_exits_1_with_a_usable_output() {
         json_out.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
+    // The summary of what was converted, then the fault.
     let err = String::from_utf8_lossy(&out.stderr);
+    let last = err.lines().last().unwrap_or_default();
     assert!(
-        err.starts_with("error: ") && err.contains("at offset 0x"),
+        last.starts_with("error: ") && last.contains("at offset 0x"),
         "{err}"
     );
     let (slices, _, _) = check_chrome(&json_out);
@@ -296,10 +306,10 @@ fn syscall_captures_convert_like_validate_reads_them() {
         let out = tracecap(&["convert", f, "-o", json_out.to_str().unwrap(), "--json"]);
         // Same verdict as validate: 0 for a good capture, 1 for a damaged or empty one.
         assert_eq!(out.status.code(), validate.status.code(), "{f}");
-        if out.stdout.is_empty() {
+        if !out.stderr.starts_with(b"{") {
             continue; // not a capture at all: nothing written
         }
-        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let summary: Value = summary_of(&out);
         let (slices, _, _) = check_chrome(&json_out);
         assert_eq!(summary["slices"], slices, "{f}");
         let info = tracecap(&["info", "--json", f]);
@@ -324,10 +334,10 @@ fn orbit_captures_convert_like_validate_reads_them() {
         let json_out = out_dir.join("out.json");
         let out = tracecap(&["convert", f, "-o", json_out.to_str().unwrap(), "--json"]);
         assert_eq!(out.status.code(), validate.status.code(), "{f}");
-        if out.stdout.is_empty() {
+        if !out.stderr.starts_with(b"{") {
             continue; // refused before anything was written
         }
-        let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let summary: Value = summary_of(&out);
         let (slices, instants, _) = check_chrome(&json_out);
         assert_eq!(summary["slices"], slices, "{f}");
         assert_eq!(summary["instants"], instants, "{f}");
@@ -381,7 +391,7 @@ fn wtf_traces_convert_like_validate_reads_them() {
             let out_file = out_dir.join(format!("out.{ext}"));
             let out = tracecap(&["convert", f, "-o", out_file.to_str().unwrap(), "--json"]);
             assert_eq!(out.status.code(), validate.status.code(), "{f}");
-            let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let summary: Value = summary_of(&out);
             assert!(summary["threads"].as_u64().unwrap() >= 1, "{f}");
             if ext == "json" {
                 let (slices, instants, _) = check_chrome(&out_file);
@@ -421,7 +431,7 @@ fn apitrace_traces_convert_like_info_reads_them() {
             let out_file = out_dir.join(format!("out.{ext}"));
             let out = tracecap(&["convert", f, "-o", out_file.to_str().unwrap(), "--json"]);
             assert_eq!(out.status.code(), Some(code), "{f}");
-            let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let summary: Value = summary_of(&out);
             // One slice per call and per frame (the corpus has no debug groups).
             let want = info["calls"].as_u64().unwrap() + info["frames"].as_u64().unwrap();
             assert_eq!(summary["slices"], want, "{f}");

@@ -45,7 +45,9 @@ mod error;
 pub mod export;
 mod format;
 #[cfg(feature = "std")]
-mod open;
+pub mod open;
+#[cfg(feature = "std")]
+pub mod output;
 pub mod stats;
 pub mod timeline;
 

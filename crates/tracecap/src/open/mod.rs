@@ -1,0 +1,182 @@
+//! Opening a capture: regular files are memory-mapped, so that parsing borrows the file's pages;
+//! pipes, terminals and other streams (and `-`, standard input) are read into memory.
+//!
+//! This module is the one place the workspace maps a capture. A map's pages are the file's: if
+//! another program truncates the file while it is mapped, reading a page past the new end raises
+//! `SIGBUS`. [`guard`] turns that signal into a message naming the file and exit status 2, instead
+//! of a silent crash.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+pub mod guard;
+
+/// How much of a stream is read before its format is known: a stream whose first bytes are no
+/// capture (`/dev/zero`, say) is not read further.
+const STREAM_HEAD: usize = 1 << 20;
+
+/// The bytes of an opened capture (dereferences to `[u8]`).
+#[derive(Debug)]
+pub struct Input {
+    /// Keeps the map registered with the fault guard. Declared before `bytes` so that it is
+    /// dropped (unregistered) before the map is unmapped.
+    _watch: Option<guard::Watch>,
+    bytes: Bytes,
+    /// The file's device and inode, when it is a file.
+    id: Option<FileId>,
+}
+
+#[derive(Debug)]
+enum Bytes {
+    Empty,
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+/// A file's identity on its file system (device and inode on Unix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    #[cfg(unix)]
+    fn of(meta: &std::fs::Metadata) -> Option<FileId> {
+        use std::os::unix::fs::MetadataExt;
+        Some(FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(_meta: &std::fs::Metadata) -> Option<FileId> {
+        None
+    }
+}
+
+/// `path: what`, the shape of every I/O error this crate returns.
+pub(crate) fn with_path(path: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Opens the capture at `path`.
+///
+/// - A regular file is mapped read-only (an empty one gives an empty input: mapping zero bytes
+///   is not portable), and the map is registered with [`guard`].
+/// - `-` is standard input; it and any other file that is not a regular file (a pipe, `/dev/stdin`
+///   on a pipe, a process substitution, a character device) is read into memory. When the first
+///   MiB of such a stream is no known capture, reading stops there.
+/// - A directory is an error.
+///
+/// Every error names the path.
+pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
+    let path = path.as_ref();
+    if path == Path::new("-") {
+        let stdin = std::io::stdin();
+        let bytes =
+            read_stream(stdin.lock()).map_err(|e| with_path(Path::new("standard input"), e))?;
+        return Ok(Input {
+            bytes: Bytes::Read(bytes),
+            id: None,
+            _watch: None,
+        });
+    }
+    let file = File::open(path).map_err(|e| with_path(path, e))?;
+    let meta = file.metadata().map_err(|e| with_path(path, e))?;
+    if meta.is_dir() {
+        return Err(with_path(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a directory, not a capture file",
+            ),
+        ));
+    }
+    let id = FileId::of(&meta);
+    if !meta.is_file() {
+        let bytes = read_stream(file).map_err(|e| with_path(path, e))?;
+        return Ok(Input {
+            bytes: Bytes::Read(bytes),
+            id,
+            _watch: None,
+        });
+    }
+    if meta.len() == 0 {
+        return Ok(Input {
+            bytes: Bytes::Empty,
+            id,
+            _watch: None,
+        });
+    }
+    // SAFETY: the map is read-only and private to this process. Another process may still
+    // rewrite the file while it is mapped, or truncate it:
+    // - changed bytes are only untrusted input, which every parser handles (at worst a format
+    //   error);
+    // - a page past a new, shorter end raises SIGBUS on access. `guard::watch` below registers
+    //   the map's address range so that the guard's handler reports such a fault as "the file
+    //   shrank" and exits, instead of letting the process die silently; faults outside every
+    //   registered range are passed on to the previous handler (or the default action).
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| with_path(path, e))?;
+    let watch = guard::watch(&map, path);
+    Ok(Input {
+        bytes: Bytes::Mapped(map),
+        id,
+        _watch: watch,
+    })
+}
+
+/// Reads a stream whole, unless its first [`STREAM_HEAD`] bytes are no capture of a known
+/// format: then those bytes alone (their verdict cannot change with more).
+fn read_stream(mut stream: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    (&mut stream)
+        .take(STREAM_HEAD as u64)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() == STREAM_HEAD && crate::detect(&bytes).is_none() {
+        return Ok(bytes);
+    }
+    stream.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+impl Input {
+    /// Whether `path` names this input's file (the same device and inode, whatever the path:
+    /// `./x`, `../d/x`, a symbolic or a hard link). False when `path` does not exist, and always
+    /// false where the platform gives no file identity.
+    pub fn is_same_file(&self, path: &Path) -> bool {
+        let Some(id) = self.id else {
+            return false;
+        };
+        std::fs::metadata(path)
+            .ok()
+            .and_then(|m| FileId::of(&m))
+            .is_some_and(|other| other == id)
+    }
+
+    /// Whether the bytes are a memory map of the file (false for streams read into memory).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.bytes, Bytes::Mapped(_))
+    }
+}
+
+impl core::ops::Deref for Input {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Empty => &[],
+            Bytes::Mapped(m) => m,
+            Bytes::Read(v) => v,
+        }
+    }
+}
+
+impl AsRef<[u8]> for Input {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
