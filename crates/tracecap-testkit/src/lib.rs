@@ -1,7 +1,8 @@
 //! Helpers the integration tests of every tracecap crate share (a dev-dependency only).
 //!
 //! - [`corpus`]: the directory of a format's real files in `../shared/corpus`, or `None` with a
-//!   loud message, so that a checkout without the corpus still runs the other tests;
+//!   notice the user sees ([`skipped`]), so that a checkout without the corpus still runs the
+//!   other tests;
 //! - [`read`]: a corpus file's bytes, `.xz` files decompressed; [`corpus_files`]: every file of
 //!   some of a format's corpus folders, read;
 //! - [`Rng`]: a small deterministic generator for mutation tests;
@@ -22,9 +23,25 @@ pub fn corpus(format: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("!!! corpus not found at {}: skipped", dir.display());
+        skipped(&dir);
         None
     }
+}
+
+/// Says, where the user sees it, that the calling test skips its corpus part: the line goes to
+/// the process's standard error directly, which the test harness does not capture (its capture
+/// takes only `print!` and `eprint!`), so it shows without `--nocapture` even when the test passes.
+pub fn skipped(corpus: &Path) {
+    use std::io::Write;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_owned();
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED corpus part of {test}: {} not found (see the README)",
+        corpus.display()
+    );
 }
 
 /// The bytes of `path`, decompressed when its name ends in `.xz`. Panics (it is for tests) when
