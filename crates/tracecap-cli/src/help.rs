@@ -6,17 +6,17 @@ macro_rules! common {
         "Formats (detected from the file's first bytes, whatever its name):
   EasyProfiler     .prof        signature 79 73 61 45 (u32 0x45617379)
   syscall_capture  .dat         magic 78 06 17 a5
-  apitrace         .trace       container signature: snappy 'at', gzip 1f 8b, zstd 28 b5 2f fd,
-                                or a brotli stream that decodes to an apitrace header
+  apitrace         .trace       container: snappy 'at', gzip 1f 8b,
+                                zstd 28 b5 2f fd, or brotli (decodes to a header)
   WTF              .wtf-trace   chunked (format 10) or legacy (format 3) magic
   Orbit            .orbit       'ORBT' header (and the pre-2021 layout)
 
-Input: a file (memory-mapped) or '-' for standard input (pipes are read into memory).
+Input: a file (memory-mapped), or '-' for standard input (read into memory).
 
 Exit codes:
   0  success
   1  the file is not a good capture: 'error: ... at offset 0x...' names where
-  2  usage or I/O error (a missing file, a full disk, an output that is the input)"
+  2  usage or I/O error (a missing file, a full disk, output = input)"
     };
 }
 
@@ -34,8 +34,8 @@ pub const TOOL: &str = concat!(
 /// `tracecap info --help`.
 pub const INFO: &str = concat!(
     "Examples:
-  tracecap info capture.prof              summary; long lists show their first few items
-  tracecap info --verbose capture.orbit   every thread, section and name
+  tracecap info capture.prof             (long lists show their first items)
+  tracecap info --verbose capture.orbit  (every thread, section and name)
   tracecap info --json trace.trace | jq .format
 
 ",
@@ -44,8 +44,8 @@ pub const INFO: &str = concat!(
 
 /// `tracecap validate --help`.
 pub const VALIDATE: &str = concat!(
-    "validate is the strictest command: a file it accepts, info, dump and convert accept too, and
-a fault it reports, they report at the same offset.
+    "validate is the strictest command: a file it accepts, info, dump and convert
+accept too, and a fault it reports, they report at the same offset.
 
 Examples:
   tracecap validate capture.prof
@@ -63,7 +63,7 @@ pub const DUMP: &str = concat!(
 Examples:
   tracecap dump capture.dat | less
   tracecap dump --json capture.wtf-trace | jq -c 'select(.offset > 4096)'
-  tracecap dump --apitrace app.trace > app.txt     same text as 'apitrace dump'
+  tracecap dump --apitrace app.trace > app.txt   (the text of 'apitrace dump')
 
 ",
     common!()
@@ -71,14 +71,15 @@ Examples:
 
 /// `tracecap convert --help`.
 pub const CONVERT: &str = concat!(
-    "The output is written under a temporary name beside it and renamed when complete: a run that
-fails or is interrupted leaves an existing output as it was. A damaged capture still gives what
-was read before the fault (exit 1). The output may not be the input. The summary and the
-progress bar go to standard error.
+    "The output is written under a temporary name beside it and renamed when
+complete: a run that fails or is interrupted leaves an existing output as it
+was. A damaged capture still gives what was read before the fault (exit 1).
+The output may not be the input. The summary and the progress line go to
+standard error.
 
 Examples:
-  tracecap convert capture.prof -o capture.pftrace       then open it in https://ui.perfetto.dev
-  tracecap convert capture.orbit -o capture.json         Chrome Trace Event JSON
+  tracecap convert capture.prof -o capture.pftrace   (open in ui.perfetto.dev)
+  tracecap convert capture.orbit -o capture.json     (Chrome Trace Event JSON)
   cat trace.trace | tracecap convert - -o - --to chrome | gzip > trace.json.gz
 
 ",

@@ -25,7 +25,7 @@ use crate::formats::DumpOptions;
 /// Inspect, check, dump and convert capture files of Orbit, syscall_capture, apitrace, WTF and
 /// EasyProfiler.
 #[derive(Parser)]
-#[command(name = "tracecap", version, about, after_help = help::TOOL)]
+#[command(name = "tracecap", version, about, after_help = help::TOOL, max_term_width = 79)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -33,7 +33,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Summary of a capture: format, version, sizes, record counts, time span, threads.
+    /// Summary of a capture: format, version, sizes, counts, time span, threads.
     #[command(after_help = help::INFO)]
     Info {
         /// The capture file (`-` for standard input).
@@ -41,7 +41,7 @@ enum Command {
         /// Print one JSON object instead of text (every list whole).
         #[arg(long)]
         json: bool,
-        /// Print every item of long lists (threads, sections, ...), not only the first few.
+        /// Print long lists (threads, sections, ...) whole, not only their start.
         #[arg(short, long)]
         verbose: bool,
     },
@@ -59,17 +59,17 @@ enum Command {
         /// JSON Lines: a header object, then one object per record.
         #[arg(long)]
         json: bool,
-        /// apitrace only: print exactly what `apitrace dump --color=never -v --thread-ids=yes` prints.
+        /// apitrace only: the text of `apitrace dump -v --thread-ids=yes`.
         #[arg(long)]
         apitrace: bool,
     },
-    /// Convert a capture to Chrome Trace Event JSON or a Perfetto trace (open it in ui.perfetto.dev).
+    /// Convert a capture to Chrome JSON or a Perfetto trace (for ui.perfetto.dev).
     #[command(after_help = help::CONVERT)]
     Convert {
         /// The capture file (`-` for standard input).
         file: PathBuf,
-        /// Output file (`-` for standard output); its extension picks the format (.json,
-        /// .pftrace or .perfetto-trace). Written under a temporary name and renamed when done.
+        /// Output file, or `-` for standard output. Its extension picks the
+        /// format: .json, .pftrace or .perfetto-trace.
         #[arg(short, long)]
         output: PathBuf,
         /// Output format, whatever the extension.

@@ -115,7 +115,7 @@ pub fn render(done: u64, total: u64, elapsed: Duration, width: usize) -> String 
     if secs >= 0.5 {
         right.push_str(&format!(" {}/s", bytes(done as f64 / secs)));
     }
-    if secs >= ETA_AFTER.as_secs_f64() && fraction >= ETA_MIN_FRACTION && fraction < 1.0 {
+    if secs >= ETA_AFTER.as_secs_f64() && (ETA_MIN_FRACTION..1.0).contains(&fraction) {
         right.push_str(&format!(" ETA {}", duration(secs / fraction - secs)));
     }
     let room = width.saturating_sub(1);

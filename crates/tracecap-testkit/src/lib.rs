@@ -33,10 +33,7 @@ pub fn corpus(format: &str) -> Option<PathBuf> {
 /// takes only `print!` and `eprint!`), so it shows without `--nocapture` even when the test passes.
 pub fn skipped(corpus: &Path) {
     use std::io::Write;
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("a test")
-        .to_owned();
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
     let _ = writeln!(
         std::io::stderr(),
         "SKIPPED corpus part of {test}: {} not found (see the README)",
