@@ -136,7 +136,11 @@ fn is_stdout(path: &Path) -> bool {
 
 /// `tracecap convert FILE -o OUT [--to chrome|perfetto] [--quiet] [--json]`; the converted trace
 /// goes to `stdout` when `OUT` is `-`.
-pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(
+    args: &ConvertArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), CliError> {
     let input = tracecap::open(&args.file)?;
     let same = if is_stdout(&args.output) {
         input.is_same_file(Path::new("/dev/stdout"))
@@ -206,8 +210,7 @@ pub fn run(args: &ConvertArgs, stdout: &mut dyn Write) -> Result<(), CliError> {
     let dest = writer?.into_inner().map_err(|e| e.into_error())?;
     dest.commit()?;
     if !args.quiet {
-        let mut err = std::io::stderr().lock();
-        summary(args, format, target, &stats, &mut err)?;
+        summary(args, format, target, &stats, stderr)?;
     }
     result
 }

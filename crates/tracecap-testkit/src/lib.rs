@@ -15,11 +15,13 @@ use std::path::{Path, PathBuf};
 
 /// `../shared/corpus/<format>` beside the workspace, when it is there.
 pub fn corpus(format: &str) -> Option<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus"
-    ))
-    .join(format);
+    // The workspace is two levels up from this crate; `shared` is beside it.
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap_or(Path::new("."));
+    let beside = workspace.parent().unwrap_or(workspace);
+    let dir = beside.join("shared/corpus").join(format);
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -33,7 +35,16 @@ pub fn corpus(format: &str) -> Option<PathBuf> {
 /// takes only `print!` and `eprint!`), so it shows without `--nocapture` even when the test passes.
 pub fn skipped(corpus: &Path) {
     use std::io::Write;
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    // Once per test, however many times it asks for the corpus.
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if said.contains(&test) {
+        return;
+    }
+    said.push(test.clone());
     let _ = writeln!(
         std::io::stderr(),
         "SKIPPED corpus part of {test}: {} not found (see the README)",

@@ -1,0 +1,181 @@
+//! `tracecap`: inspect, validate, dump and convert profiler capture files.
+//!
+//! The binary (`src/main.rs`) is [`main_with`] over the process's arguments, standard output and
+//! standard error; tests call [`main_with`] in the process, with buffers.
+//!
+//! Exit codes: 0 success, 1 the file is not a good capture (the error names an offset),
+//! 2 usage or I/O errors.
+
+mod convert;
+mod detect;
+mod error;
+mod formats;
+mod help;
+mod json;
+mod progress;
+pub mod stdout;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::detect::Format;
+use crate::error::CliError;
+use crate::formats::DumpOptions;
+
+/// Inspect, check, dump and convert capture files of Orbit, syscall_capture, apitrace, WTF and
+/// EasyProfiler.
+#[derive(Parser)]
+#[command(name = "tracecap", version, about, after_help = help::TOOL, max_term_width = 79)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Summary of a capture: format, version, sizes, counts, time span, threads.
+    #[command(after_help = help::INFO)]
+    Info {
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
+        /// Print one JSON object instead of text (every list whole).
+        #[arg(long)]
+        json: bool,
+        /// Print long lists (threads, sections, ...) whole, not only their start.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Parse every record without printing them; exit 1 at the first fault.
+    #[command(after_help = help::VALIDATE)]
+    Validate {
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
+    },
+    /// Print every record, in file order.
+    #[command(after_help = help::DUMP)]
+    Dump {
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
+        /// JSON Lines: a header object, then one object per record.
+        #[arg(long)]
+        json: bool,
+        /// apitrace only: the text of `apitrace dump -v --thread-ids=yes`.
+        #[arg(long)]
+        apitrace: bool,
+    },
+    /// Convert a capture to Chrome JSON or a Perfetto trace (for ui.perfetto.dev).
+    #[command(after_help = help::CONVERT)]
+    Convert {
+        /// The capture file (`-` for standard input).
+        file: PathBuf,
+        /// Output file, or `-` for standard output. Its extension picks the
+        /// format: .json, .pftrace or .perfetto-trace.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Output format, whatever the extension.
+        #[arg(long, value_enum)]
+        to: Option<convert::Target>,
+        /// No progress bar and no summary.
+        #[arg(short, long)]
+        quiet: bool,
+        /// Print the summary (on standard error) as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
+    match cli.command {
+        Command::Info {
+            file,
+            json,
+            verbose,
+        } => {
+            let input = tracecap::open(&file)?;
+            let format = detect::require(&input)?;
+            let opts = formats::InfoOptions { json, verbose };
+            formats::info(format, &input, &opts, out)?;
+        }
+        Command::Validate { file } => {
+            let input = tracecap::open(&file)?;
+            let format = detect::require(&input)?;
+            formats::validate(format, &input, out)?;
+        }
+        Command::Dump {
+            file,
+            json,
+            apitrace,
+        } => {
+            let input = tracecap::open(&file)?;
+            let format = detect::require(&input)?;
+            if apitrace && format != Format::Apitrace {
+                return Err(CliError::Usage(format!(
+                    "--apitrace needs an apitrace file, this is {}",
+                    format.name()
+                )));
+            }
+            let opts = DumpOptions { json, apitrace };
+            let result = formats::dump(format, &input, &opts, out);
+            // Records printed before a fault are kept: flush them before reporting it.
+            out.flush()?;
+            result?;
+        }
+        Command::Convert {
+            file,
+            output,
+            to,
+            quiet,
+            json,
+        } => {
+            let args = convert::ConvertArgs {
+                file,
+                output,
+                to,
+                quiet,
+                json,
+            };
+            convert::run(&args, out, err)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Runs the tool on `args` (the first is the program's name), writing to `out` and `err` as it
+/// would to standard output and standard error; returns the exit code.
+pub fn main_with(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help` and `--version` are not errors: they go to standard output.
+            let text = e.render().to_string();
+            let code = e.exit_code();
+            let _ = if code == 0 {
+                out.write_all(text.as_bytes()).and_then(|()| out.flush())
+            } else {
+                err.write_all(text.as_bytes())
+            };
+            return u8::try_from(code).unwrap_or(2);
+        }
+    };
+    match run(cli, out, err) {
+        Ok(()) => 0,
+        Err(e) => {
+            // A closed pipe (`tracecap dump f | head`) is not an error worth a message.
+            if let CliError::Io(io) = &e {
+                if io.kind() == std::io::ErrorKind::BrokenPipe {
+                    return 0;
+                }
+            }
+            let _ = writeln!(err, "error: {e}");
+            e.exit_code()
+        }
+    }
+}

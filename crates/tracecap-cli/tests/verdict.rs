@@ -1,0 +1,193 @@
+//! One verdict per file: `validate`, `info`, `info --json`, `dump`, `dump --json` and `convert`
+//! (both exporters) agree on every damaged copy of every capture: the same exit code, and for a
+//! bad capture the same fault offset. `validate` is the strictest command, so a file it accepts is
+//! accepted by all of them.
+//!
+//! The damaged copies: seeded single- and multi-byte mutations of every corpus file and bundled
+//! sample (at least 2,000 when the corpus is there), a seeded set of cuts of each, and every cut
+//! of the small files. The tool runs in this process ([`tracecap_cli::main_with`]), two files at a
+//! time.
+
+use std::path::{Path, PathBuf};
+
+use tracecap_testkit::Rng;
+
+/// The commands that must agree; convert writes to standard output (here a buffer).
+const COMMANDS: [&[&str]; 7] = [
+    &["validate"],
+    &["info"],
+    &["info", "--json"],
+    &["dump"],
+    &["dump", "--json"],
+    &["convert", "-o", "-", "--to", "chrome", "--quiet"],
+    &["convert", "-o", "-", "--to", "perfetto", "--quiet"],
+];
+
+/// Files up to this size are also cut at every byte.
+const SMALL: usize = 2048;
+
+/// Mutations per file: fewer for the big files, whose every command takes longer.
+fn mutations(len: usize) -> usize {
+    if len > 256 << 10 {
+        16
+    } else {
+        56
+    }
+}
+
+/// Every capture to damage: the corpus of each format (when it is there) and the samples.
+fn captures() -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let sets: [(&str, &[&str], &[&str]); 5] = [
+        ("easyprofiler", &["."], &[".prof"]),
+        ("syscall", &["."], &[".dat"]),
+        (
+            "apitrace",
+            &["apitrace-tests", "produced-apitrace-11.1"],
+            &[".trace"],
+        ),
+        (
+            "wtf",
+            &["cff-cpp", "cff-js", "legacy-v3"],
+            &[".wtf-trace", ".wtf-trace.xz"],
+        ),
+        ("orbit", &["real", "generated"], &[".orbit"]),
+    ];
+    for (format, subdirs, exts) in sets {
+        for (name, bytes) in tracecap_testkit::corpus_files(format, subdirs) {
+            if exts.iter().any(|e| name.ends_with(e)) {
+                files.push((format!("{format}/{name}"), bytes));
+            }
+        }
+    }
+    let samples = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples"));
+    for name in ["sample_small.prof", "gen_small.prof"] {
+        files.push((
+            format!("samples/{name}"),
+            std::fs::read(samples.join(name)).unwrap(),
+        ));
+    }
+    files
+}
+
+/// The damaged copies of `bytes`, each with a short description.
+fn damaged(bytes: &[u8], seed: u64) -> Vec<(String, Vec<u8>)> {
+    let mut rng = Rng(seed | 1);
+    let mut out = Vec::new();
+    let len = bytes.len();
+    if len == 0 {
+        return out;
+    }
+    for _ in 0..mutations(len) {
+        let mut copy = bytes.to_vec();
+        // Half the changes fall in the first 4 KiB, where the headers and tables are.
+        let span = if rng.below(2) == 0 {
+            len.min(4096)
+        } else {
+            len
+        };
+        let n = 1 + rng.below(4);
+        let mut what = String::from("set");
+        for _ in 0..n {
+            let at = rng.below(span);
+            let value = rng.below(256) as u8;
+            if let Some(b) = copy.get_mut(at) {
+                *b = value;
+            }
+            what.push_str(&format!(" {at:#x}={value:#04x}"));
+        }
+        out.push((what, copy));
+    }
+    let cuts: Vec<usize> = if len <= SMALL {
+        (0..len).collect()
+    } else {
+        (0..mutations(len) / 2).map(|_| rng.below(len)).collect()
+    };
+    for cut in cuts {
+        out.push((
+            format!("cut at {cut:#x}"),
+            bytes.get(..cut).unwrap().to_vec(),
+        ));
+    }
+    out
+}
+
+/// The exit code and the fault offset (from `error: ... at offset 0x..`) of one command.
+fn verdict(args: &[&str], path: &Path) -> (u8, Option<u64>, String) {
+    let mut argv = vec!["tracecap"];
+    argv.extend(args.iter().take(1));
+    argv.push(path.to_str().unwrap());
+    argv.extend(args.iter().skip(1));
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = tracecap_cli::main_with(argv.iter().map(Into::into), &mut out, &mut err);
+    let err = String::from_utf8_lossy(&err).into_owned();
+    let last = err.lines().last().unwrap_or_default().to_owned();
+    let offset = last
+        .rsplit_once(" at offset 0x")
+        .and_then(|(_, hex)| u64::from_str_radix(hex, 16).ok());
+    (code, offset, last)
+}
+
+/// Checks every damaged copy of one capture; returns the disagreements found.
+fn check(name: &str, bytes: &[u8], seed: u64, dir: &Path) -> (usize, Vec<String>) {
+    let mut bad = Vec::new();
+    let copies = damaged(bytes, seed);
+    let path = dir.join(name.replace('/', "_"));
+    for (what, copy) in &copies {
+        std::fs::write(&path, copy).unwrap();
+        let verdicts: Vec<_> = COMMANDS.iter().map(|c| verdict(c, &path)).collect();
+        let (code, offset, _) = &verdicts[0];
+        let agree = verdicts
+            .iter()
+            .all(|(c, o, _)| c == code && o == offset && *c != 2 && (*c == 0 || o.is_some()));
+        if !agree {
+            let mut report = format!("{name} ({what}):");
+            for (cmd, (c, _, line)) in COMMANDS.iter().zip(&verdicts) {
+                report.push_str(&format!("\n    {:<28} exit {c}  {line}", cmd.join(" ")));
+            }
+            bad.push(report);
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    (copies.len(), bad)
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracecap-verdict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn every_command_gives_the_same_verdict_on_damaged_captures() {
+    let files = captures();
+    let dir = scratch();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new((0usize, Vec::<String>::new()));
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((name, bytes)) = files.get(i) else {
+                    break;
+                };
+                let (n, bad) = check(name, bytes, 0x5eed_0000 + i as u64, &dir);
+                let mut r = results.lock().unwrap();
+                r.0 += n;
+                r.1.extend(bad);
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let (checked, bad) = results.into_inner().unwrap();
+    if files.len() > 2 {
+        assert!(checked >= 2000, "only {checked} damaged copies");
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {checked} damaged copies get different verdicts:\n{}",
+        bad.len(),
+        bad.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
