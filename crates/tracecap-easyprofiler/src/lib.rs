@@ -68,6 +68,8 @@ mod visit;
 pub mod write;
 
 pub use bookmark::Bookmark;
+#[cfg(feature = "alloc")]
+pub use capture::ThreadMarks;
 pub use capture::{Bookmarks, Capture, Threads};
 pub use context_switch::ContextSwitch;
 pub use descriptor::{Descriptor, DescriptorKind, Descriptors};
