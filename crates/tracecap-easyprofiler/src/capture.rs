@@ -80,14 +80,52 @@ impl<'a> Capture<'a> {
         }
     }
 
-    /// Every thread, when the framing of all of them is sound (`None` if any is damaged): the list
-    /// a check in pieces starts from ([`Capture::items_from`]). Reading it checks the framing of
-    /// every thread's records, one pass over the threads.
+    /// Checks the framing of every thread's records in one pass over the threads and keeps a
+    /// few of them to start pieces of a check from ([`Capture::items_from`]): threads `0`,
+    /// `stride`, `2 * stride`, ..., at most `max` of them (at least 2), `stride` doubling
+    /// whenever they would be more. So the memory used does not depend on how many threads the
+    /// file holds.
+    ///
+    /// `go_on(index)` is asked before each thread is read; when it says `false` the pass stops
+    /// and this returns `None`, as it does when a thread is damaged.
     #[cfg(feature = "alloc")]
-    pub fn sound_threads(&self) -> Option<alloc::vec::Vec<Thread<'a>>> {
-        self.threads()
-            .map(|t| t.ok().filter(|t| t.fault().is_none()))
-            .collect()
+    pub fn thread_marks(
+        &self,
+        max: usize,
+        mut go_on: impl FnMut(u32) -> bool,
+    ) -> Option<ThreadMarks<'a>> {
+        let max = max.max(2);
+        let mut marks = alloc::vec::Vec::with_capacity(max);
+        let mut stride: u32 = 1;
+        let mut count: u32 = 0;
+        let mut threads = self.threads();
+        loop {
+            if !go_on(count) {
+                return None;
+            }
+            let Some(t) = threads.next() else { break };
+            let t = t.ok().filter(|t| t.fault().is_none())?;
+            if count % stride == 0 {
+                if marks.len() == max {
+                    // Keep every other mark: threads 0, 2 * stride, 4 * stride, ...
+                    let mut i = 0;
+                    marks.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    stride = stride.checked_mul(2)?;
+                }
+                if count % stride == 0 {
+                    marks.push(t);
+                }
+            }
+            count = count.checked_add(1)?;
+        }
+        Some(ThreadMarks {
+            marks,
+            stride,
+            count,
+        })
     }
 
     /// Everything after the descriptors in one forward pass, in file order: each thread's head,
@@ -140,6 +178,19 @@ impl<'a> Capture<'a> {
         }
         Ok(nesting.finish())
     }
+}
+
+/// A few threads of a capture whose thread framing is sound, evenly spaced: see
+/// [`Capture::thread_marks`].
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug)]
+pub struct ThreadMarks<'a> {
+    /// Threads `0`, `stride`, `2 * stride`, ... (none when the capture has no thread).
+    pub marks: alloc::vec::Vec<Thread<'a>>,
+    /// Threads from one mark to the next.
+    pub stride: u32,
+    /// Threads in the capture.
+    pub count: u32,
 }
 
 /// Iterator over the threads of a capture.

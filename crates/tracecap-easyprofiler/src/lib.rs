@@ -8,8 +8,8 @@
 //! use tracecap_easyprofiler::{Capture, KindTable, NestSlot, Record};
 //!
 //! # fn main() -> Result<(), tracecap_easyprofiler::Error> {
-//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/easyprofiler/sample_small.prof");
-//! # let Ok(bytes) = std::fs::read(path) else { return Ok(()) };
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+//! # let bytes = std::fs::read(path).unwrap();
 //! let capture = Capture::parse(&bytes)?;
 //! println!("version {} with {} descriptors", capture.header().version, capture.header().descriptors_count);
 //! let kinds = KindTable::new(&capture)?; // tells value records from blocks
@@ -68,6 +68,8 @@ mod visit;
 pub mod write;
 
 pub use bookmark::Bookmark;
+#[cfg(feature = "alloc")]
+pub use capture::ThreadMarks;
 pub use capture::{Bookmarks, Capture, Threads};
 pub use context_switch::ContextSwitch;
 pub use descriptor::{Descriptor, DescriptorKind, Descriptors};

@@ -4,7 +4,7 @@ use tracecap_wire::Reader;
 
 use crate::context_switch::ContextSwitch;
 use crate::descriptor::until_nul;
-use crate::error::{Context, Error};
+use crate::error::{Context, Error, ErrorKind};
 use crate::lookup::KindLookup;
 use crate::record::{read_record, Record};
 use crate::version::Version;
@@ -155,7 +155,14 @@ pub(crate) fn read_thread_head<'a>(
     } else {
         u64::from(r.u32_le().what("thread id")?)
     };
+    let size_at = r.offset();
     let name_size = r.u16_le().what("thread name size")?;
+    if name_size == 0 {
+        // The size counts the NUL, so every writer writes at least 1. Refusing 0 also makes a
+        // run of zero bytes (a cut file padded with zeros) fail at its first "thread" instead of
+        // reading as millions of empty ones.
+        return Err(Error::new(ErrorKind::MissingNul("thread name"), size_at));
+    }
     let name = until_nul(r.bytes(usize::from(name_size)).what("thread name")?);
     Ok((offset, id, name))
 }

@@ -13,14 +13,10 @@ static A: CountingAlloc = CountingAlloc;
 
 #[test]
 fn full_walk_allocates_nothing() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/easyprofiler/sample_medium.prof"
-    );
-    let Ok(bytes) = std::fs::read(path) else {
-        eprintln!("corpus not found at {path}: SKIPPED");
+    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
         return;
     };
+    let bytes = std::fs::read(dir.join("sample_medium.prof")).unwrap();
     let mut slots = vec![NestSlot::default(); 1 << 16];
 
     let before = allocs();

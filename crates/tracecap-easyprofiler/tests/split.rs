@@ -8,12 +8,19 @@ mod common;
 use tracecap_easyprofiler::write::*;
 use tracecap_easyprofiler::*;
 
+/// Every thread, when the framing of all of them is sound.
+fn sound_threads<'a>(c: &Capture<'a>) -> Option<Vec<Thread<'a>>> {
+    c.threads()
+        .map(|t| t.ok().filter(|t| t.fault().is_none()))
+        .collect()
+}
+
 /// The capture checked as two pieces split before thread `k`: threads `..k` (walked one thread
 /// at a time when `one_by_one`), then `k..` to the end.
 fn check_split(bytes: &[u8], k: usize, one_by_one: bool) -> Result<Summary, Error> {
     let c = Capture::parse(bytes)?;
     let kinds = KindTable::new(&c)?;
-    let threads = c.sound_threads().expect("sound framing");
+    let threads = sound_threads(&c).expect("sound framing");
     let mut slots = Vec::new();
     let mut s = Summary::check_descriptors(&c)?;
     let mut front = c.items(&kinds);
@@ -54,7 +61,7 @@ fn assert_splits(name: &str, bytes: &[u8]) {
     let c = Capture::parse(bytes).unwrap();
     let kinds = KindTable::new(&c).unwrap();
     let whole = Summary::check(&c, &kinds, &mut Vec::new()).unwrap();
-    let n = c.sound_threads().unwrap().len();
+    let n = sound_threads(&c).unwrap().len();
     assert_eq!(n, whole.threads as usize, "{name}");
     for k in 0..=n {
         for one_by_one in [false, true] {
@@ -226,15 +233,56 @@ fn written_files_split_at_every_thread() {
     assert_eq!(whole.first, Some(1));
 }
 
+/// The pieces the CLI's back worker checks: runs of `stride` threads from each of
+/// `Capture::thread_marks`, the last to the end; merged after the descriptors they give
+/// `Summary::check`, whatever the number of marks kept.
+#[test]
+fn runs_from_thread_marks_give_the_whole_check() {
+    for version in [Version::V1_2_0, Version::V2_0_1, Version::V2_1_0] {
+        for threads in [0, 1, 7, 40] {
+            let bytes = model(version, threads, 2).to_bytes().unwrap();
+            let c = Capture::parse(&bytes).unwrap();
+            let kinds = KindTable::new(&c).unwrap();
+            let whole = Summary::check(&c, &kinds, &mut Vec::new()).unwrap();
+            for max in [2, 3, 4, 8, 256] {
+                let name = format!("{version}, {threads} threads, {max} marks");
+                let marks = c.thread_marks(max, |_| true).unwrap();
+                assert_eq!(marks.count as usize, threads, "{name}");
+                assert!(marks.marks.len() <= max.max(2), "{name}");
+                let mut s = Summary::check_descriptors(&c).unwrap();
+                let Some(first) = marks.marks.first() else {
+                    // No thread: the trailer alone.
+                    let rest = Summary::check_items(&mut c.items(&kinds), &mut Vec::new());
+                    assert_eq!(s.merge(rest.unwrap()), whole, "{name}");
+                    continue;
+                };
+                assert_eq!(first.index(), 0, "{name}");
+                for (k, t) in marks.marks.iter().enumerate() {
+                    let mut items = c.items_from(t, &kinds);
+                    if k + 1 < marks.marks.len() {
+                        items.stop_after(marks.stride);
+                    }
+                    let piece = Summary::check_items(&mut items, &mut Vec::new()).unwrap();
+                    s = s.merge(piece);
+                }
+                assert_eq!(s, whole, "{name}");
+            }
+        }
+    }
+}
+
 /// Cut and mutated copies of a corpus file: when the skim of the threads and every piece
 /// succeed, the whole check succeeds with the same summary, and when the whole check fails, a
 /// piece or the skim fails. (The CLI relies on this, then reports the whole check's error.)
 #[test]
 fn pieces_fail_where_the_whole_fails() {
     let files = common::prof_files();
-    let Some((_, bytes)) = files.iter().find(|(n, _)| n == "gen_bookmarks") else {
-        return;
-    };
+    // gen_bookmarks has bookmarks; gen_small (also in samples/) is there without the corpus.
+    let bytes = ["gen_bookmarks", "gen_small"]
+        .iter()
+        .find_map(|name| files.iter().find(|(n, _)| n == name))
+        .map(|(_, b)| b)
+        .expect("gen_small.prof");
     let mut rng = tracecap_testkit::Rng(7);
     let mut damaged = Vec::new();
     for cut in (0..bytes.len()).step_by(37) {
@@ -256,9 +304,7 @@ fn pieces_fail_where_the_whole_fails() {
         };
         let whole = Summary::check(&c, &kinds, &mut Vec::new());
         failed += usize::from(whole.is_err());
-        let pieces = c
-            .sound_threads()
-            .map(|t| check_split(b, t.len() / 2, false));
+        let pieces = sound_threads(&c).map(|t| check_split(b, t.len() / 2, false));
         match (whole, pieces) {
             (Ok(whole), Some(Ok(split))) => assert_eq!(whole, split),
             (Ok(_), None) => panic!("the skim failed on a sound file"),

@@ -4,17 +4,9 @@ use std::path::PathBuf;
 
 use tracecap_syscall::{Arg, Capture, Entry, ErrorKind, Syscall};
 
+/// The corpus directory, or `None` (with the testkit's skip notice) when it is not there.
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/syscall"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("corpus not found: skipped ({})", dir.display());
-        None
-    }
+    tracecap_testkit::corpus("syscall")
 }
 
 fn read(name: &str) -> Option<Vec<u8>> {

@@ -2,19 +2,11 @@
 //! big files) and many single-byte mutations. No panic, error offsets inside the file, and every
 //! entry before the damage comes back unchanged.
 
-use std::path::PathBuf;
-
 use tracecap_syscall::{Capture, Entry, Error};
 
+/// A corpus file, or `None` (with the testkit's skip notice) when the corpus is not there.
 fn corpus(name: &str) -> Option<Vec<u8>> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/syscall"
-    ));
-    if !dir.is_dir() {
-        println!("corpus not found: skipped ({})", dir.display());
-        return None;
-    }
+    let dir = tracecap_testkit::corpus("syscall")?;
     Some(std::fs::read(dir.join(name)).unwrap())
 }
 

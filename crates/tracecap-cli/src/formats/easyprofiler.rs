@@ -6,6 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use serde_json::json;
 use tracecap_easyprofiler::{
     Capture, Element, Error, Header, Items, KindTable, NestSlot, Nesting, Record, Summary, Thread,
+    ThreadMarks,
 };
 
 use super::DumpOptions;
@@ -41,18 +42,6 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let c = Capture::parse(data)?;
     let h = *c.header();
     let s = check(&c)?;
-    let kinds = KindTable::new(&c)?;
-    let mut threads = Vec::new();
-    for t in c.threads() {
-        let t = t?;
-        threads.push((
-            t.id,
-            lossy(t.name),
-            t.records_count(),
-            t.context_switches_count(),
-        ));
-        let _ = &kinds;
-    }
     let (first, last) = (s.first.map(|t| h.to_ns(t)), s.last.map(|t| h.to_ns(t)));
     if json {
         let v = json!({
@@ -77,11 +66,22 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             "header_records": h.blocks_count,
             "bookmarks": s.bookmarks,
             "levels": s.levels,
-            "threads": threads.iter().map(|(id, name, n, cs)| json!({
-                "id": id, "name": name, "records": n, "context_switches": cs,
-            })).collect::<Vec<_>>(),
         });
-        writeln!(out, "{v}")?;
+        // The threads go last, one at a time (a capture may hold millions of them).
+        let head = v.to_string();
+        let head = head.strip_suffix('}').unwrap_or(&head);
+        write!(out, "{head},\"threads\":[")?;
+        for (k, t) in threads(&c, &s).enumerate() {
+            if k > 0 {
+                out.write_all(b",")?;
+            }
+            let t = json!({
+                "id": t.id, "name": lossy(t.name), "records": t.records_count(),
+                "context_switches": t.context_switches_count(),
+            });
+            write!(out, "{t}")?;
+        }
+        writeln!(out, "]}}")?;
         return Ok(());
     }
     writeln!(out, "format:       EasyProfiler .prof")?;
@@ -128,15 +128,48 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     )?;
     writeln!(out, "nesting:      {} levels", s.levels)?;
     writeln!(out, "bookmarks:    {}", s.bookmarks)?;
-    writeln!(out, "threads:      {}", threads.len())?;
-    for (id, name, n, cs) in &threads {
-        writeln!(
-            out,
-            "  {id:>10}  {name:<24} {n} records, {cs} context switches"
-        )?;
-    }
+    let lines = threads(&c, &s).map(|t| {
+        format!(
+            "{:>10}  {:<24} {} records, {} context switches",
+            t.id,
+            lossy(t.name),
+            t.records_count(),
+            t.context_switches_count()
+        )
+    });
+    super::write_list(out, "threads", lines, opts.verbose)?;
     Ok(())
 }
+
+/// The threads of a capture that passed the check `s`, read one at a time.
+fn threads<'a>(c: &Capture<'a>, s: &Summary) -> Counted<impl Iterator<Item = Thread<'a>>> {
+    Counted {
+        items: c.threads().map_while(Result::ok),
+        left: s.threads as usize,
+    }
+}
+
+/// An iterator that knows how many items it has left.
+struct Counted<I> {
+    items: I,
+    left: usize,
+}
+
+impl<I: Iterator> Iterator for Counted<I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.items.next()?;
+        self.left = self.left.saturating_sub(1);
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for Counted<I> {}
 
 /// Files at least this large are checked on two threads (when there are two cores): below it,
 /// starting a thread costs more than it saves.
@@ -175,9 +208,10 @@ fn workers(len: usize) -> Workers {
 /// The threads of the capture claimed so far by the two workers of [`check_in_two`], so that no
 /// thread is checked twice or skipped. The front worker claims them in file order, each before
 /// it starts it (the end signature and bookmarks count as one more, after the last thread); the
-/// back worker claims them from the last down (its first claim includes the trailer).
+/// back worker claims runs of them from the last down (its first claim includes the trailer).
 struct Claims {
-    /// The next thread the front worker would take.
+    /// The next thread the front worker would take; `u32::MAX` once it has met a fault or
+    /// walked to the end, when the back worker has nothing left to do.
     front: u32,
     /// The first thread the back worker has taken (`u32::MAX` before it takes any).
     back: u32,
@@ -193,15 +227,19 @@ impl Claims {
         free
     }
 
-    /// Claims the thread before the back worker's first, of `count`: `None` when there is none
-    /// left.
-    fn back(&mut self, count: u32) -> Option<u32> {
-        let next = self.back.min(count).checked_sub(1)?;
-        if next < self.front {
-            return None;
+    /// Claims the threads from `first` up to the back worker's first for the back worker:
+    /// `false` when the front worker has already taken `first`.
+    fn back(&mut self, first: u32) -> bool {
+        let free = first >= self.front && first < self.back;
+        if free {
+            self.back = first;
         }
-        self.back = next;
-        Some(next)
+        free
+    }
+
+    /// Whether the front worker is done, by a fault or at the end.
+    fn front_done(&self) -> bool {
+        self.front == u32::MAX
     }
 }
 
@@ -268,8 +306,8 @@ impl<'a, 'k> Front<'a, 'k> {
         })
     }
 
-    /// Checks the next thread while the back worker has not taken it; on a fault, stops the
-    /// back worker at its next thread.
+    /// Checks the next thread while the back worker has not taken it; on a fault or at the
+    /// end, tells the back worker it is done.
     fn walk(&mut self, claims: &Mutex<Claims>) -> Result<(), Error> {
         while lock(claims).front() {
             self.items.stop_after(1);
@@ -280,6 +318,7 @@ impl<'a, 'k> Front<'a, 'k> {
             self.summary = self.summary.merge(piece);
             if piece.threads == 0 {
                 // No thread left: this piece was the trailer.
+                lock(claims).front = u32::MAX;
                 break;
             }
         }
@@ -295,16 +334,34 @@ impl<'a, 'k> Front<'a, 'k> {
     }
 }
 
-/// The back worker of [`check_in_two`]: skims the threads, then checks them one at a time from
+/// How many threads the back worker of [`check_in_two`] keeps to start its pieces from (see
+/// [`Capture::thread_marks`]): a capture with more threads is taken in runs of several.
+const MARKS: usize = 256;
+
+/// How often (in threads) the back worker's skim asks whether the front worker is done.
+const SKIM_POLL: u32 = 1024;
+
+/// The back worker of [`check_in_two`]: skims the threads (their framing, keeping at most
+/// [`MARKS`] of them, so its memory does not grow with the file), then checks runs of them from
 /// the last down (the last with the trailer), while the front worker has not reached them. Its
 /// pieces merged in file order (`Some(None)` if it took none); `None` on a fault, and then it
-/// gives the front worker every thread.
+/// gives the front worker every thread. It stops early, taking nothing, when the front worker is
+/// done first (a fault it met, or the end).
 fn check_back(
     c: &Capture<'_>,
     kinds: &KindTable,
     claims: &Mutex<Claims>,
 ) -> Option<Option<Summary>> {
-    let checked = check_back_pieces(c, kinds, claims);
+    let mut stopped = false;
+    let marks = c.thread_marks(MARKS, |i| {
+        stopped = i % SKIM_POLL == 0 && lock(claims).front_done();
+        !stopped
+    });
+    let checked = match marks {
+        Some(marks) => check_back_pieces(c, kinds, claims, &marks),
+        None if stopped => Some(None),
+        None => None,
+    };
     if checked.is_none() {
         lock(claims).back = u32::MAX;
     }
@@ -315,16 +372,17 @@ fn check_back_pieces(
     c: &Capture<'_>,
     kinds: &KindTable,
     claims: &Mutex<Claims>,
+    marks: &ThreadMarks<'_>,
 ) -> Option<Option<Summary>> {
-    let threads = c.sound_threads()?;
-    let count = u32::try_from(threads.len()).ok()?;
     let mut slots: Vec<NestSlot> = Vec::new();
     let mut s: Option<Summary> = None;
-    while let Some(i) = lock(claims).back(count) {
-        let thread = threads.get(i as usize)?;
+    for (k, thread) in marks.marks.iter().enumerate().rev() {
+        if !lock(claims).back(thread.index()) {
+            break;
+        }
         let mut items = c.items_from(thread, kinds);
-        if i + 1 < count {
-            items.stop_after(1);
+        if k + 1 < marks.marks.len() {
+            items.stop_after(marks.stride);
         }
         let piece = Summary::check_items(&mut items, &mut slots).ok()?;
         s = Some(s.map_or(piece, |later| piece.merge(later)));
