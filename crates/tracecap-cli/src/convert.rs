@@ -163,6 +163,11 @@ pub fn run(
         }
     };
     let format = crate::detect::require(&input)?;
+    if is_stdout(&args.output) && target == Target::Perfetto && std::io::stdout().is_terminal() {
+        return Err(CliError::Usage(
+            "a Perfetto trace is binary: redirect standard output to a file or a pipe, or use --to chrome".into(),
+        ));
+    }
     let dest = if is_stdout(&args.output) {
         Destination::Stdout(stdout)
     } else {

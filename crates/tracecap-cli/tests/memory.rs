@@ -91,6 +91,8 @@ fn limited(args: &[&str], path: &Path, time: Option<&Path>) -> Run {
     if let Some(time) = time {
         cmd.push_str(&format!("{} -f 'peak %M' ", time.display()));
     }
+    // A run that goes on far past the 5 s it is allowed is stopped rather than waited for.
+    cmd.push_str("timeout -s KILL 60 ");
     cmd.push_str(env!("CARGO_BIN_EXE_tracecap"));
     let mut argv = vec![args[0], path.to_str().unwrap()];
     argv.extend(&args[1..]);

@@ -76,6 +76,10 @@ impl Output {
             .create_new(true)
             .open(&temp)
             .map_err(|e| with_path(path, e))?;
+        // The replacement keeps the permissions of the file it replaces.
+        if let Ok(meta) = std::fs::metadata(&target) {
+            let _ = file.set_permissions(meta.permissions());
+        }
         let watch = guard::remove_on_exit(&temp);
         Ok(Output {
             file,
@@ -197,6 +201,23 @@ mod tests {
                 .file_type()
                 .is_symlink()); // ok: test-only
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_replacement_keeps_the_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch_dir("mode");
+        let target = dir.join("out.json");
+        std::fs::write(&target, b"old").expect("write"); // ok: test-only
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).expect("chmod"); // ok: test-only
+        let out = Output::create(&target).expect("create"); // ok: test-only
+        out.commit().expect("commit"); // ok: test-only
+        let mode = std::fs::metadata(&target)
+            .expect("meta")
+            .permissions()
+            .mode(); // ok: test-only
+        assert_eq!(mode & 0o777, 0o600);
     }
 
     #[test]
