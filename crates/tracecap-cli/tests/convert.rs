@@ -9,14 +9,10 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/easyprofiler"
-    );
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        println!("corpus not found: skipped ({dir})");
+    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
         return Vec::new();
     };
+    let entries = std::fs::read_dir(dir).unwrap();
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "prof"))
@@ -36,15 +32,9 @@ fn tracecap(args: &[&str]) -> Output {
 /// message) when the corpus is not there.
 fn corpus_files(format: &str, subdirs: &[&str], ext: &str) -> Option<Vec<PathBuf>> {
     let mut files = Vec::new();
+    let corpus = tracecap_testkit::corpus(format)?;
     for sub in subdirs {
-        let dir = format!(
-            "{}/../../../shared/corpus/{format}/{sub}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            println!("corpus not found: skipped ({dir})");
-            return None;
-        };
+        let entries = std::fs::read_dir(corpus.join(sub)).unwrap();
         files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
     }
     files.retain(|p| p.extension().is_some_and(|x| x == ext));
@@ -286,14 +276,10 @@ fn damaged_capture_exits_1_with_a_usable_output() {
 
 #[test]
 fn syscall_captures_convert_like_validate_reads_them() {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/syscall"
-    );
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        println!("corpus not found: skipped ({dir})");
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let entries = std::fs::read_dir(dir).unwrap();
     let out_dir = out_dir().join("syscall");
     std::fs::create_dir_all(&out_dir).unwrap();
     for file in entries.filter_map(|e| e.ok().map(|e| e.path())) {

@@ -7,14 +7,10 @@ use std::path::PathBuf;
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind};
 
 pub fn corpus(format: &str, ext: &str) -> Vec<PathBuf> {
-    let dir = format!(
-        "{}/../../../shared/corpus/{format}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        println!("corpus not found: skipped ({dir})");
+    let Some(dir) = tracecap_testkit::corpus(format) else {
         return Vec::new();
     };
+    let entries = std::fs::read_dir(&dir).unwrap();
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == ext))
