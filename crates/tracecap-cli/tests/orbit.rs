@@ -169,7 +169,7 @@ fn info_reports_counts_span_and_threads() {
     );
     assert_eq!(code, 0);
     assert!(
-        stdout.contains("frame track function ids: [1, 2, 300]"),
+        stdout.contains("frame track function ids: 3\n  1\n  2\n  300\n"),
         "{stdout}"
     );
 }

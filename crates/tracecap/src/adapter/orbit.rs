@@ -31,7 +31,7 @@ use core::fmt::Write as _;
 use tracecap_orbit::views::{AddressInfo, EventView, FunctionCall as CallView, Nested};
 use tracecap_orbit::wire::{Fields, Value as Wire};
 use tracecap_orbit::ApiName;
-use tracecap_orbit::{intern::InternTables, Capture, Event as OrbitEvent, EventKind};
+use tracecap_orbit::{intern::InternTables, validate, Capture, Event as OrbitEvent, EventKind};
 
 use crate::error::ConvertError;
 use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
@@ -306,24 +306,27 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     };
     let total = data.len() as u64;
     let mut fault = None;
-    for (n, ev) in capture.events().enumerate() {
-        let ev = match ev {
-            Ok(ev) => ev,
+    let mut events = capture.events();
+    for (n, ev) in events.by_ref().enumerate() {
+        // The checks `validate` applies, in its order: the same first fault.
+        let view = ev.and_then(|ev| {
+            validate::check_event(&ev)?;
+            Ok((ev.offset, ev.view()?))
+        });
+        let (offset, view) = match view {
+            Ok(v) => v,
             Err(e) => {
                 fault = Some(e);
                 break;
             }
         };
         if n % 65536 == 0 {
-            st.out.sink.progress(ev.offset, total);
+            st.out.sink.progress(offset, total);
         }
-        match ev.view() {
-            Ok(view) => st.event(&view)?,
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
-        }
+        st.event(&view)?;
+    }
+    if fault.is_none() {
+        fault = validate::check_end(&capture, &events).err();
     }
     st.finish()?;
     st.out.sink.progress(total, total);
