@@ -58,7 +58,7 @@ pub enum ErrorKind {
     /// An argument type the legacy format cannot carry (`char`, `wchar` and their arrays).
     #[error("argument type not supported in the legacy format")]
     LegacyUnsupportedType,
-    /// The file-header JSON is not a JSON object (feature `json`).
+    /// The file-header part is not one JSON object (as serde_json reads it).
     #[error("file header is not a JSON object")]
     BadHeaderJson,
 }
