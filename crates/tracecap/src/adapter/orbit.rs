@@ -16,8 +16,10 @@
 //! | callstack sample | instant on its thread with the resolved frames as args |
 //! | present event, tracepoint | instants |
 //!
-//! The file is read twice from the mapped bytes: pass 1 collects the definitions (interned
-//! strings and callstacks, address infos, thread names, instrumented functions), pass 2 emits.
+//! The file is read twice from the mapped bytes: pass 1 applies the checks of
+//! `tracecap_orbit::validate` (so the first fault is the one `validate` reports) and collects the
+//! definitions (interned strings and callstacks, address infos, thread names, instrumented
+//! functions) up to the first fault, pass 2 emits the events before it.
 //! Function calls are stored when they end, children before their parent: a thread's calls are
 //! held until its outermost call (depth 0) ends, then emitted in start order as begin/end pairs,
 //! each clamped into its parent. Every time written on a track is clamped to not go back.
@@ -282,9 +284,26 @@ struct State<'a, 's, S: Sink> {
 /// Converts an Orbit capture, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
     let capture = Capture::parse(data)?;
+    // Pass 1 applies the checks `validate` applies, in its order (the same first fault), and
+    // stops at the first fault: pass 2 converts the events before it.
     let mut defs = Defs::default();
-    for ev in capture.events().map_while(Result::ok) {
-        let _ = defs.add(&ev);
+    let mut fault = None;
+    let mut good = 0usize;
+    let mut events = capture.events();
+    for ev in events.by_ref() {
+        match ev.and_then(|ev| validate::check_event(&ev).map(|()| ev)) {
+            Ok(ev) => {
+                let _ = defs.add(&ev);
+                good += 1;
+            }
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        }
+    }
+    if fault.is_none() {
+        fault = validate::check_end(&capture, &events).err();
     }
     let mut st = State {
         out: Out {
@@ -305,15 +324,8 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         texts: Vec::new(),
     };
     let total = data.len() as u64;
-    let mut fault = None;
-    let mut events = capture.events();
-    for (n, ev) in events.by_ref().enumerate() {
-        // The checks `validate` applies, in its order: the same first fault.
-        let view = ev.and_then(|ev| {
-            validate::check_event(&ev)?;
-            Ok((ev.offset, ev.view()?))
-        });
-        let (offset, view) = match view {
+    for (n, ev) in capture.events().take(good).enumerate() {
+        let (offset, view) = match ev.and_then(|ev| Ok((ev.offset, ev.view()?))) {
             Ok(v) => v,
             Err(e) => {
                 fault = Some(e);
@@ -324,9 +336,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
             st.out.sink.progress(offset, total);
         }
         st.event(&view)?;
-    }
-    if fault.is_none() {
-        fault = validate::check_end(&capture, &events).err();
     }
     st.finish()?;
     st.out.sink.progress(total, total);
