@@ -169,7 +169,95 @@ fn info_reports_counts_span_and_threads() {
     );
     assert_eq!(code, 0);
     assert!(
-        stdout.contains("frame track function ids: [1, 2, 300]"),
+        stdout.contains("frame track function ids: 3\n  1\n  2\n  300\n"),
         "{stdout}"
     );
+}
+
+/// Exit code and `at offset 0x..` of every command on `bytes`.
+fn verdicts(name: &str, bytes: &[u8]) -> Vec<(String, i32, Option<String>)> {
+    let dir = std::env::temp_dir();
+    let file = dir.join(format!(
+        "tracecap-orbit-{}-{name}.orbit",
+        std::process::id()
+    ));
+    std::fs::write(&file, bytes).unwrap();
+    let out = dir.join(format!("tracecap-orbit-{}-{name}.out", std::process::id()));
+    let out = out.to_str().unwrap();
+    let commands: [&[&str]; 7] = [
+        &["validate"],
+        &["info"],
+        &["info", "--json"],
+        &["dump"],
+        &["dump", "--json"],
+        &["convert", "--to", "chrome", "-o", out],
+        &["convert", "--to", "perfetto", "-o", out],
+    ];
+    let got = commands
+        .iter()
+        .map(|args| {
+            let (code, _, stderr) = run(args, &file);
+            let offset = stderr
+                .rsplit_once("at offset ")
+                .map(|(_, o)| o.trim().to_string());
+            (args.join(" "), code, offset)
+        })
+        .collect();
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(out);
+    got
+}
+
+#[test]
+fn every_command_reports_the_same_first_fault() {
+    const HEADER: &[u8] = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+    const FINISHED: &[u8] = &[3, 0xda, 0x01, 0];
+    let with = |events: &[&[u8]]| {
+        let mut f = HEADER.to_vec();
+        for e in events {
+            f.extend_from_slice(e);
+        }
+        f.extend_from_slice(FINISHED);
+        f
+    };
+    // Two sections behind the list that overlap each other (a layout fault only validate saw).
+    let mut overlap = with(&[]);
+    let list = overlap.len() as u64;
+    overlap[16..24].copy_from_slice(&list.to_le_bytes());
+    overlap.extend_from_slice(&2u64.to_le_bytes());
+    for (ty, offset) in [(5u64, list + 56), (6, list + 60)] {
+        for v in [ty, offset, 8] {
+            overlap.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    overlap.resize(overlap.len() + 16, 0);
+    let cases: [(&str, Vec<u8>, u64); 5] = [
+        // capture_started{process_id: 42, executable_build_id: "\xff"}: views reject it.
+        (
+            "utf8",
+            with(&[&[8, 0xc2, 0x01, 5, 0x08, 42, 0x1a, 1, 0xff]]),
+            32,
+        ),
+        // scheduling_slice{pid: 0 in four bytes}: Orbit's size check rejects it.
+        (
+            "size",
+            with(&[&[7, 0x32, 5, 0x08, 0x80, 0x80, 0x80, 0x00]]),
+            25,
+        ),
+        // scheduling_slice{pid: "x"}: a known field with a foreign wire type.
+        ("wire", with(&[&[5, 0x32, 3, 0x0a, 1, b'x']]), 27),
+        // An empty event before CaptureFinished.
+        ("empty", with(&[&[0]]), 24),
+        ("overlap", overlap, list + 60),
+    ];
+    for (name, bytes, at) in cases {
+        let got = verdicts(name, &bytes);
+        for (command, code, offset) in &got {
+            assert_eq!(
+                (*code, offset.as_deref()),
+                (1, Some(format!("{at:#x}").as_str())),
+                "{name}: {command}: {got:?}"
+            );
+        }
+    }
 }

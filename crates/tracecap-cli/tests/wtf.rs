@@ -174,3 +174,67 @@ fn damaged_files_exit_1_with_offset() {
     assert_eq!(run(&["info", p]).status.code(), Some(1));
     let _ = std::fs::remove_file(&tmp);
 }
+
+#[test]
+fn every_command_reports_the_same_first_fault() {
+    // A chunked file whose header part is `{"a":1,}` (not JSON), and a legacy file that defines
+    // wire id 0 (zeros after it would each read as an event).
+    let mut chunked = Vec::new();
+    let json = br#"{"a":1,}"#;
+    for w in [
+        0xDEAD_BEEFu32,
+        0,
+        10,
+        1,
+        1,
+        24 + 12 + 8,
+        0,
+        0,
+        1,
+        0x10000,
+        0,
+        8,
+    ] {
+        chunked.extend_from_slice(&w.to_le_bytes());
+    }
+    chunked.extend_from_slice(json);
+    let mut legacy = Vec::new();
+    for w in [0xDEAD_BEEFu32, 0, 3] {
+        legacy.extend_from_slice(&w.to_be_bytes());
+    }
+    // Null context info, flags 1, timebase 0, null metadata.
+    legacy.extend_from_slice(&[0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    legacy.extend_from_slice(&[0, 1, 0, 0, 0, 0]); // wtf.event#define at t=0 ...
+    legacy.extend_from_slice(&[0; 12]); // ... of wire id 0, without name or arguments
+    legacy.extend_from_slice(&[0; 60]);
+    let dir = std::env::temp_dir();
+    for (name, bytes, at) in [("json", chunked, 0x30), ("wire0", legacy, 0x1c)] {
+        let file = dir.join(format!(
+            "tracecap-wtf-{}-{name}.wtf-trace",
+            std::process::id()
+        ));
+        std::fs::write(&file, bytes).unwrap();
+        let file = file.to_str().unwrap();
+        let out = format!("{file}.out");
+        let commands: [&[&str]; 7] = [
+            &["validate", file],
+            &["info", file],
+            &["info", "--json", file],
+            &["dump", file],
+            &["dump", "--json", file],
+            &["convert", file, "--to", "chrome", "-o", &out],
+            &["convert", file, "--to", "perfetto", "-o", &out],
+        ];
+        for args in commands {
+            let o = run(args);
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name}: {args:?}: {stderr}");
+            assert!(
+                stderr.trim_end().ends_with(&format!("at offset {at:#x}")),
+                "{name}: {args:?}: {stderr}"
+            );
+        }
+        let _ = std::fs::remove_file(file);
+        let _ = std::fs::remove_file(out);
+    }
+}

@@ -108,6 +108,11 @@ pub enum ErrorKind {
         /// Bytes left before the bound.
         available: u64,
     },
+    /// An event of length 0 before `CaptureFinished`: no writer produces one (the zero bytes
+    /// Orbit leaves are padding after `CaptureFinished`), and a run of zeros would otherwise read
+    /// as one event per byte.
+    #[error("empty event (length 0) before CaptureFinished")]
+    EmptyEvent,
     /// A message is not in the canonical encoding Orbit re-serializes to (Orbit's size check).
     #[error("the message size {parsed} of the parsed message is different from the parsed size {stated}")]
     NonCanonicalMessage {

@@ -2,21 +2,30 @@
 //!
 //! Orbit re-serializes every message it reads and rejects it when the size differs from the
 //! length in the file; [`canonical_size`] computes that size from the bytes and the schema
-//! without building the message. [`validate`] applies it to every event and to USER_DATA,
-//! requires `CaptureFinished`, and checks the section layout ([`Capture::check_layout`]). It does
-//! not require the typed views to parse: a known field with a foreign wire type is an unknown
-//! field to Orbit (and passes its size check), while the views, like prost, reject it.
+//! without building the message. Before that, every message is checked the way a protobuf
+//! decoder (prost, the typed views) checks it, nested messages included: wire types of known
+//! fields, well-formed packed data, UTF-8 of `string` fields. Orbit itself would take a known
+//! field with a foreign wire type as an unknown field; we reject it, as every other reader does.
+//!
+//! [`validate`] is made of the three steps every command of `tracecap` applies in the same order,
+//! so that all of them report the same first fault: [`Capture::parse`], then for each event of
+//! [`Capture::events`] [`check_event`], then [`check_end`] (CaptureFinished, the section layout,
+//! USER_DATA).
 
 use alloc::vec::Vec;
 
-use crate::capture::Capture;
+use crate::capture::{Capture, Events, UserData};
 use crate::error::{Error, ErrorKind};
+use crate::event::Event;
 use crate::kind::EventKind;
 use crate::schema::{
     ORBIT_CLIENT_PROTOS_USERDEFINEDCAPTUREINFO, ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT,
 };
 use crate::schema_types::{FieldType, MessageDesc};
-use crate::wire::{varint, varint_len, Field, Fields, Value, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN};
+use crate::section::Layout;
+use crate::wire::{
+    varint, varint_len, Field, Fields, PackedVarints, Value, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN,
+};
 
 const MAX_DEPTH: u32 = 64;
 
@@ -51,29 +60,43 @@ impl Default for Summary {
 pub fn validate(data: &[u8]) -> Result<Summary, Error> {
     let capture = Capture::parse(data)?;
     let mut summary = Summary::default();
-    if let Some(ud) = capture.user_data()? {
-        if capture.layout() == crate::section::Layout::Current {
-            check_canonical(
-                &ORBIT_CLIENT_PROTOS_USERDEFINEDCAPTUREINFO,
-                ud.message,
-                ud.message_offset,
-            )?;
-        }
-        summary.user_data_unused = Some(ud.unused);
-    }
     let mut events = capture.events();
     for ev in events.by_ref() {
         let ev = ev?;
-        check_canonical(
-            &ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT,
-            ev.message,
-            ev.message_offset,
-        )?;
+        check_event(&ev)?;
         if let Some(c) = summary.counts.get_mut(ev.kind.index()) {
             *c += 1;
         }
         summary.events += 1;
     }
+    let user_data = check_end(&capture, &events)?;
+    summary.capture_end = events.position();
+    summary.trailing = events.trailing().len() as u64;
+    summary.user_data_unused = user_data.map(|u| u.unused);
+    Ok(summary)
+}
+
+/// Everything [`validate`] checks in one event that framing did not: not empty, a well-formed
+/// message (nested messages included, see the module comment) in the canonical encoding Orbit's
+/// size check asks for.
+pub fn check_event(ev: &Event<'_>) -> Result<(), Error> {
+    if ev.message.is_empty() {
+        return Err(Error::new(ErrorKind::EmptyEvent, ev.offset));
+    }
+    check_message(
+        &ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT,
+        ev.message,
+        ev.message_offset,
+    )
+}
+
+/// What [`validate`] checks once `events` has ended (without an error): that it ended at
+/// `CaptureFinished`, the section layout ([`Capture::check_layout`]) and USER_DATA, which it
+/// returns.
+pub fn check_end<'a>(
+    capture: &Capture<'a>,
+    events: &Events<'a>,
+) -> Result<Option<UserData<'a>>, Error> {
     if !events.finished() {
         // Orbit reads past the last event and fails at the bound.
         return Err(Error::new(
@@ -81,10 +104,88 @@ pub fn validate(data: &[u8]) -> Result<Summary, Error> {
             events.position(),
         ));
     }
-    summary.capture_end = events.position();
-    summary.trailing = events.trailing().len() as u64;
-    capture.check_layout(summary.capture_end)?;
-    Ok(summary)
+    capture.check_layout(events.position())?;
+    let Some(ud) = capture.user_data()? else {
+        return Ok(None);
+    };
+    let desc = &ORBIT_CLIENT_PROTOS_USERDEFINEDCAPTUREINFO;
+    match capture.layout() {
+        Layout::Current => check_message(desc, ud.message, ud.message_offset)?,
+        // Orbit 1.64 wrote the message without a length prefix: the section's size is its
+        // length, which Orbit's size check does not apply to.
+        Layout::Orbit164 => check_fields(desc, ud.message, ud.message_offset, 0)?,
+    }
+    Ok(Some(ud))
+}
+
+/// A well-formed message that re-serializes to its own length.
+fn check_message(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), Error> {
+    check_fields(desc, bytes, offset, 0)?;
+    check_canonical(desc, bytes, offset)
+}
+
+/// What a protobuf decoder rejects, in file order, nested messages included: a wire type that
+/// does not fit a known field, packed data that does not divide into elements, a `string` that
+/// is not UTF-8, nesting deeper than [`MAX_DEPTH`].
+fn check_fields(desc: &MessageDesc, bytes: &[u8], base: u64, depth: u32) -> Result<(), Error> {
+    if depth > MAX_DEPTH {
+        return Err(Error::new(ErrorKind::TooDeep, base));
+    }
+    for f in Fields::new(bytes, base) {
+        let f = f?;
+        let Some(fd) = desc.field(f.number) else {
+            continue;
+        };
+        let found = f.value.wire_type();
+        let expected = fd.ty.wire_type();
+        let packed = fd.repeated && fd.ty.is_packable() && found == WIRE_LEN;
+        if found != expected && !packed {
+            return Err(Error::new(
+                ErrorKind::WrongWireType {
+                    field: f.number,
+                    found,
+                    expected,
+                },
+                f.offset,
+            ));
+        }
+        let Value::Len(p) = f.value else {
+            continue;
+        };
+        match fd.ty {
+            FieldType::String => {
+                if let Err(e) = core::str::from_utf8(p) {
+                    return Err(Error::new(
+                        ErrorKind::InvalidUtf8(f.number),
+                        f.value_offset.saturating_add(e.valid_up_to() as u64),
+                    ));
+                }
+            }
+            FieldType::Message(m) => check_fields(m, p, f.value_offset, depth + 1)?,
+            _ if packed => {
+                let width = match expected {
+                    WIRE_FIXED64 => 8,
+                    WIRE_FIXED32 => 4,
+                    _ => {
+                        PackedVarints::check(p, f.value_offset)?;
+                        continue;
+                    }
+                };
+                let rest = p.len() % width;
+                if rest != 0 {
+                    return Err(Error::new(
+                        ErrorKind::TruncatedField {
+                            needed: width as u64,
+                            available: rest as u64,
+                        },
+                        f.value_offset.saturating_add((p.len() - rest) as u64),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn check_canonical(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), Error> {

@@ -205,18 +205,16 @@ fn hostile_lengths_fail_cleanly() {
         ),
         "{e}"
     );
-    // A known field with a foreign wire type is an unknown field to Orbit: valid, but the view
-    // (like prost) rejects it.
+    // A known field with a foreign wire type: Orbit would keep it as an unknown field, but the
+    // view (like prost) rejects it, and so does validate, at the same offset.
     let mut f = header.to_vec();
     f.extend_from_slice(&[5, 0x32, 3, 0x0a, 1, b'x']); // scheduling_slice{pid: LEN "x"}
     f.extend_from_slice(&[3, 0xda, 0x01, 0]);
-    validate(&f).unwrap();
+    let e = validate(&f).unwrap_err();
     let c = Capture::parse(&f).unwrap();
     let ev = c.events().next().unwrap().unwrap();
-    assert!(ev.view().is_err());
-    assert!(json::event_line(&ev)
-        .unwrap()
-        .contains("\"scheduling_slice\":{}"));
+    assert_eq!(ev.view().unwrap_err(), e);
+    assert_eq!(e.offset, 27);
     // Unknown (removed) event kinds pass, and print as EVENT_NOT_SET.
     let mut f = header.to_vec();
     f.extend_from_slice(&[4, 0x4a, 2, 0x08, 1]); // field 9 (api_event, removed)

@@ -58,9 +58,13 @@ pub enum ErrorKind {
     /// An argument type the legacy format cannot carry (`char`, `wchar` and their arrays).
     #[error("argument type not supported in the legacy format")]
     LegacyUnsupportedType,
-    /// The file-header JSON is not a JSON object (feature `json`).
+    /// The file-header part is not one JSON object (as serde_json reads it).
     #[error("file header is not a JSON object")]
     BadHeaderJson,
+    /// A `wtf.event#define` for wire id 0, which no recorder assigns (ids start at 1). Zero bytes
+    /// after such a definition would each read as an event.
+    #[error("event definition for wire id 0")]
+    DefinesWireIdZero,
 }
 
 /// An error and the absolute file offset where it happened.

@@ -80,8 +80,8 @@ pub struct FileInfo<'a> {
     pub wtf_version: u32,
     /// Format version (10 or 3).
     pub format_version: u32,
-    /// Chunked: the file-header JSON text (part `0x10000` of the first chunk, when it is a
-    /// file-header chunk).
+    /// Chunked: the file-header JSON text, checked to be one JSON object (part `0x10000` of the
+    /// first chunk, when it is a file-header chunk).
     pub header_json: Option<&'a str>,
     /// Absolute offset of the header JSON text (0 when absent).
     pub header_json_offset: u64,
@@ -120,6 +120,9 @@ impl<'a> FileInfo<'a> {
                         if let Some(part) = first.part(PART_FILE_HEADER)? {
                             let text = core::str::from_utf8(part.data)
                                 .map_err(|_| Error::new(ErrorKind::InvalidUtf8, part.offset))?;
+                            if !crate::json_check::is_object(text) {
+                                return Err(Error::new(ErrorKind::BadHeaderJson, part.offset));
+                            }
                             info.header_json = Some(text);
                             info.header_json_offset = part.offset;
                         }

@@ -54,6 +54,7 @@ mod defs;
 mod error;
 mod event;
 mod header;
+mod json_check;
 mod shape;
 mod signature;
 mod strings;

@@ -521,6 +521,9 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
             core::str::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidUtf8, ev.offset))
         };
         let [w, c, f, n, a] = vals;
+        if num(w) as u16 == 0 {
+            return Err(Error::new(ErrorKind::DefinesWireIdZero, ev.offset));
+        }
         let name = text(n)?;
         let signature = text(a)?;
         let mut types = [ArgType::Bool; MAX_ARGS];

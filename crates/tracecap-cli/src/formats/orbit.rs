@@ -4,9 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use tracecap_orbit::views::{EventView, ThreadName};
-use tracecap_orbit::{json, validate, Capture, Layout};
+use tracecap_orbit::{json, validate, Capture, Layout, UserData};
 
-use super::DumpOptions;
+use super::{write_list, DumpOptions};
 use crate::error::CliError;
 
 fn fault(e: tracecap_orbit::Error) -> CliError {
@@ -29,7 +29,10 @@ struct Facts {
     error: Option<tracecap_orbit::Error>,
 }
 
-fn gather(capture: &Capture<'_>) -> Facts {
+/// Walks the events with the checks `validate` applies (see `tracecap_orbit::validate`), in the
+/// same order, so that the first fault is the one `validate` reports; with none, also checks
+/// what follows the events and returns USER_DATA.
+fn gather<'a>(capture: &Capture<'a>) -> (Facts, Option<UserData<'a>>) {
     let mut f = Facts::default();
     let mut events = capture.events();
     let name_thread = |f: &mut Facts, t: &ThreadName<'_>| {
@@ -37,22 +40,19 @@ fn gather(capture: &Capture<'_>) -> Facts {
             .insert(t.tid, Some(String::from_utf8_lossy(t.name).into_owned()));
     };
     for ev in events.by_ref() {
-        let ev = match ev {
-            Ok(ev) => ev,
+        let view = match ev.and_then(|ev| {
+            validate::check_event(&ev)?;
+            Ok((ev, ev.view()?))
+        }) {
+            Ok(v) => v,
             Err(e) => {
                 f.error = Some(e);
                 break;
             }
         };
+        let (ev, view) = view;
         f.events += 1;
         *f.counts.entry(ev.kind.name()).or_default() += 1;
-        let view = match ev.view() {
-            Ok(v) => v,
-            Err(e) => {
-                f.error = Some(e);
-                continue;
-            }
-        };
         if let Some((a, b)) = view.time_span() {
             if a != 0 || b != 0 {
                 f.first_ns = Some(f.first_ns.map_or(a, |x| x.min(a)));
@@ -89,7 +89,14 @@ fn gather(capture: &Capture<'_>) -> Facts {
     }
     f.finished = events.finished();
     f.capture_end = events.position();
-    f
+    let mut user_data = None;
+    if f.error.is_none() {
+        match validate::check_end(capture, &events) {
+            Ok(u) => user_data = u,
+            Err(e) => f.error = Some(e),
+        }
+    }
+    (f, user_data)
 }
 
 fn layout_name(l: Layout) -> &'static str {
@@ -104,8 +111,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let json_out = opts.json;
     let capture = Capture::parse(data).map_err(fault)?;
     let h = capture.header();
-    let facts = gather(&capture);
-    let user_data = capture.user_data().ok().flatten();
+    let (facts, user_data) = gather(&capture);
     let frame_tracks: Option<Vec<u64>> = user_data
         .and_then(|u| u.view().ok())
         .and_then(|v| v.frame_tracks().ok())
@@ -161,21 +167,24 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             facts.capture_end,
             capture.capture_section_bound()
         )?;
-        writeln!(out, "sections: {}", capture.sections().len())?;
-        for s in capture.sections() {
-            let kind = if s.section_type == 1 {
-                "USER_DATA"
-            } else {
-                "unknown"
-            };
-            writeln!(
-                out,
-                "  [{}] type {} ({kind}) offset {} size {}",
-                s.index, s.section_type, s.offset, s.size
-            )?;
-        }
+        write_list(
+            out,
+            "sections",
+            capture.sections().map(|s| {
+                let kind = if s.section_type == 1 {
+                    "USER_DATA"
+                } else {
+                    "unknown"
+                };
+                format!(
+                    "[{}] type {} ({kind}) offset {} size {}",
+                    s.index, s.section_type, s.offset, s.size
+                )
+            }),
+            opts.verbose,
+        )?;
         if let Some(ids) = &frame_tracks {
-            writeln!(out, "frame track function ids: {ids:?}")?;
+            write_list(out, "frame track function ids", ids.iter(), opts.verbose)?;
         }
         writeln!(
             out,
@@ -200,10 +209,15 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         if let Some((pid, path)) = &facts.process {
             writeln!(out, "process: {pid} {path}")?;
         }
-        writeln!(out, "threads: {}", facts.threads.len())?;
-        for (tid, name) in &facts.threads {
-            writeln!(out, "  {tid} {}", name.as_deref().unwrap_or(""))?;
-        }
+        write_list(
+            out,
+            "threads",
+            facts
+                .threads
+                .iter()
+                .map(|(tid, name)| format!("{tid} {}", name.as_deref().unwrap_or(""))),
+            opts.verbose,
+        )?;
     }
     match facts.error {
         Some(e) => Err(fault(e)),
@@ -253,8 +267,10 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
             )?;
         }
     }
-    for ev in capture.events() {
+    let mut events = capture.events();
+    for ev in events.by_ref() {
         let ev = ev.map_err(fault)?;
+        validate::check_event(&ev).map_err(fault)?;
         if opts.json {
             let line = json::event_line(&ev).map_err(fault)?;
             writeln!(out, "{line}")?;
@@ -272,7 +288,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
             )?;
         }
     }
-    if let Some(ud) = capture.user_data().map_err(fault)? {
+    if let Some(ud) = validate::check_end(&capture, &events).map_err(fault)? {
         let line = json::user_data_line(&ud).map_err(fault)?;
         if opts.json {
             writeln!(out, "{line}")?;

@@ -12,7 +12,7 @@ use tracecap_wtf::{
 };
 
 use crate::error::CliError;
-use crate::formats::DumpOptions;
+use crate::formats::{write_list, DumpOptions};
 
 fn fault(e: Error) -> CliError {
     CliError::format(e.kind, e.offset)
@@ -174,18 +174,24 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         if let (Some(a), Some(b)) = (s.first_time, s.last_time) {
             writeln!(out, "time span:     {} us ({a} .. {b})", b - a)?;
         }
-        for (id, z) in &s.zones {
-            let id = id.map_or_else(|| "-".to_string(), |i| i.to_string());
-            writeln!(
-                out,
-                "zone {id}:        {} type={} location={} ({} events)",
-                z.name, z.kind, z.location, z.events
-            )?;
-        }
-        writeln!(out, "events by name:")?;
-        for (n, c) in &top {
-            writeln!(out, "  {c:>9}  {n}")?;
-        }
+        write_list(
+            out,
+            "zones",
+            s.zones.iter().map(|(id, z)| {
+                let id = id.map_or_else(|| "-".to_string(), |i| i.to_string());
+                format!(
+                    "{id}: {} type={} location={} ({} events)",
+                    z.name, z.kind, z.location, z.events
+                )
+            }),
+            opts.verbose,
+        )?;
+        write_list(
+            out,
+            "events by name",
+            top.iter().map(|(n, c)| format!("{c:>9}  {n}")),
+            opts.verbose,
+        )?;
     }
     match err {
         Some(e) => Err(fault(e)),

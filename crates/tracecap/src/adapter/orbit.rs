@@ -16,8 +16,10 @@
 //! | callstack sample | instant on its thread with the resolved frames as args |
 //! | present event, tracepoint | instants |
 //!
-//! The file is read twice from the mapped bytes: pass 1 collects the definitions (interned
-//! strings and callstacks, address infos, thread names, instrumented functions), pass 2 emits.
+//! The file is read twice from the mapped bytes: pass 1 applies the checks of
+//! `tracecap_orbit::validate` (so the first fault is the one `validate` reports) and collects the
+//! definitions (interned strings and callstacks, address infos, thread names, instrumented
+//! functions) up to the first fault, pass 2 emits the events before it.
 //! Function calls are stored when they end, children before their parent: a thread's calls are
 //! held until its outermost call (depth 0) ends, then emitted in start order as begin/end pairs,
 //! each clamped into its parent. Every time written on a track is clamped to not go back.
@@ -31,7 +33,7 @@ use core::fmt::Write as _;
 use tracecap_orbit::views::{AddressInfo, EventView, FunctionCall as CallView, Nested};
 use tracecap_orbit::wire::{Fields, Value as Wire};
 use tracecap_orbit::ApiName;
-use tracecap_orbit::{intern::InternTables, Capture, Event as OrbitEvent, EventKind};
+use tracecap_orbit::{intern::InternTables, validate, Capture, Event as OrbitEvent, EventKind};
 
 use crate::error::ConvertError;
 use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
@@ -282,9 +284,26 @@ struct State<'a, 's, S: Sink> {
 /// Converts an Orbit capture, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
     let capture = Capture::parse(data)?;
+    // Pass 1 applies the checks `validate` applies, in its order (the same first fault), and
+    // stops at the first fault: pass 2 converts the events before it.
     let mut defs = Defs::default();
-    for ev in capture.events().map_while(Result::ok) {
-        let _ = defs.add(&ev);
+    let mut fault = None;
+    let mut good = 0usize;
+    let mut events = capture.events();
+    for ev in events.by_ref() {
+        match ev.and_then(|ev| validate::check_event(&ev).map(|()| ev)) {
+            Ok(ev) => {
+                let _ = defs.add(&ev);
+                good += 1;
+            }
+            Err(e) => {
+                fault = Some(e);
+                break;
+            }
+        }
+    }
+    if fault.is_none() {
+        fault = validate::check_end(&capture, &events).err();
     }
     let mut st = State {
         out: Out {
@@ -305,25 +324,18 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         texts: Vec::new(),
     };
     let total = data.len() as u64;
-    let mut fault = None;
-    for (n, ev) in capture.events().enumerate() {
-        let ev = match ev {
-            Ok(ev) => ev,
+    for (n, ev) in capture.events().take(good).enumerate() {
+        let (offset, view) = match ev.and_then(|ev| Ok((ev.offset, ev.view()?))) {
+            Ok(v) => v,
             Err(e) => {
                 fault = Some(e);
                 break;
             }
         };
         if n % 65536 == 0 {
-            st.out.sink.progress(ev.offset, total);
+            st.out.sink.progress(offset, total);
         }
-        match ev.view() {
-            Ok(view) => st.event(&view)?,
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
-        }
+        st.event(&view)?;
     }
     st.finish()?;
     st.out.sink.progress(total, total);
