@@ -158,9 +158,14 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
 }
 
 /// A message of varint fields.
+/// A message of varint fields, written as protobuf does: zero values are left out (Orbit's
+/// size check rejects a message longer than its canonical encoding).
 fn msg(fields: &[(u32, u64)]) -> Vec<u8> {
     let mut m = Vec::new();
     for &(n, v) in fields {
+        if v == 0 {
+            continue;
+        }
         varint(&mut m, u64::from(n) << 3);
         varint(&mut m, v);
     }
