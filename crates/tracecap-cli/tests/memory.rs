@@ -106,18 +106,17 @@ fn limited(args: &[&str], path: &Path, time: Option<&Path>) -> Run {
         .output()
         .unwrap();
     let took = start.elapsed();
-    let mut stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    // GNU time adds its own lines: the peak, and a note on a non-zero exit status.
     let mut peak_kib = None;
-    if time.is_some() {
-        if let Some((rest, last)) = stderr
-            .trim_end()
-            .rsplit_once('\n')
-            .or(Some(("", stderr.trim_end())))
+    let mut stderr = String::new();
+    for line in String::from_utf8_lossy(&out.stderr).lines() {
+        if let Some(kib) = line.strip_prefix("peak ").filter(|_| time.is_some()) {
+            peak_kib = kib.trim().parse().ok();
+        } else if !line.starts_with("Command exited with non-zero status")
+            && !line.starts_with("Command terminated by signal")
         {
-            if let Some(kib) = last.strip_prefix("peak ") {
-                peak_kib = kib.trim().parse().ok();
-                stderr = rest.to_owned();
-            }
+            stderr.push_str(line);
+            stderr.push('\n');
         }
     }
     Run {
