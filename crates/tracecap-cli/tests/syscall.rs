@@ -5,17 +5,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// A corpus file, or `None` (with the testkit's skip notice) when the corpus is not there.
 fn corpus(name: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/syscall"
-    ));
-    if dir.is_dir() {
-        Some(dir.join(name))
-    } else {
-        println!("corpus not found: skipped ({})", dir.display());
-        None
-    }
+    Some(tracecap_testkit::corpus("syscall")?.join(name))
 }
 
 fn run(args: &[&str], file: &PathBuf) -> Output {
@@ -241,4 +233,66 @@ fn forked_capture_prints_a_header_object() {
         assert_eq!(h[k], lines[0][k], "{k}");
     }
     assert_eq!(lines.iter().filter(|l| l["kind"] == "syscall").count(), 278);
+}
+
+/// `info` in this process on `bytes` (written to a temporary file): exit code and standard output.
+fn info_of(bytes: &[u8], args: &[&str], tag: &str) -> (u8, String) {
+    let path =
+        std::env::temp_dir().join(format!("tracecap-syscall-{tag}-{}.dat", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    let mut argv = vec!["tracecap", "info", path.to_str().unwrap()];
+    argv.extend_from_slice(args);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = tracecap_cli::main_with(argv.iter().map(Into::into), &mut out, &mut err);
+    let _ = std::fs::remove_file(&path);
+    (code, String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn info_text_shortens_the_thread_and_syscall_lists() {
+    use tracecap_syscall::write::{CaptureModel, EntryModel, HeaderModel, SyscallModel};
+    // 20 threads other than the header's, and 30 different syscall numbers.
+    let entries = (0..30u16)
+        .map(|i| {
+            EntryModel::Syscall(SyscallModel {
+                number: 300 + i,
+                tid: (i < 20).then_some(1000 + i32::from(i)),
+                ..SyscallModel::default()
+            })
+        })
+        .collect();
+    let bytes = CaptureModel {
+        header: HeaderModel {
+            pid: 7,
+            ..HeaderModel::default()
+        },
+        entries,
+    }
+    .to_bytes()
+    .unwrap();
+
+    let (code, text) = info_of(&bytes, &[], "lists");
+    assert_eq!(code, 0, "{text}");
+    let threads = text.split("other threads: 20\n").nth(1).expect(&text);
+    let threads: Vec<&str> = threads.lines().take(9).collect();
+    assert!(threads[0].ends_with("1000  1 records"), "{threads:?}");
+    assert_eq!(
+        threads[8],
+        "  ... and 12 more (--verbose or --json for all)"
+    );
+    assert!(text.contains("syscalls by count: 30\n"), "{text}");
+    assert!(text.contains("  ... and 22 more (--verbose or --json for all)"));
+    assert_eq!(text.lines().count(), 11 + 10 + 10);
+
+    let (code, text) = info_of(&bytes, &["--verbose"], "lists-verbose");
+    assert_eq!(code, 0);
+    assert!(!text.contains("more (--verbose"), "{text}");
+    assert!(text.contains("      1019  1 records"));
+    assert_eq!(text.lines().count(), 11 + 21 + 31);
+
+    let (code, text) = info_of(&bytes, &["--json"], "lists-json");
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["threads"].as_array().unwrap().len(), 20);
+    assert_eq!(v["by_name"].as_object().unwrap().len(), 30);
 }

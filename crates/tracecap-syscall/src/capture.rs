@@ -13,6 +13,19 @@ pub const SEGMENT_SYSCALL: u32 = 2;
 /// Segment tag of a filler (zero bytes that pad a mid-run flush to 1 MiB).
 pub const SEGMENT_FILLER: u32 = 3;
 
+/// The longest run of zero bytes the reader accepts between segments: 1 MiB less 8 bytes.
+///
+/// The writer's zero gap is as long as the part of its working buffer that a mid-run flush wrote.
+/// Every mid-run flush writes exactly 1,048,576 bytes, and at least the 8-byte tag and length of
+/// its closing filler segment are among them, so the flushed records take at most 1,048,568
+/// bytes. A longer run of zero bytes is not the writer's gap: it is reported as
+/// [`ErrorKind::LongZeroRun`] at the offset of its first byte, and the walk looks at no more than
+/// this many bytes (plus one word) of it.
+pub const MAX_GAP_LEN: u64 = (1 << 20) - 8;
+
+/// [`MAX_GAP_LEN`] in 4-byte words.
+const MAX_GAP_WORDS: usize = (MAX_GAP_LEN / 4) as usize;
+
 /// How far ahead of the current segment the walk touches the input (see `Entries::step`).
 const LOOKAHEAD: usize = 256;
 
@@ -26,7 +39,7 @@ pub struct Filler {
 }
 
 /// A run of zero bytes between segments, left by the writer's mid-run flush bug (it reads as
-/// "segments" with tag 0 and length 0).
+/// "segments" with tag 0 and length 0). It is never longer than [`MAX_GAP_LEN`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gap {
     /// Absolute offset of the first zero byte.
@@ -169,8 +182,12 @@ impl<'a> Entries<'a> {
         }
         let zero_words = rest
             .chunks_exact(4)
+            .take(MAX_GAP_WORDS.saturating_add(1))
             .take_while(|w| w.iter().all(|&b| b == 0))
             .count();
+        if zero_words > MAX_GAP_WORDS {
+            return Err(Error::new(ErrorKind::LongZeroRun, offset));
+        }
         if zero_words > 0 {
             let len = zero_words.saturating_mul(4);
             self.r.skip(len).map_err(|e| Error::wire("zero gap", e))?;

@@ -31,6 +31,13 @@ pub enum ErrorKind {
     /// A top-level segment tag other than 1, 2 or 3 (and not a zero gap or a second header).
     #[error("unknown segment tag {0:#x}")]
     UnknownSegment(u32),
+    /// A run of zero bytes between segments longer than the writer's zero gap can be
+    /// ([`MAX_GAP_LEN`](crate::MAX_GAP_LEN) bytes); the offset is the run's first byte.
+    #[error(
+        "run of zero bytes longer than the writer's largest gap ({} bytes)",
+        crate::MAX_GAP_LEN
+    )]
+    LongZeroRun,
     /// A VariableHeaderPart segment (tag 1) that does not follow a fixed header.
     #[error("host information segment outside a header")]
     StrayHostInfo,

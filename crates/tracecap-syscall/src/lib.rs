@@ -43,7 +43,9 @@
 //!   [`Uname`] strings) and takes the byte order from its flags;
 //! - [`Capture::entries`] yields [`Entry`]s: [`Syscall`] records, [`Filler`]s, zero [`Gap`]s and the
 //!   [`Header`]s of further captures, each with its absolute offset; the first fault ends the walk
-//!   with an [`Error`] naming the offset where the bad bytes start;
+//!   with an [`Error`] naming the offset where the bad bytes start. A run of zero bytes longer than
+//!   the writer's gap can be ([`MAX_GAP_LEN`], 1 MiB less 8 bytes) is such a fault, at the run's
+//!   first byte, so a file padded with zeros is rejected after at most that many bytes are read;
 //! - [`Syscall::args`] yields the record's [`Arg`]s, which were checked when the record was read.
 //!
 //! Nothing here allocates; the crate builds without `alloc`. The `write` feature adds
@@ -81,7 +83,7 @@ pub use arg::{
     ARG_PARTIAL, ARG_POLLFDS, ARG_SIGACTION, ARG_STAT, POLLFD_LEN, SIGACTION_LEN, STAT_LEN,
 };
 pub use capture::{
-    Capture, Entries, Entry, Filler, Gap, Syscalls, SEGMENT_FILLER, SEGMENT_SYSCALL,
+    Capture, Entries, Entry, Filler, Gap, Syscalls, MAX_GAP_LEN, SEGMENT_FILLER, SEGMENT_SYSCALL,
 };
 pub use error::{Error, ErrorKind};
 pub use header::{

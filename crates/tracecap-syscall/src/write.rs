@@ -324,7 +324,8 @@ impl CaptureWriter {
         Ok(())
     }
 
-    /// Writes `len` zero bytes (a multiple of 4), like the writer's mid-run flush bug.
+    /// Writes `len` zero bytes (a multiple of 4), like the writer's mid-run flush bug. A run of
+    /// more than [`MAX_GAP_LEN`](crate::MAX_GAP_LEN) zero bytes makes a file the reader rejects.
     pub fn gap(&mut self, len: u32) -> io::Result<()> {
         if len % 4 != 0 {
             return Err(invalid("gap length must be a multiple of 4"));

@@ -180,8 +180,8 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         writeln!(out, "zero gaps:     {} ({} bytes)", s.gaps, s.gap_bytes)?;
         writeln!(out, "headers:       {}", 1 + s.headers)?;
         if !s.tids.is_empty() {
-            let tids: Vec<String> = s.tids.keys().map(|t| t.to_string()).collect();
-            writeln!(out, "other threads: {}", tids.join(", "))?;
+            let tids = s.tids.iter().map(|(t, n)| format!("{t:>10}  {n} records"));
+            super::write_list(out, "other threads", tids, opts.verbose)?;
         }
         if let (Some(a), Some(b)) = (s.first_ts, s.last_ts) {
             writeln!(
@@ -190,12 +190,8 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
                 b.saturating_sub(a)
             )?;
         }
-        let shown: Vec<String> = top
-            .iter()
-            .take(10)
-            .map(|&(n, c)| format!("{} {c}", name_of(n)))
-            .collect();
-        writeln!(out, "most frequent: {}", shown.join(", "))?;
+        let calls = top.iter().map(|&(n, c)| format!("{:<24} {c}", name_of(n)));
+        super::write_list(out, "syscalls by count", calls, opts.verbose)?;
     }
     match err {
         Some(e) => Err(fault(e)),
