@@ -17,6 +17,12 @@ impl Stdout {
     }
 }
 
+impl Default for Stdout {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 fn named(e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("standard output: {e}"))
 }
