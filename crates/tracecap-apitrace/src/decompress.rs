@@ -152,76 +152,103 @@ impl ByteSource for Tee<'_> {
 }
 
 /// A reader over several concatenated zstd frames, skipping skippable frames (the seek table).
-/// It notes where each frame starts: (stream offset, file offset).
+/// It notes where each frame starts: (stream offset, file offset). Blocks are decoded one at a
+/// time, and a block that is neither the last of its frame nor holds any byte is damage: no
+/// encoder writes one, and a run of them (zeros after a block boundary) would otherwise be
+/// decoded for as long as the file lasts.
 struct ZstdFrames<'f> {
     input: &'f [u8],
     file_len: usize,
-    dec: Option<ruzstd::StreamingDecoder<&'f [u8], ruzstd::FrameDecoder>>,
+    dec: ruzstd::frame_decoder::FrameDecoder,
+    /// A frame is being decoded.
+    active: bool,
     produced: u64,
     /// Frame starts, noted only when asked for (streaming keeps constant memory).
     record: bool,
     frames: Vec<(u64, u64)>,
 }
 
+impl ZstdFrames<'_> {
+    fn new(input: &[u8]) -> ZstdFrames<'_> {
+        ZstdFrames {
+            input,
+            file_len: input.len(),
+            dec: ruzstd::frame_decoder::FrameDecoder::new(),
+            active: false,
+            produced: 0,
+            record: false,
+            frames: Vec::new(),
+        }
+    }
+}
+
+fn zstd_error(cut: bool, what: &'static str) -> std::io::Error {
+    let kind = if cut {
+        std::io::ErrorKind::UnexpectedEof
+    } else {
+        std::io::ErrorKind::InvalidData
+    };
+    std::io::Error::new(kind, what)
+}
+
 impl Read for ZstdFrames<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoderError};
+        if buf.is_empty() {
+            return Ok(0);
+        }
         loop {
-            if let Some(d) = self.dec.as_mut() {
-                let n = match d.read(buf) {
-                    Ok(n) => n,
-                    // A block that needed bytes past the end of the file: cut, not damaged.
-                    Err(_) if d.get_ref().is_empty() => {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "zstd frame cut short",
-                        ))
-                    }
-                    Err(e) => return Err(e),
-                };
-                if n > 0 || buf.is_empty() {
+            if self.active {
+                let n = self.dec.read(buf)?;
+                if n > 0 {
                     self.produced = self.produced.saturating_add(n as u64);
                     return Ok(n);
                 }
-                self.input = d.get_ref();
-                self.dec = None;
+                if self.dec.is_finished() {
+                    self.active = false;
+                    continue;
+                }
+                // The next block's 3-byte header: bit 0 = last, bits 3.. = size.
+                if let Some(&[b0, b1, b2]) = self.input.get(..3) {
+                    let h = u32::from(b0) | (u32::from(b1) << 8) | (u32::from(b2) << 16);
+                    if h & 1 == 0 && h >> 3 == 0 {
+                        return Err(zstd_error(false, "empty zstd block"));
+                    }
+                }
+                if self
+                    .dec
+                    .decode_blocks(&mut self.input, BlockDecodingStrategy::UptoBlocks(1))
+                    .is_err()
+                {
+                    // A block that needed bytes past the end of the file: cut, not damaged.
+                    return Err(zstd_error(self.input.is_empty(), "zstd block"));
+                }
+                continue;
             }
             if self.input.is_empty() {
                 return Ok(0);
             }
             let at = self.file_len.saturating_sub(self.input.len()) as u64;
-            match ruzstd::StreamingDecoder::new(self.input) {
-                Ok(d) => {
+            let mut rest = self.input;
+            match self.dec.init(&mut rest) {
+                Ok(()) => {
+                    self.input = rest;
                     if self.record {
                         self.frames.push((self.produced, at));
                     }
-                    self.dec = Some(d);
+                    self.active = true;
                 }
-                Err(ruzstd::frame_decoder::FrameDecoderError::ReadFrameHeaderError(
+                Err(FrameDecoderError::ReadFrameHeaderError(
                     ruzstd::frame::ReadFrameHeaderError::SkipFrame { length, .. },
                 )) => {
                     let skip = 8usize.saturating_add(length as usize);
                     match self.input.get(skip..) {
                         Some(rest) => self.input = rest,
-                        None => {
-                            return Err(std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "skippable frame cut short",
-                            ))
-                        }
+                        None => return Err(zstd_error(true, "skippable frame cut short")),
                     }
                 }
-                Err(e) => {
-                    // A frame header that needed bytes past the end of the file: cut.
-                    let mut probe = self.input;
-                    let cut =
-                        ruzstd::frame::read_frame_header(&mut probe).is_err() && probe.is_empty();
-                    let kind = if cut {
-                        std::io::ErrorKind::UnexpectedEof
-                    } else {
-                        std::io::ErrorKind::InvalidData
-                    };
-                    return Err(std::io::Error::new(kind, std::format!("{e:?}")));
-                }
+                // A frame header that needed bytes past the end of the file: cut.
+                Err(_) => return Err(zstd_error(rest.is_empty(), "zstd frame header")),
             }
         }
     }
@@ -349,14 +376,9 @@ impl<'f> ContainerSource<'f> {
             },
             Container::Gzip => Inner::Gzip(Box::new(flate2::read::MultiGzDecoder::new(file))),
             Container::Brotli => Inner::Brotli(Box::new(BrotliStream::new(file))),
-            Container::Zstd | Container::ZstdSeekable => Inner::Zstd(Box::new(ZstdFrames {
-                input: file,
-                file_len: file.len(),
-                dec: None,
-                produced: 0,
-                record: false,
-                frames: Vec::new(),
-            })),
+            Container::Zstd | Container::ZstdSeekable => {
+                Inner::Zstd(Box::new(ZstdFrames::new(file)))
+            }
         };
         Ok(ContainerSource {
             container,
@@ -396,7 +418,7 @@ impl<'f> ContainerSource<'f> {
             Inner::Snappy { chunks, .. } => chunks.rest_len(),
             Inner::Gzip(d) => d.get_ref().len(),
             Inner::Brotli(d) => d.rest_len(),
-            Inner::Zstd(z) => z.dec.as_ref().map_or(z.input.len(), |d| d.get_ref().len()),
+            Inner::Zstd(z) => z.input.len(),
         };
         (self.file.len() as u64).saturating_sub(rest as u64)
     }
@@ -634,15 +656,15 @@ fn snappy_prefix(block: &[u8], out: &mut Vec<u8>) -> usize {
 
 /// True when `file` looks like an apitrace trace.
 ///
-/// Snappy, gzip and zstd need their magic and a plausible container header: for snappy, a first
-/// chunk length within what the writer can make, an uncompressed length within
+/// Snappy, gzip and zstd need their magic and a plausible container header: for snappy, a whole
+/// first chunk length within what the writer can make, an uncompressed length within
 /// [`MAX_SNAPPY_CHUNK`] and a literal as the first element; for gzip, the deflate method and no
-/// reserved flag; for zstd, the frame header's reserved bit clear. Brotli has no magic: anything
-/// else is tried as brotli. Whatever the first 4 KiB decompress to must then start with a valid
-/// stream header (and an event byte). When nothing decompresses (a file cut inside its first
-/// chunk or block), the container header decides; for brotli, which has none, the stream must
-/// use the 16 MiB window apitrace writes with, and the whole file must be a valid start of a
-/// brotli stream (cut short, not damaged).
+/// reserved flag; for zstd, the frame header's reserved bit clear. Brotli has no magic (anything
+/// else is tried as brotli): its stream must use the 16 MiB window apitrace writes with and
+/// start with a compressed meta-block. Whatever the first 4 KiB decompress to must then start
+/// with a valid stream header (and an event byte). When nothing decompresses (a file cut inside
+/// its first chunk or block), the container header decides; for brotli, the whole file (at
+/// least 256 bytes) must also be a valid start of a brotli stream (cut short, not damaged).
 pub fn is_apitrace(file: &[u8]) -> bool {
     let Ok(container) = Container::detect(file) else {
         return false;
@@ -667,10 +689,7 @@ pub fn is_apitrace(file: &[u8]) -> bool {
     }
     if head.is_empty() {
         return match container {
-            // WBITS 24 (the first four bits set), and at least a few bytes of it.
-            Container::Brotli => {
-                cut && file.len() >= 8 && file.first().is_some_and(|b| b & 0x0f == 0x0f)
-            }
+            Container::Brotli => cut && file.len() >= MIN_CUT_BROTLI,
             _ => true,
         };
     }
@@ -688,12 +707,14 @@ fn container_signature(file: &[u8], container: Container) -> bool {
     match container {
         Container::Snappy => {
             // The first chunk's length, as far as the file holds it.
-            let len_bytes = file.get(2..6).unwrap_or(file.get(2..).unwrap_or(&[]));
+            let Some(len_bytes) = file.get(2..6) else {
+                return false;
+            };
             let len = len_bytes
                 .iter()
                 .rev()
                 .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
-            if len_bytes.len() == 4 && (len == 0 || len > MAX_SNAPPY_BLOCK) {
+            if len == 0 || len > MAX_SNAPPY_BLOCK {
                 return false;
             }
             let block = file.get(6..).unwrap_or(&[]);
@@ -713,6 +734,43 @@ fn container_signature(file: &[u8], container: Container) -> bool {
         Container::Gzip => file.get(2) == Some(&8) && file.get(3).is_some_and(|f| f & 0xe0 == 0),
         // The frame header descriptor's reserved bit clear.
         Container::Zstd | Container::ZstdSeekable => file.get(4).is_none_or(|d| d & 0x08 == 0),
-        Container::Brotli => true,
+        Container::Brotli => brotli_start(file),
     }
+}
+
+/// Shortest brotli file taken as a cut trace when nothing of it decompresses.
+const MIN_CUT_BROTLI: usize = 256;
+
+/// True when `file` starts like the brotli streams apitrace writes: a 16 MiB window (WBITS 24),
+/// and a first meta-block that is neither empty, nor metadata, nor stored uncompressed.
+fn brotli_start(file: &[u8]) -> bool {
+    // Bits are read from the least significant bit of each byte on.
+    let mut at = 0usize;
+    let mut bits = |n: usize| -> Option<u32> {
+        let mut v = 0u32;
+        for i in 0..n {
+            let byte = file.get(at / 8)?;
+            v |= u32::from((byte >> (at % 8)) & 1) << i;
+            at += 1;
+        }
+        Some(v)
+    };
+    // WBITS: 1, then 7 (17 + 7 = 24).
+    if bits(4) != Some(0x0f) {
+        return false;
+    }
+    let Some(last) = bits(1) else { return true };
+    if last == 1 && bits(1).is_some_and(|empty| empty == 1) {
+        return false;
+    }
+    let nibbles = match bits(2) {
+        None => return true,
+        Some(3) => return false,
+        Some(n) => 4 + n as usize,
+    };
+    if bits(nibbles * 4).is_none() {
+        return true;
+    }
+    // ISUNCOMPRESSED (only when not the last meta-block).
+    last == 1 || bits(1).is_none_or(|stored| stored == 0)
 }
