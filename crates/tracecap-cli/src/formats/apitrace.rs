@@ -178,9 +178,11 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     writeln!(out, "frames:       {}", s.frames)?;
     writeln!(out, "threads:      {}", s.threads.len())?;
     writeln!(out, "signatures:   {}", s.signatures)?;
-    for (n, v) in &props {
-        writeln!(out, "property:     {n} = {}", v.as_str().unwrap_or(""))?;
-    }
+    // Header properties (any number in a crafted file): the first few unless --verbose.
+    let items = props
+        .iter()
+        .map(|(n, v)| format!("{n} = {}", v.as_str().unwrap_or("")));
+    super::write_list(out, "properties", items, opts.verbose)?;
     bad.map_or(Ok(()), |e| Err(fault(&d, e)))
 }
 
