@@ -189,6 +189,11 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
         self
     }
 
+    /// The source, given back (the reader is done with).
+    pub(crate) fn into_source(self) -> S {
+        self.src
+    }
+
     /// The signature table.
     pub fn table(&self) -> &T {
         &self.table

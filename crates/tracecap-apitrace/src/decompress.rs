@@ -5,13 +5,20 @@ use std::boxed::Box;
 use std::io::Read;
 use std::vec::Vec;
 
-use crate::chunked::ByteSource;
+use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
+
+use crate::chunked::{ByteSource, ChunkedReader};
 use crate::container::{Container, SnappyChunks};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Space};
+use crate::table::SigTable;
 
 /// Largest uncompressed size accepted for one snappy chunk. The tracer writes 1 MiB chunks; the
 /// reader of upstream accepts more, so do we, within reason.
 pub const MAX_SNAPPY_CHUNK: u64 = 64 << 20;
+
+/// Largest compressed length of one snappy chunk: what snappy makes of [`MAX_SNAPPY_CHUNK`]
+/// bytes at worst (32 + n + n / 6).
+const MAX_SNAPPY_BLOCK: u64 = 32 + MAX_SNAPPY_CHUNK + MAX_SNAPPY_CHUNK / 6;
 
 /// Bytes a streaming decoder (gzip, brotli, zstd) produces per [`ByteSource::fill`].
 const PIECE: usize = 256 << 10;
@@ -69,93 +76,271 @@ pub fn decompress(file: &[u8]) -> Result<Decompressed, Error> {
 /// Like [`decompress`], but stops with a fault once the stream exceeds `limit` bytes (a
 /// decompression bomb: a few KiB of zstd or brotli can claim gigabytes). Use
 /// [`crate::ChunkedReader`] to read huge traces in constant memory instead.
+///
+/// Decompression goes only as far as the stream parses: the events are read as the pieces come
+/// (through a [`ChunkedReader`] with its default window limit), and decompression stops at the
+/// first piece holding a fault of the stream. `data` then ends a little past that fault (so that
+/// walking `data` meets it), and garbage behind it is never decompressed. An event larger than
+/// the window limit stops decompression too, with that fault in [`Decompressed::fault`].
 pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error> {
-    let mut src = ContainerSource::new(file)?;
-    let mut data = Vec::new();
-    let mut chunks = Vec::new();
-    src.take_frames(&mut chunks);
-    let fault = loop {
-        let before = data.len() as u64;
-        let chunk_at = src.next_chunk_offset();
-        let r = src.fill(&mut data);
-        src.take_frames(&mut chunks);
-        match r {
-            Ok(0) => break None,
-            Ok(_) => {
-                if let Some(off) = chunk_at {
-                    chunks.push((before, off));
-                }
-                if data.len() as u64 > limit {
-                    break Some(Error::file(ErrorKind::StreamLimit(limit), src.consumed()));
-                }
-            }
-            Err(e) => break Some(e),
-        }
+    let src = ContainerSource::new(file)?;
+    let container = src.container();
+    let mut reader = ChunkedReader::new(
+        Tee {
+            src,
+            data: Vec::new(),
+            chunks: Vec::new(),
+            limit,
+        },
+        SigTable::new(),
+    );
+    let end = reader.try_for_each_parsed(|_| Ok(()));
+    let tee = reader.into_source();
+    let fault = match end {
+        // Container faults, the stream limit and events past the window: walking `data`
+        // (which ends there) meets a cut stream, explained by this fault.
+        Err(e) if e.space == Space::File || matches!(e.kind, ErrorKind::WindowLimit(_)) => Some(e),
+        // A fault of the stream itself: `data` holds it, walking it finds it.
+        _ => None,
     };
     Ok(Decompressed {
-        container: src.container(),
-        data,
+        container,
+        data: tee.data,
         fault,
-        chunks,
+        chunks: tee.chunks,
     })
 }
 
+/// The container source, keeping a copy of every piece it hands to the chunked reader (and
+/// where each snappy chunk or zstd frame starts).
+struct Tee<'f> {
+    src: ContainerSource<'f>,
+    data: Vec<u8>,
+    chunks: Vec<(u64, u64)>,
+    limit: u64,
+}
+
+impl ByteSource for Tee<'_> {
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        if self.data.len() as u64 > self.limit {
+            return Err(Error::file(
+                ErrorKind::StreamLimit(self.limit),
+                self.src.consumed(),
+            ));
+        }
+        let before = self.data.len() as u64;
+        let chunk_at = self.src.next_chunk_offset();
+        self.src.take_frames(&mut self.chunks);
+        let start = out.len();
+        let r = self.src.fill(out);
+        self.src.take_frames(&mut self.chunks);
+        let piece = out.get(start..).unwrap_or(&[]);
+        if !piece.is_empty() {
+            if let Some(off) = chunk_at {
+                self.chunks.push((before, off));
+            }
+            if self.data.try_reserve(piece.len()).is_err() {
+                return Err(Error::file(
+                    ErrorKind::OutOfMemory(before.saturating_add(piece.len() as u64)),
+                    self.src.consumed(),
+                ));
+            }
+            self.data.extend_from_slice(piece);
+        }
+        r
+    }
+}
+
 /// A reader over several concatenated zstd frames, skipping skippable frames (the seek table).
-/// It notes where each frame starts: (stream offset, file offset).
+/// It notes where each frame starts: (stream offset, file offset). Blocks are decoded one at a
+/// time, and a block that is neither the last of its frame nor holds any byte is damage: no
+/// encoder writes one, and a run of them (zeros after a block boundary) would otherwise be
+/// decoded for as long as the file lasts.
 struct ZstdFrames<'f> {
     input: &'f [u8],
     file_len: usize,
-    dec: Option<ruzstd::StreamingDecoder<&'f [u8], ruzstd::FrameDecoder>>,
+    dec: ruzstd::frame_decoder::FrameDecoder,
+    /// A frame is being decoded.
+    active: bool,
     produced: u64,
     /// Frame starts, noted only when asked for (streaming keeps constant memory).
     record: bool,
     frames: Vec<(u64, u64)>,
 }
 
+impl ZstdFrames<'_> {
+    fn new(input: &[u8]) -> ZstdFrames<'_> {
+        ZstdFrames {
+            input,
+            file_len: input.len(),
+            dec: ruzstd::frame_decoder::FrameDecoder::new(),
+            active: false,
+            produced: 0,
+            record: false,
+            frames: Vec::new(),
+        }
+    }
+}
+
+fn zstd_error(cut: bool, what: &'static str) -> std::io::Error {
+    let kind = if cut {
+        std::io::ErrorKind::UnexpectedEof
+    } else {
+        std::io::ErrorKind::InvalidData
+    };
+    std::io::Error::new(kind, what)
+}
+
 impl Read for ZstdFrames<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoderError};
+        if buf.is_empty() {
+            return Ok(0);
+        }
         loop {
-            if let Some(d) = self.dec.as_mut() {
-                let n = d.read(buf)?;
-                if n > 0 || buf.is_empty() {
+            if self.active {
+                let n = self.dec.read(buf)?;
+                if n > 0 {
                     self.produced = self.produced.saturating_add(n as u64);
                     return Ok(n);
                 }
-                self.input = d.get_ref();
-                self.dec = None;
+                if self.dec.is_finished() {
+                    self.active = false;
+                    continue;
+                }
+                // The next block's 3-byte header: bit 0 = last, bits 3.. = size.
+                if let Some(&[b0, b1, b2]) = self.input.get(..3) {
+                    let h = u32::from(b0) | (u32::from(b1) << 8) | (u32::from(b2) << 16);
+                    if h & 1 == 0 && h >> 3 == 0 {
+                        return Err(zstd_error(false, "empty zstd block"));
+                    }
+                }
+                if self
+                    .dec
+                    .decode_blocks(&mut self.input, BlockDecodingStrategy::UptoBlocks(1))
+                    .is_err()
+                {
+                    // A block that needed bytes past the end of the file: cut, not damaged.
+                    return Err(zstd_error(self.input.is_empty(), "zstd block"));
+                }
+                continue;
             }
             if self.input.is_empty() {
                 return Ok(0);
             }
             let at = self.file_len.saturating_sub(self.input.len()) as u64;
-            match ruzstd::StreamingDecoder::new(self.input) {
-                Ok(d) => {
+            let mut rest = self.input;
+            match self.dec.init(&mut rest) {
+                Ok(()) => {
+                    self.input = rest;
                     if self.record {
                         self.frames.push((self.produced, at));
                     }
-                    self.dec = Some(d);
+                    self.active = true;
                 }
-                Err(ruzstd::frame_decoder::FrameDecoderError::ReadFrameHeaderError(
+                Err(FrameDecoderError::ReadFrameHeaderError(
                     ruzstd::frame::ReadFrameHeaderError::SkipFrame { length, .. },
                 )) => {
                     let skip = 8usize.saturating_add(length as usize);
                     match self.input.get(skip..) {
                         Some(rest) => self.input = rest,
-                        None => {
-                            return Err(std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "skippable frame cut short",
-                            ))
-                        }
+                        None => return Err(zstd_error(true, "skippable frame cut short")),
                     }
                 }
-                Err(e) => {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        std::format!("{e:?}"),
-                    ))
-                }
+                // A frame header that needed bytes past the end of the file: cut.
+                Err(_) => return Err(zstd_error(rest.is_empty(), "zstd frame header")),
             }
+        }
+    }
+}
+
+/// File bytes handed to the brotli decoder per call.
+const BROTLI_INPUT: usize = 1 << 20;
+
+/// A raw brotli stream over the file bytes. Unlike a plain `Read` adapter, it tells a stream
+/// that stops because the file ends (`UnexpectedEof`: cut short) from damaged data
+/// (`InvalidData`), and bytes after the end of the stream are damage too.
+struct BrotliStream<'f> {
+    input: &'f [u8],
+    pos: usize,
+    state: BrotliState<StandardAlloc, StandardAlloc, StandardAlloc>,
+    /// What the next read reports once the bytes decoded before it are handed out.
+    end: Option<std::io::ErrorKind>,
+    finished: bool,
+}
+
+impl<'f> BrotliStream<'f> {
+    fn new(input: &'f [u8]) -> Self {
+        BrotliStream {
+            input,
+            pos: 0,
+            state: BrotliState::new(
+                StandardAlloc::default(),
+                StandardAlloc::default(),
+                StandardAlloc::default(),
+            ),
+            end: None,
+            finished: false,
+        }
+    }
+
+    /// File bytes not yet consumed.
+    fn rest_len(&self) -> usize {
+        self.input.len().saturating_sub(self.pos)
+    }
+}
+
+impl Read for BrotliStream<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(kind) = self.end {
+            return Err(std::io::Error::new(kind, "brotli stream"));
+        }
+        if self.finished || buf.is_empty() {
+            return Ok(0);
+        }
+        let mut avail_out = buf.len();
+        let mut out_off = 0;
+        let mut total = 0;
+        loop {
+            // The input in bounded slices: the decoder keeps offsets in narrower integers.
+            let stop = self.pos.saturating_add(BROTLI_INPUT).min(self.input.len());
+            let input = self.input.get(..stop).unwrap_or(&[]);
+            let mut avail_in = stop.saturating_sub(self.pos);
+            let mut in_off = self.pos;
+            let r = BrotliDecompressStream(
+                &mut avail_in,
+                &mut in_off,
+                input,
+                &mut avail_out,
+                &mut out_off,
+                buf,
+                &mut total,
+                &mut self.state,
+            );
+            self.pos = in_off.min(stop);
+            match r {
+                BrotliResult::NeedsMoreOutput => {}
+                BrotliResult::ResultSuccess => {
+                    self.finished = true;
+                    if self.rest_len() > 0 {
+                        self.end = Some(std::io::ErrorKind::InvalidData);
+                    }
+                }
+                BrotliResult::NeedsMoreInput if self.pos < self.input.len() => {
+                    if out_off == 0 {
+                        continue;
+                    }
+                }
+                BrotliResult::NeedsMoreInput => {
+                    self.end = Some(std::io::ErrorKind::UnexpectedEof);
+                }
+                BrotliResult::ResultFailure => self.end = Some(std::io::ErrorKind::InvalidData),
+            }
+            break;
+        }
+        match self.end {
+            Some(kind) if out_off == 0 => Err(std::io::Error::new(kind, "brotli stream")),
+            _ => Ok(out_off),
         }
     }
 }
@@ -166,7 +351,7 @@ enum Inner<'f> {
         decoder: snap::raw::Decoder,
     },
     Gzip(Box<flate2::read::MultiGzDecoder<&'f [u8]>>),
-    Brotli(Box<brotli_decompressor::Decompressor<&'f [u8]>>),
+    Brotli(Box<BrotliStream<'f>>),
     Zstd(Box<ZstdFrames<'f>>),
 }
 
@@ -190,17 +375,10 @@ impl<'f> ContainerSource<'f> {
                 decoder: snap::raw::Decoder::new(),
             },
             Container::Gzip => Inner::Gzip(Box::new(flate2::read::MultiGzDecoder::new(file))),
-            Container::Brotli => {
-                Inner::Brotli(Box::new(brotli_decompressor::Decompressor::new(file, 4096)))
+            Container::Brotli => Inner::Brotli(Box::new(BrotliStream::new(file))),
+            Container::Zstd | Container::ZstdSeekable => {
+                Inner::Zstd(Box::new(ZstdFrames::new(file)))
             }
-            Container::Zstd | Container::ZstdSeekable => Inner::Zstd(Box::new(ZstdFrames {
-                input: file,
-                file_len: file.len(),
-                dec: None,
-                produced: 0,
-                record: false,
-                frames: Vec::new(),
-            })),
         };
         Ok(ContainerSource {
             container,
@@ -239,7 +417,7 @@ impl<'f> ContainerSource<'f> {
         let rest = match &self.inner {
             Inner::Snappy { chunks, .. } => chunks.rest_len(),
             Inner::Gzip(d) => d.get_ref().len(),
-            Inner::Brotli(d) => d.get_ref().len(),
+            Inner::Brotli(d) => d.rest_len(),
             Inner::Zstd(z) => z.input.len(),
         };
         (self.file.len() as u64).saturating_sub(rest as u64)
@@ -251,6 +429,10 @@ impl<'f> ContainerSource<'f> {
         name: &'static str,
     ) -> (usize, Option<(ErrorKind, bool)>) {
         let start = out.len();
+        if out.try_reserve(PIECE).is_err() {
+            let want = (start as u64).saturating_add(PIECE as u64);
+            return (0, Some((ErrorKind::OutOfMemory(want), false)));
+        }
         out.resize(start.saturating_add(PIECE), 0);
         let mut filled = 0;
         let result = loop {
@@ -289,6 +471,7 @@ impl ByteSource for ContainerSource<'_> {
         let name = self.container.name();
         let r = match &mut self.inner {
             Inner::Snappy { chunks, decoder } => {
+                let at = self.file.len().saturating_sub(chunks.rest_len());
                 let chunk = match chunks.next() {
                     None => {
                         self.done = true;
@@ -296,12 +479,21 @@ impl ByteSource for ContainerSource<'_> {
                     }
                     Some(Err(e)) => {
                         self.done = true;
-                        return Err(match e.kind {
-                            ErrorKind::Truncated { .. } => {
-                                Error::file(ErrorKind::ContainerTruncated("snappy"), e.offset)
-                            }
-                            _ => e,
-                        });
+                        let ErrorKind::Truncated { .. } = e.kind else {
+                            return Err(e);
+                        };
+                        // The file ends inside this chunk: whatever its bytes hold, then the cut.
+                        let cut = Error::file(
+                            ErrorKind::ContainerTruncated("snappy"),
+                            self.file.len() as u64,
+                        );
+                        let block = self.file.get(at.saturating_add(4)..).unwrap_or(&[]);
+                        let n = snappy_prefix(block, out);
+                        if n == 0 {
+                            return Err(cut);
+                        }
+                        self.pending = Some(cut);
+                        return Ok(n);
                     }
                     Some(Ok(c)) => c,
                 };
@@ -329,6 +521,11 @@ impl ByteSource for ContainerSource<'_> {
                     ));
                 }
                 let start = out.len();
+                if out.try_reserve(len).is_err() {
+                    self.done = true;
+                    let want = (start as u64).saturating_add(len as u64);
+                    return Err(Error::file(ErrorKind::OutOfMemory(want), chunk.offset));
+                }
                 out.resize(start.saturating_add(len), 0);
                 let dst = out.get_mut(start..).unwrap_or(&mut []);
                 match decoder.decompress(chunk.block, dst) {
@@ -370,22 +567,131 @@ impl ByteSource for ContainerSource<'_> {
     }
 }
 
-/// True when `file` looks like an apitrace trace: a known container (or a brotli stream) whose
-/// first decompressed bytes are a valid header followed by an event byte (or nothing yet).
+/// Decodes the start of a raw snappy block whose end is cut off, appending to `out` every
+/// byte its whole elements (and the available part of a cut literal) produce, within the
+/// length the block announces. Stops at the cut or at the first malformed element. Returns the
+/// bytes appended.
+fn snappy_prefix(block: &[u8], out: &mut Vec<u8>) -> usize {
+    let mut r = tracecap_wire::Reader::new(block);
+    let Ok(total) = r.uleb64() else { return 0 };
+    // The same plausibility bound as for a whole chunk, against the bytes that are there.
+    let cap = total
+        .min(MAX_SNAPPY_CHUNK)
+        .min((block.len() as u64).saturating_mul(24).saturating_add(64)) as usize;
+    let mut b = r.rest();
+    let start = out.len();
+    let little = |b: &[u8], n: usize| -> Option<usize> {
+        let bytes = b.get(..n)?;
+        Some(
+            bytes
+                .iter()
+                .rev()
+                .fold(0usize, |acc, &x| (acc << 8) | usize::from(x)),
+        )
+    };
+    while let Some((&tag, rest)) = b.split_first() {
+        let made = out.len() - start;
+        let (len, offset, rest) = match tag & 3 {
+            0 => {
+                let (len, rest) = match usize::from(tag >> 2) {
+                    n @ 0..=59 => (n + 1, rest),
+                    n => {
+                        let extra = n - 59;
+                        let Some(v) = little(rest, extra) else { break };
+                        (v.saturating_add(1), rest.get(extra..).unwrap_or(&[]))
+                    }
+                };
+                let len = len.min(cap - made);
+                let take = len.min(rest.len());
+                if out.try_reserve(take).is_err() {
+                    break;
+                }
+                out.extend_from_slice(rest.get(..take).unwrap_or(&[]));
+                if take < len || len == 0 {
+                    break;
+                }
+                b = rest.get(take..).unwrap_or(&[]);
+                continue;
+            }
+            1 => {
+                let Some(&low) = rest.first() else { break };
+                let len = 4 + usize::from((tag >> 2) & 7);
+                let offset = (usize::from(tag >> 5) << 8) | usize::from(low);
+                (len, offset, rest.get(1..).unwrap_or(&[]))
+            }
+            2 => {
+                let Some(offset) = little(rest, 2) else { break };
+                (
+                    1 + usize::from(tag >> 2),
+                    offset,
+                    rest.get(2..).unwrap_or(&[]),
+                )
+            }
+            _ => {
+                let Some(offset) = little(rest, 4) else { break };
+                (
+                    1 + usize::from(tag >> 2),
+                    offset,
+                    rest.get(4..).unwrap_or(&[]),
+                )
+            }
+        };
+        if offset == 0 || offset > made || len > cap - made {
+            break;
+        }
+        if out.try_reserve(len).is_err() {
+            break;
+        }
+        // A copy may overlap what it writes (offset < len): byte by byte.
+        for _ in 0..len {
+            let Some(&x) = out.len().checked_sub(offset).and_then(|i| out.get(i)) else {
+                break;
+            };
+            out.push(x);
+        }
+        b = rest;
+    }
+    out.len() - start
+}
+
+/// True when `file` looks like an apitrace trace.
+///
+/// Snappy, gzip and zstd need their magic and a plausible container header: for snappy, a whole
+/// first chunk length within what the writer can make, an uncompressed length within
+/// [`MAX_SNAPPY_CHUNK`] and a literal as the first element; for gzip, the deflate method and no
+/// reserved flag; for zstd, the frame header's reserved bit clear. Brotli has no magic (anything
+/// else is tried as brotli): its stream must use the 16 MiB window apitrace writes with and
+/// start with a compressed meta-block. Whatever the first 4 KiB decompress to must then start
+/// with a valid stream header (and an event byte). When nothing decompresses (a file cut inside
+/// its first chunk or block), the container header decides; for brotli, the whole file (at
+/// least 256 bytes) must also be a valid start of a brotli stream (cut short, not damaged).
 pub fn is_apitrace(file: &[u8]) -> bool {
+    let Ok(container) = Container::detect(file) else {
+        return false;
+    };
+    if !container_signature(file, container) {
+        return false;
+    }
     let Ok(mut src) = ContainerSource::new(file) else {
         return false;
     };
     let mut head = Vec::new();
+    let mut cut = false;
     while head.len() < 4096 {
         match src.fill(&mut head) {
             Ok(0) => break,
             Ok(_) => {}
-            Err(_) => break,
+            Err(e) => {
+                cut = matches!(e.kind, ErrorKind::ContainerTruncated(_));
+                break;
+            }
         }
     }
     if head.is_empty() {
-        return false;
+        return match container {
+            Container::Brotli => cut && file.len() >= MIN_CUT_BROTLI,
+            _ => true,
+        };
     }
     let mut r = tracecap_wire::Reader::new(&head);
     match crate::header::Header::parse(&mut r) {
@@ -394,4 +700,77 @@ pub fn is_apitrace(file: &[u8]) -> bool {
         }
         Err(e) => e.is_truncation() && head.len() < 4096,
     }
+}
+
+/// The checks of [`is_apitrace`] on the container header (the magic is already known).
+fn container_signature(file: &[u8], container: Container) -> bool {
+    match container {
+        Container::Snappy => {
+            // The first chunk's length, as far as the file holds it.
+            let Some(len_bytes) = file.get(2..6) else {
+                return false;
+            };
+            let len = len_bytes
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+            if len == 0 || len > MAX_SNAPPY_BLOCK {
+                return false;
+            }
+            let block = file.get(6..).unwrap_or(&[]);
+            let mut r = tracecap_wire::Reader::new(block);
+            match r.uleb64() {
+                Ok(n) => {
+                    n > 0
+                        && n <= MAX_SNAPPY_CHUNK
+                        && n <= len.saturating_mul(24).saturating_add(64)
+                        && r.rest().first().is_none_or(|tag| tag & 3 == 0)
+                }
+                // Cut inside the varint (a malformed one is not snappy).
+                Err(e) => matches!(e.kind, tracecap_wire::ErrorKind::Truncated { .. }),
+            }
+        }
+        // Compression method 8 (deflate), reserved flag bits clear.
+        Container::Gzip => file.get(2) == Some(&8) && file.get(3).is_some_and(|f| f & 0xe0 == 0),
+        // The frame header descriptor's reserved bit clear.
+        Container::Zstd | Container::ZstdSeekable => file.get(4).is_none_or(|d| d & 0x08 == 0),
+        Container::Brotli => brotli_start(file),
+    }
+}
+
+/// Shortest brotli file taken as a cut trace when nothing of it decompresses.
+const MIN_CUT_BROTLI: usize = 256;
+
+/// True when `file` starts like the brotli streams apitrace writes: a 16 MiB window (WBITS 24),
+/// and a first meta-block that is neither empty, nor metadata, nor stored uncompressed.
+fn brotli_start(file: &[u8]) -> bool {
+    // Bits are read from the least significant bit of each byte on.
+    let mut at = 0usize;
+    let mut bits = |n: usize| -> Option<u32> {
+        let mut v = 0u32;
+        for i in 0..n {
+            let byte = file.get(at / 8)?;
+            v |= u32::from((byte >> (at % 8)) & 1) << i;
+            at += 1;
+        }
+        Some(v)
+    };
+    // WBITS: 1, then 7 (17 + 7 = 24).
+    if bits(4) != Some(0x0f) {
+        return false;
+    }
+    let Some(last) = bits(1) else { return true };
+    if last == 1 && bits(1).is_some_and(|empty| empty == 1) {
+        return false;
+    }
+    let nibbles = match bits(2) {
+        None => return true,
+        Some(3) => return false,
+        Some(n) => 4 + n as usize,
+    };
+    if bits(nibbles * 4).is_none() {
+        return true;
+    }
+    // ISUNCOMPRESSED (only when not the last meta-block).
+    last == 1 || bits(1).is_none_or(|stored| stored == 0)
 }

@@ -70,6 +70,9 @@ pub enum ErrorKind {
     /// The decompressed stream is larger than the caller allowed.
     #[error("decompressed stream larger than the {0}-byte limit")]
     StreamLimit(u64),
+    /// Memory for the decompressed stream could not be had (the stream is that large).
+    #[error("no memory for {0} bytes of decompressed stream")]
+    OutOfMemory(u64),
     /// A single event is larger than the streaming window may grow.
     #[error("event larger than the {0}-byte streaming window limit")]
     WindowLimit(u64),

@@ -406,11 +406,11 @@ pub fn gzip(stream: &[u8]) -> Vec<u8> {
     e.finish().unwrap_or_default()
 }
 
-/// Wraps `stream` in a raw brotli stream (quality 5).
+/// Wraps `stream` in a raw brotli stream (quality 5, the 16 MiB window apitrace writes with).
 pub fn brotli(stream: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     {
-        let mut w = brotli::CompressorWriter::new(&mut out, 4096, 5, 22);
+        let mut w = brotli::CompressorWriter::new(&mut out, 4096, 5, 24);
         let _ = w.write_all(stream);
         let _ = w.flush();
     }

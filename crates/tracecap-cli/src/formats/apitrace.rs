@@ -71,7 +71,7 @@ struct Summary {
 
 /// The summary of everything readable, and the fault that stopped the walk (if any).
 fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
-    let trace = Trace::new(&d.data).map_err(|e| fault(d, e))?;
+    let trace = Trace::new(&d.data).map_err(|e| fault(d, cause(d, e)))?;
     let mut s = Summary {
         version: trace.version(),
         semantic_version: trace.header().semantic_version,
@@ -124,7 +124,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let json = opts.json;
     let d = open(data)?;
     let (s, bad) = summarize(&d)?;
-    let trace = Trace::new(&d.data).map_err(|e| fault(&d, e))?;
+    let trace = Trace::new(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
     let props: serde_json::Map<String, serde_json::Value> = trace
         .header()
         .properties()
@@ -178,9 +178,11 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     writeln!(out, "frames:       {}", s.frames)?;
     writeln!(out, "threads:      {}", s.threads.len())?;
     writeln!(out, "signatures:   {}", s.signatures)?;
-    for (n, v) in &props {
-        writeln!(out, "property:     {n} = {}", v.as_str().unwrap_or(""))?;
-    }
+    // Header properties (any number in a crafted file): the first few unless --verbose.
+    let items = props
+        .iter()
+        .map(|(n, v)| format!("{n} = {}", v.as_str().unwrap_or("")));
+    super::write_list(out, "properties", items, opts.verbose)?;
     bad.map_or(Ok(()), |e| Err(fault(&d, e)))
 }
 
@@ -188,7 +190,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     let d = open(data)?;
     // The whole walk, calls assembled and every value read again through the table.
-    let trace = Trace::new(&d.data).map_err(|e| fault(&d, e))?;
+    let trace = Trace::new(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
     let mut events = trace.events(SigTable::new());
     let mut calls = Calls::new();
     let mut text = Vec::new();
@@ -247,7 +249,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 }
 
 fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Trace::new(&d.data).map_err(|e| fault(d, e))?;
+    let trace = Trace::new(&d.data).map_err(|e| fault(d, cause(d, e)))?;
     let h = trace.header();
     let props: serde_json::Map<String, serde_json::Value> = h
         .properties()

@@ -1,0 +1,225 @@
+//! Memory bounded by what a file really holds, and cut containers recognised as cut: a trace's
+//! first bytes followed by zeros (what `truncate -s` makes of a cut file) fail early, with an
+//! offset, and use no more memory for a 256 MiB file than for a 16 MiB one; a trace cut inside
+//! its first chunk is still an apitrace trace, reported as cut short at the end of the file.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
+use tracecap_apitrace::{
+    decompress_limited, is_apitrace, ChunkedReader, Container, ErrorKind, Space,
+};
+
+/// The system allocator, keeping the peak of the bytes allocated.
+struct Peak;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call forwards unchanged to the system allocator; the counters are atomics.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Peak {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: the caller's contract for `alloc` is passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            let now = NOW.fetch_add(new_size - layout.size(), Ordering::Relaxed)
+                + (new_size - layout.size());
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        } else {
+            NOW.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static A: Peak = Peak;
+
+/// Peak bytes allocated (above those allocated before) while `f` runs.
+fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let base = NOW.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let r = f();
+    (r, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+}
+
+/// A version 6 stream of a few hundred KiB: calls with strings, numbers and blobs whose bytes
+/// vary (so that no container compresses them to nothing).
+fn stream() -> Vec<u8> {
+    let mut w = Writer::new(6, 6, &[(b"process.name", b"bounded")]);
+    w.function(7, b"glBufferData", &[b"target", b"size", b"data", b"usage"]);
+    w.function(8, b"glXSwapBuffers", &[b"dpy", b"drawable"]);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..3000u64 {
+        let blob: Vec<u8> = (0..40)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 251) as u8
+            })
+            .collect();
+        let details = [
+            WDetail::Arg(0, WValue::UInt(0x8892)),
+            WDetail::Arg(1, WValue::UInt(i * 40)),
+            WDetail::Arg(2, WValue::Blob(blob)),
+            WDetail::Arg(3, WValue::String(format!("usage {i}").into_bytes())),
+        ];
+        let no = w.enter(0, 7, &details);
+        w.leave(no, &[WDetail::Ret(WValue::Null)]);
+        if i % 100 == 99 {
+            let no = w.enter(0, 8, &[WDetail::Arg(0, WValue::Pointer(0x1234))]);
+            w.leave(no, &[]);
+        }
+    }
+    w.finish()
+}
+
+/// Every container, as the crate's writer makes it.
+fn containers(stream: &[u8]) -> Vec<(Container, Vec<u8>)> {
+    vec![
+        (Container::Snappy, write::snappy(stream, 1 << 20)),
+        (Container::Gzip, write::gzip(stream)),
+        (Container::Brotli, write::brotli(stream)),
+        (Container::Zstd, write::zstd(stream, 2 << 20, false)),
+        (Container::ZstdSeekable, write::zstd(stream, 2 << 20, true)),
+    ]
+}
+
+/// What the whole-stream decompression (as the tool's `info`, `validate` and `dump` use it) and
+/// the chunked reader (as `convert` uses it) say about `file`: the first fault's offset.
+fn first_fault(file: &[u8]) -> (Option<u64>, Option<u64>) {
+    let whole = decompress_limited(file, u64::MAX).expect("a container");
+    let mut reader = ChunkedReader::open(file).expect("a container");
+    let chunked = reader.try_for_each_parsed(|_| Ok(())).err();
+    let whole_fault = whole.fault.map(|e| e.offset).or_else(|| {
+        // A fault of the stream: the walk over the data finds it.
+        let trace = tracecap_apitrace::Trace::new(&whole.data).ok()?;
+        let mut events = trace.events(tracecap_apitrace::SigTable::new());
+        loop {
+            match events.next()? {
+                Ok(_) => {}
+                Err(e) => return Some(e.offset),
+            }
+        }
+    });
+    (whole_fault, chunked.map(|e| e.offset))
+}
+
+#[test]
+fn zero_padded_prefixes_fail_early_in_bounded_memory() {
+    let stream = stream();
+    for (container, file) in containers(&stream) {
+        for prefix in [4096usize, 1000] {
+            let prefix = &file[..prefix.min(file.len() - 1)];
+            let mut peaks = Vec::new();
+            for size in [16usize << 20, 256 << 20] {
+                let mut padded = vec![0u8; size];
+                padded[..prefix.len()].copy_from_slice(prefix);
+                let (faults, peak) = peak_of(|| {
+                    // Brotli has no magic: zeros after a prefix that decodes nothing on its
+                    // own make a damaged stream, not a recognisable one.
+                    if container != Container::Brotli {
+                        assert!(is_apitrace(&padded), "{container:?} {}", prefix.len());
+                    }
+                    first_fault(&padded)
+                });
+                let what = format!("{container:?}, {} bytes then zeros to {size}", prefix.len());
+                let (whole, chunked) = faults;
+                assert!(whole.is_some() && chunked.is_some(), "{what}: {faults:?}");
+                peaks.push(peak);
+                assert!(peak < 48 << 20, "{what}: peak {peak} bytes");
+            }
+            // Not a byte more for a file 16 times larger (pieces are 256 KiB; brotli's and
+            // zstd's windows are fixed by their headers).
+            assert!(
+                peaks[1] <= peaks[0] + (1 << 20),
+                "{container:?} {}: peaks {peaks:?}",
+                prefix.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn traces_cut_inside_their_first_chunk_are_cut_short() {
+    let stream = stream();
+    for (container, file) in containers(&stream) {
+        for cut in [300usize, 4096, file.len() / 2, file.len() - 1] {
+            let cut_file = &file[..cut];
+            let what = format!("{container:?} cut at {cut} of {}", file.len());
+            assert!(is_apitrace(cut_file), "{what}: not detected");
+            let d = decompress_limited(cut_file, u64::MAX).expect("a container");
+            let fault = d.fault.unwrap_or_else(|| panic!("{what}: no fault"));
+            assert!(
+                matches!(fault.kind, ErrorKind::ContainerTruncated(_)),
+                "{what}: {fault}"
+            );
+            assert_eq!(
+                (fault.offset, fault.space),
+                (cut as u64, Space::File),
+                "{what}"
+            );
+            // What decompressed is the start of the stream.
+            assert!(stream.starts_with(&d.data), "{what}");
+            // The chunked reader says the same.
+            let mut reader = ChunkedReader::open(cut_file).expect("a container");
+            let e = reader.try_for_each_parsed(|_| Ok(())).unwrap_err();
+            assert_eq!(e, fault, "{what}");
+        }
+        // Near the end, most of the stream is there (a zstd frame is handed out only as far as
+        // its window allows).
+        let d = decompress_limited(&file[..file.len() - 1], u64::MAX).unwrap();
+        if !matches!(container, Container::Zstd | Container::ZstdSeekable) {
+            assert!(d.data.len() > stream.len() / 2, "{container:?}");
+        }
+    }
+}
+
+#[test]
+fn random_bytes_and_text_are_not_apitrace() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for len in [4usize, 8, 64, 300, 4096] {
+        for i in 0..2000 {
+            let mut b: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            if i % 2 == 0 {
+                // The brotli window bits apitrace writes.
+                b[0] |= 0x0f;
+            }
+            assert!(!is_apitrace(&b), "{b:02x?}");
+        }
+    }
+    let text = b"at the start, a line of text; and another one at its end.\n".repeat(30);
+    for start in 0..64 {
+        for len in [4usize, 6, 50, 400, 1500] {
+            assert!(!is_apitrace(&text[start..start + len]), "{start} {len}");
+        }
+    }
+}
