@@ -301,13 +301,14 @@ def run_tool(tool, capture, tmp):
         res = subprocess.run([tool, "convert", capture, "-o", out, "--json"],
                              capture_output=True, text=True)
         if res.returncode != 0:
-            if (info.get("error") or info.get("fault")) and res.returncode == 1 and res.stdout:
+            if (info.get("error") or info.get("fault")) and res.returncode == 1 and res.stderr.startswith("{"):
                 # A damaged capture (info reports its error too): what precedes it is converted.
                 print(f"note {capture}: damaged ({info.get('error') or info.get('fault')}), checking the part before it")
             else:
                 fail(capture, f"convert to {ext} exited {res.returncode}: {res.stderr.strip()}")
                 continue
-        summary = json.loads(res.stdout)
+        # The summary is the first line of standard error (the fault, if any, follows it).
+        summary = json.loads(res.stderr.splitlines()[0])
         counts = check_pftrace(out) if ext == ".pftrace" else check_json(out)
         keys = ["slices", "instants", "counter_samples"]
         if ext == ".pftrace":
