@@ -3,66 +3,15 @@
 //! offset, and use no more memory for a 256 MiB file than for a 16 MiB one; a trace cut inside
 //! its first chunk is still an apitrace trace, reported as cut short at the end of the file.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
 use tracecap_apitrace::{
     decompress_limited, is_apitrace, ChunkedReader, Container, ErrorKind, Space,
 };
 
-/// The system allocator, keeping the peak of the bytes allocated.
-struct Peak;
-
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call forwards unchanged to the system allocator; the counters are atomics.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        // SAFETY: the caller's contract for `alloc` is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            let now = NOW.fetch_add(new_size - layout.size(), Ordering::Relaxed)
-                + (new_size - layout.size());
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        } else {
-            NOW.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static A: Peak = Peak;
+static GLOBAL: tracecap_testkit::PeakAlloc = tracecap_testkit::PeakAlloc;
 
-/// Peak bytes allocated (above those allocated before) while `f` runs.
-fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let base = NOW.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let r = f();
-    (r, PEAK.load(Ordering::Relaxed).saturating_sub(base))
-}
+use tracecap_testkit::peak_of;
 
 /// A version 6 stream of a few hundred KiB: calls with strings, numbers and blobs whose bytes
 /// vary (so that no container compresses them to nothing).

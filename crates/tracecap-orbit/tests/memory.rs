@@ -2,9 +2,6 @@
 //! sparse file looks like): every reader fails fast, at the same offset for both sizes, and its
 //! peak heap does not grow with the size.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use prost::Message;
 use tracecap_orbit::proto::orbit_client_protos::{FrameTracksInfo, UserDefinedCaptureInfo};
 use tracecap_orbit::proto::orbit_grpc_protos::{
@@ -14,48 +11,8 @@ use tracecap_orbit::proto::orbit_grpc_protos::{
 use tracecap_orbit::write::CaptureWriter;
 use tracecap_orbit::{json, validate, Capture, Error};
 
-/// The system allocator, keeping the bytes in use and their peak.
-struct Peak;
-
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = IN_USE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call forwards unchanged to the system allocator; the counters are atomics.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
-        grew(new_size);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Peak = Peak;
+static GLOBAL: tracecap_testkit::PeakAlloc = tracecap_testkit::PeakAlloc;
 
 fn event(e: E) -> Vec<u8> {
     ClientCaptureEvent { event: Some(e) }.encode_to_vec()
@@ -135,10 +92,7 @@ fn read_zero_filled(file: &[u8], cut: usize, size: usize) -> (Error, usize) {
     let list = u64::from_le_bytes(file[16..24].try_into().unwrap());
     let mut data = vec![0u8; size];
     data[..cut].copy_from_slice(&file[..cut]);
-    let before = IN_USE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let (validated, walked) = every_reader(&data);
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let ((validated, walked), peak) = tracecap_testkit::peak_of(|| every_reader(&data));
     let e = validated.expect_err("a zero-filled tail is a fault");
     assert_eq!(walked, Err(e), "cut {cut}: the readers disagree");
     assert!(

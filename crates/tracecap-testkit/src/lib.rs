@@ -152,3 +152,57 @@ unsafe impl GlobalAlloc for CountingAlloc {
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
+
+static PEAK_NOW: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static PEAK_MAX: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn peak_grow(n: usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let now = PEAK_NOW.fetch_add(n, Relaxed) + n;
+    PEAK_MAX.fetch_max(now, Relaxed);
+}
+
+/// The system allocator, keeping the bytes in use by the whole process and their peak, for the
+/// "memory does not grow with the file" tests (see [`peak_of`]).
+pub struct PeakAlloc;
+
+// SAFETY: every call forwards unchanged to the system allocator; the counters are atomics and
+// never allocate.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for PeakAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        peak_grow(layout.size());
+        // SAFETY: the caller's contract for `alloc` is passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        peak_grow(layout.size());
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        PEAK_NOW.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        PEAK_NOW.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        peak_grow(new_size);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// `f`'s result and the peak of the bytes allocated while it ran, above those in use before,
+/// when the test binary declares `#[global_allocator] static A: PeakAlloc = PeakAlloc;`. The
+/// counts are of the whole process: run such tests in a binary of their own, or one at a time.
+pub fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let before = PEAK_NOW.load(Relaxed);
+    PEAK_MAX.store(before, Relaxed);
+    let r = f();
+    (r, PEAK_MAX.load(Relaxed).saturating_sub(before))
+}

@@ -2,55 +2,12 @@
 //! file looks like), in both containers: every reader fails fast, at the same offset for both
 //! sizes, and its peak heap does not grow with the size.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use tracecap_wtf::timeline::Timeline;
 use tracecap_wtf::write::{ChunkedWriter, LegacyWriter, WValue};
 use tracecap_wtf::{ArgType, Error, StringIndex, Trace, Value};
 
-/// The system allocator, keeping the bytes in use and their peak.
-struct Peak;
-
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = IN_USE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call forwards unchanged to the system allocator; the counters are atomics.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: the caller's contract is passed on as is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
-        grew(new_size);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Peak = Peak;
+static GLOBAL: tracecap_testkit::PeakAlloc = tracecap_testkit::PeakAlloc;
 
 const HEADER: &str = r#"{"type":"file_header","flags":["has_high_resolution_times"],"timebase":1000.5,"contextInfo":{"contextType":"script","title":"memory test"}}"#;
 
@@ -123,12 +80,10 @@ fn every_reader(data: &[u8]) -> Result<(), Error> {
 fn read_zero_filled(name: &str, file: &[u8], cut: usize, size: usize) -> (Error, usize) {
     let mut data = vec![0u8; size];
     data[..cut].copy_from_slice(&file[..cut]);
-    let before = IN_USE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let e = every_reader(&data)
+    let (result, peak) = tracecap_testkit::peak_of(|| every_reader(&data));
+    let e = result
         .err()
         .unwrap_or_else(|| panic!("{name} cut {cut}: a zero-filled tail is a fault"));
-    let peak = PEAK.load(Ordering::Relaxed) - before;
     // Zeros may make up the rest of a chunk: the fault can be at its end, but not in the zeros
     // far behind (the caller also wants the same fault for both sizes).
     assert!(
