@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::captures;
+
 const GIB: u64 = 1 << 30;
 const MIB: u64 = 1 << 20;
 
@@ -32,41 +35,6 @@ const COMMANDS: [&[&str]; 5] = [
     &["convert", "-o", "/dev/null", "--to", "perfetto", "--quiet"],
     &["convert", "-o", "/dev/null", "--to", "chrome", "--quiet"],
 ];
-
-/// (name, the capture's bytes) of every corpus file with a capture's extension, and the samples.
-fn captures() -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    let sets: [(&str, &[&str]); 5] = [
-        ("easyprofiler", &["."]),
-        ("syscall", &["."]),
-        ("apitrace", &["apitrace-tests", "produced-apitrace-11.1"]),
-        ("wtf", &["cff-cpp", "cff-js", "legacy-v3"]),
-        ("orbit", &["real", "generated"]),
-    ];
-    let exts = [
-        ".prof",
-        ".dat",
-        ".trace",
-        ".wtf-trace",
-        ".wtf-trace.xz",
-        ".orbit",
-    ];
-    for (format, subdirs) in sets {
-        for (name, bytes) in tracecap_testkit::corpus_files(format, subdirs) {
-            if exts.iter().any(|e| name.ends_with(e)) && bytes.len() > 64 {
-                files.push((format!("{format}/{name}"), bytes));
-            }
-        }
-    }
-    let samples = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples"));
-    for name in ["sample_small.prof", "gen_small.prof"] {
-        files.push((
-            format!("samples/{name}"),
-            std::fs::read(samples.join(name)).unwrap(),
-        ));
-    }
-    files
-}
 
 /// A sparse file of `len` bytes that starts with `prefix`.
 fn sparse(path: &Path, prefix: &[u8], len: u64) {
@@ -154,7 +122,7 @@ fn sparse_gigabytes_after_a_real_prefix_are_refused_fast_and_small() {
     let dir = scratch();
     let time = gnu_time();
     let mut failures = Vec::new();
-    for (name, bytes) in captures() {
+    for (name, bytes) in captures().into_iter().filter(|(_, b)| b.len() > 64) {
         let syscall = name.starts_with("syscall/");
         // A real cut: the first 4 KiB, or half of a capture too small for that (a whole capture
         // followed by zeros may be a good one: several formats ignore what follows their end).

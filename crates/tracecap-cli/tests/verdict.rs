@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 use tracecap_testkit::Rng;
 
+mod common;
+use common::captures;
+
 /// The commands that must agree; convert writes to standard output (here a buffer).
 const COMMANDS: [&[&str]; 7] = [
     &["validate"],
@@ -33,41 +36,6 @@ fn mutations(len: usize) -> usize {
     } else {
         56
     }
-}
-
-/// Every capture to damage: the corpus of each format (when it is there) and the samples.
-fn captures() -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    let sets: [(&str, &[&str], &[&str]); 5] = [
-        ("easyprofiler", &["."], &[".prof"]),
-        ("syscall", &["."], &[".dat"]),
-        (
-            "apitrace",
-            &["apitrace-tests", "produced-apitrace-11.1"],
-            &[".trace"],
-        ),
-        (
-            "wtf",
-            &["cff-cpp", "cff-js", "legacy-v3"],
-            &[".wtf-trace", ".wtf-trace.xz"],
-        ),
-        ("orbit", &["real", "generated"], &[".orbit"]),
-    ];
-    for (format, subdirs, exts) in sets {
-        for (name, bytes) in tracecap_testkit::corpus_files(format, subdirs) {
-            if exts.iter().any(|e| name.ends_with(e)) {
-                files.push((format!("{format}/{name}"), bytes));
-            }
-        }
-    }
-    let samples = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples"));
-    for name in ["sample_small.prof", "gen_small.prof"] {
-        files.push((
-            format!("samples/{name}"),
-            std::fs::read(samples.join(name)).unwrap(),
-        ));
-    }
-    files
 }
 
 /// The damaged copies of `bytes`, each with a short description.

@@ -1,6 +1,8 @@
-//! What the EasyProfiler test files share: running the tool and writing scratch files.
+//! What the CLI's test files share: running the tool, writing scratch files, and every capture
+//! at hand.
+#![allow(dead_code)] // each test file uses some of these
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Exit code, stdout and stderr of `tracecap args...` with the environment variables `env`.
@@ -23,4 +25,40 @@ pub fn tmp(tag: &str, name: &str, bytes: &[u8]) -> PathBuf {
     let p = std::env::temp_dir().join(format!("tracecap-{tag}-{}-{name}", std::process::id()));
     std::fs::write(&p, bytes).unwrap();
     p
+}
+
+/// (name, bytes) of every capture at hand: each format's corpus files with a capture's extension
+/// (when the corpus is there; `.xz` files decompressed) and the bundled samples.
+pub fn captures() -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let sets: [(&str, &[&str], &[&str]); 5] = [
+        ("easyprofiler", &["."], &[".prof"]),
+        ("syscall", &["."], &[".dat"]),
+        (
+            "apitrace",
+            &["apitrace-tests", "produced-apitrace-11.1"],
+            &[".trace"],
+        ),
+        (
+            "wtf",
+            &["cff-cpp", "cff-js", "legacy-v3"],
+            &[".wtf-trace", ".wtf-trace.xz"],
+        ),
+        ("orbit", &["real", "generated"], &[".orbit"]),
+    ];
+    for (format, subdirs, exts) in sets {
+        for (name, bytes) in tracecap_testkit::corpus_files(format, subdirs) {
+            if exts.iter().any(|e| name.ends_with(e)) {
+                files.push((format!("{format}/{name}"), bytes));
+            }
+        }
+    }
+    let samples = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples"));
+    for name in ["sample_small.prof", "gen_small.prof"] {
+        files.push((
+            format!("samples/{name}"),
+            std::fs::read(samples.join(name)).unwrap(),
+        ));
+    }
+    files
 }
