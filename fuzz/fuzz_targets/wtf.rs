@@ -107,7 +107,8 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    if let Ok(tl) = Timeline::build(&trace) {
+    {
+        let tl = Timeline::build(&trace);
         for z in &tl.zones {
             for s in z.scopes() {
                 assert!(s.depth < tracecap_wtf::timeline::MAX_DEPTH);

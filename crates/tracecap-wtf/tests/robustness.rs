@@ -76,7 +76,8 @@ fn walk(bytes: &[u8], deep: bool) -> (Vec<Seen>, Option<tracecap_wtf::Error>) {
     }
     assert!(events.next().is_none(), "fused");
     if deep {
-        if let Ok(tl) = Timeline::build(&trace) {
+        {
+            let tl = Timeline::build(&trace);
             for z in &tl.zones {
                 let _ = z.scopes().count();
             }
