@@ -181,15 +181,21 @@ fn hostile_lengths_fail_cleanly() {
     // A section list claiming 65535 entries in a short file.
     let mut f = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\x18\0\0\0\0\0\0\0".to_vec();
     f.extend_from_slice(&65535u64.to_le_bytes());
-    let e = Capture::parse(&f).unwrap_err();
+    let c = Capture::parse(&f).unwrap();
+    let e = c.section_list_fault().unwrap();
     assert!(matches!(
         e.kind,
         tracecap_orbit::ErrorKind::TruncatedSectionList { .. }
     ));
-    // Section list offset beyond the file.
+    assert_eq!(c.user_data().unwrap_err(), e);
+    assert_eq!(c.check_layout(24).unwrap_err(), e);
+    // Section list offset beyond the file: the capture section ends at the end of the file.
     let mut f = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0".to_vec();
     f.extend_from_slice(&u64::MAX.to_le_bytes());
-    assert!(Capture::parse(&f).is_err());
+    let c = Capture::parse(&f).unwrap();
+    assert!(c.section_list_fault().is_some());
+    assert_eq!(c.capture_section_bound(), 24);
+    assert_eq!(validate(&f).unwrap_err().offset, 24);
     // Non-canonical events (Orbit's size check): an over-long varint, a default value written.
     let mut f = header.to_vec();
     f.extend_from_slice(&[7, 0x32, 5, 0x08, 0x80, 0x80, 0x80, 0x00]); // scheduling_slice{pid: 0 in 4 bytes}
