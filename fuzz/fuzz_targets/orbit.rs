@@ -26,6 +26,57 @@ fn check_event(ev: &Event<'_>, len: u64) {
     }
 }
 
+/// A prefix of a file that validates (cut where the input's last two bytes say) gives the file's
+/// events, in order, every one whose next event starts at or before the cut among them, and
+/// ends with a fault inside the prefix.
+fn check_prefix(file: &[u8], cut_from: &[u8]) {
+    let Some(&[a, b]) = cut_from.last_chunk::<2>() else {
+        return;
+    };
+    if validate(file).is_err() {
+        return;
+    }
+    let Ok(capture) = Capture::parse(file) else {
+        return;
+    };
+    let whole: Vec<(u64, &[u8])> = capture
+        .events()
+        .map_while(Result::ok)
+        .map(|ev| (ev.offset, ev.message))
+        .collect();
+    let cut = usize::from(u16::from_le_bytes([a, b])) % file.len().max(1);
+    let part = file.get(..cut).unwrap_or(&[]);
+    let ends = whole
+        .iter()
+        .skip(1)
+        .map(|w| w.0)
+        .chain(capture.events().map_while(Result::ok).last().map(|ev| {
+            ev.message_offset + ev.message.len() as u64
+        }));
+    let must = ends.take_while(|&e| e <= cut as u64).count();
+    let mut got = Vec::new();
+    let mut fault = None;
+    if let Ok(c) = Capture::parse(part) {
+        for ev in c.events() {
+            match ev {
+                Ok(ev) => got.push((ev.offset, ev.message)),
+                Err(e) => {
+                    fault = Some(e);
+                    break;
+                }
+            }
+        }
+    } else {
+        fault = Capture::parse(part).err();
+    }
+    assert!(got.len() >= must, "cut at {cut}: {} of {must} events", got.len());
+    assert_eq!(got[..], whole[..got.len()], "cut at {cut}");
+    if cut < file.len() {
+        let fault = fault.or_else(|| validate(part).err());
+        assert!(fault.is_some_and(|e| e.offset <= cut as u64), "cut at {cut}: {fault:?}");
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let len = data.len() as u64;
     // The input as one event message.
@@ -58,5 +109,6 @@ fuzz_target!(|data: &[u8]| {
         if let Err(e) = validate(file) {
             assert!(e.offset <= flen);
         }
+        check_prefix(file, data);
     }
 });

@@ -10,6 +10,30 @@ use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::timeline::Timeline;
 use tracecap_wtf::{ErrorKind, FixedDefinitionTable, Trace};
 
+/// A prefix of the input (cut where its last two bytes say) gives the input's events, in order,
+/// up to where it stops, and its fault lies inside it.
+fn check_prefix(data: &[u8], whole: &[(u64, u32, u32, Option<u16>)]) {
+    let Some(&[a, b]) = data.last_chunk::<2>() else {
+        return;
+    };
+    let cut = usize::from(u16::from_le_bytes([a, b])) % (data.len() + 1);
+    let part = data.get(..cut).unwrap_or(&[]);
+    let Ok(trace) = Trace::parse(part) else {
+        return;
+    };
+    let mut n = 0;
+    for ev in trace.events() {
+        match ev {
+            Ok(ev) => {
+                let seen = (ev.offset, ev.wire_id, ev.time, ev.zone);
+                assert_eq!(Some(&seen), whole.get(n), "cut at {cut}: event {n}");
+                n += 1;
+            }
+            Err(e) => assert!(e.offset <= cut as u64, "cut at {cut}: {e}"),
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let len = data.len() as u64;
     let trace = match Trace::parse(data) {
@@ -80,6 +104,7 @@ fuzz_target!(|data: &[u8]| {
         .err();
     assert_eq!(visited, grown);
     assert_eq!(visit_err, grown_err);
+    check_prefix(data, &grown);
     let iter_values: usize = trace
         .events()
         .map_while(Result::ok)
@@ -107,7 +132,8 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    if let Ok(tl) = Timeline::build(&trace) {
+    {
+        let tl = Timeline::build(&trace);
         for z in &tl.zones {
             for s in z.scopes() {
                 assert!(s.depth < tracecap_wtf::timeline::MAX_DEPTH);

@@ -94,6 +94,13 @@ fn dump_json_matches_oracle() {
             Some(ud) if !ud.is_null() => {
                 assert_eq!(rest.len(), 1, "{file}: user data line");
                 assert_eq!(rest[0]["kind"], "user_data");
+                let ud_at = tracecap_orbit::Capture::parse(&std::fs::read(c.join(file)).unwrap())
+                    .unwrap()
+                    .sections()
+                    .find(|s| s.section_type == 1)
+                    .unwrap()
+                    .offset;
+                assert_eq!(rest[0]["offset"], ud_at, "{file}");
                 assert!(same(&rest[0]["message"], &ud["message"]));
             }
             _ => assert!(rest.is_empty()),

@@ -70,11 +70,17 @@ fn info_validate_dump_every_file() {
         assert!(head["header"].is_object());
         let events = lines.iter().filter(|l| l["kind"] == "event").count();
         assert_eq!(json!(events), info["events"], "{f}");
+        let mut last_event = None;
         for l in &lines[1..] {
             assert!(l["kind"] == "event" || l["kind"] == "define" || l["kind"] == "zone");
+            let offset = l["offset"].as_u64().unwrap();
             if l["kind"] == "event" {
                 assert!(l["args"].is_object());
-                assert!(l["offset"].as_u64().unwrap() < std::fs::metadata(p).unwrap().len());
+                assert!(offset < std::fs::metadata(p).unwrap().len());
+                last_event = Some(offset);
+            } else {
+                // A definition or zone line carries the offset of the event that declared it.
+                assert_eq!(Some(offset), last_event, "{f}");
             }
         }
     }
@@ -102,17 +108,20 @@ fn cpp_basic_values() {
         json!({"s1":"hello","s2":null,"s3":"héllo €","s4":"hello"})
     );
     let zone = lines.iter().find(|l| l["kind"] == "zone").unwrap();
+    let at = zone["offset"].clone();
     assert_eq!(
         zone,
-        &json!({"kind":"zone","id":1,"name":"0:Main","type":null,"location":"cppgen.cc"})
+        &json!({"kind":"zone","id":1,"name":"0:Main","type":null,"location":"cppgen.cc","offset":at})
     );
     let def = lines
         .iter()
         .find(|l| l["kind"] == "define" && l["name"] == "App#outer")
         .unwrap();
+    let at = def["offset"].clone();
+    assert!(at.is_u64());
     assert_eq!(
         def,
-        &json!({"kind":"define","wire_id":6,"name":"App#outer","class":"scope","flags":0,"signature":"uint32 a, uint16 b"})
+        &json!({"kind":"define","wire_id":6,"name":"App#outer","class":"scope","flags":0,"signature":"uint32 a, uint16 b","offset":at})
     );
 }
 

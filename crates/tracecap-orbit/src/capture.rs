@@ -25,71 +25,29 @@ pub struct Capture<'a> {
     sections: Sections<'a>,
     list_len: u64,
     bound: u64,
+    list_fault: Option<Error>,
 }
 
 impl<'a> Capture<'a> {
     /// Reads the header and the section list and computes the capture section's bound, applying
-    /// Orbit's checks (signature, version, at most 65535 sections, a complete list).
+    /// Orbit's header checks (signature, version, a capture section inside the file). A section
+    /// list that is cut or malformed (Orbit's checks: at most 65535 sections, a complete list)
+    /// does not fail here: see [`Capture::section_list_fault`].
     pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
         let header = Header::parse(data)?;
         let file_len = data.len() as u64;
-        let mut layout = Layout::Current;
-        let mut sections = Sections::EMPTY;
-        let mut list_len = 0u64;
         let list = header.section_list_offset;
-        if list != 0 {
-            let count_bytes = usize::try_from(list)
-                .ok()
-                .and_then(|l| data.get(l..)?.get(..8))
-                .ok_or(Error::new(
-                    ErrorKind::TruncatedSectionList {
-                        needed: 8,
-                        available: file_len.saturating_sub(list),
-                    },
-                    list.min(file_len),
-                ))?;
-            let mut c = [0u8; 8];
-            c.copy_from_slice(count_bytes);
-            let count = u64::from_le_bytes(c);
-            let (entries_at, n) = if count > MAX_SECTIONS {
-                // Orbit 1.64 wrote a u16 count with the entries right behind it, at the file's end.
-                let n16 = count & 0xffff;
-                let end = list
-                    .saturating_add(2)
-                    .saturating_add(n16.saturating_mul(ENTRY_LEN as u64));
-                if n16 == 0 || end != file_len {
-                    return Err(Error::new(ErrorKind::SectionListTooLarge(count), list));
-                }
-                layout = Layout::Orbit164;
-                (list.saturating_add(2), n16)
-            } else {
-                (list.saturating_add(8), count)
-            };
-            if n == 0 {
-                return Err(Error::new(ErrorKind::EmptySectionList, list));
-            }
-            let needed = n.saturating_mul(ENTRY_LEN as u64);
-            let available = file_len.saturating_sub(entries_at);
-            let entries = usize::try_from(entries_at)
-                .ok()
-                .zip(usize::try_from(needed).ok())
-                .and_then(|(at, len)| data.get(at..)?.get(..len))
-                .ok_or(Error::new(
-                    ErrorKind::TruncatedSectionList { needed, available },
-                    entries_at.min(file_len),
-                ))?;
-            sections = Sections { entries, index: 0 };
-            list_len = entries_at.saturating_sub(list).saturating_add(needed);
-            if layout == Layout::Orbit164
-                && !sections
-                    .clone()
-                    .all(|s| s.end() <= list && s.offset >= HEADER_LEN)
-            {
-                return Err(Error::new(ErrorKind::SectionListTooLarge(count), list));
-            }
-        }
+        let (layout, sections, list_len, list_fault) = match read_list(data, list) {
+            Ok((layout, sections, list_len)) => (layout, sections, list_len, None),
+            Err(e) => (Layout::Current, Sections::EMPTY, 0, Some(e)),
+        };
         let start = header.capture_section_offset;
-        let mut bound = if list == 0 { file_len } else { u64::MAX };
+        // Without a readable list, the capture section ends at the list or the end of the file.
+        let mut bound = if list == 0 || list_fault.is_some() {
+            file_len
+        } else {
+            u64::MAX
+        };
         for s in sections {
             bound = bound.min(s.offset);
         }
@@ -110,7 +68,16 @@ impl<'a> Capture<'a> {
             sections,
             list_len,
             bound,
+            list_fault,
         })
+    }
+
+    /// What is wrong with the section list (cut by the end of the file, or malformed), if
+    /// anything. The events do not need the list: the capture section then ends at the list or
+    /// at the end of the file, [`Capture::sections`] is empty, and [`Capture::user_data`] and
+    /// [`Capture::check_layout`] return this error.
+    pub fn section_list_fault(&self) -> Option<Error> {
+        self.list_fault
     }
 
     /// The file's bytes.
@@ -164,6 +131,9 @@ impl<'a> Capture<'a> {
 
     /// The first USER_DATA section (type 1), read the way Orbit reads it; `None` when there is none.
     pub fn user_data(&self) -> Result<Option<UserData<'a>>, Error> {
+        if let Some(e) = self.list_fault {
+            return Err(e);
+        }
         let Some(s) = self
             .sections
             .clone()
@@ -204,6 +174,9 @@ impl<'a> Capture<'a> {
     /// `capture_end` is where `CaptureFinished` ends (see [`Events::position`]). Sections are
     /// compared pairwise when there are few, so this is meant for validation, not the hot path.
     pub fn check_layout(&self, capture_end: u64) -> Result<(), Error> {
+        if let Some(e) = self.list_fault {
+            return Err(e);
+        }
         let file_len = self.data.len() as u64;
         let list = self.header.section_list_offset;
         let list_end = list.saturating_add(self.list_len);
@@ -254,6 +227,66 @@ impl<'a> Capture<'a> {
         }
         Ok(())
     }
+}
+
+/// Reads the section list at `list` (0: none): the layout, the entries and the list's size.
+fn read_list(data: &[u8], list: u64) -> Result<(Layout, Sections<'_>, u64), Error> {
+    let file_len = data.len() as u64;
+    let mut layout = Layout::Current;
+    let mut sections = Sections::EMPTY;
+    let mut list_len = 0u64;
+    if list != 0 {
+        let count_bytes = usize::try_from(list)
+            .ok()
+            .and_then(|l| data.get(l..)?.get(..8))
+            .ok_or(Error::new(
+                ErrorKind::TruncatedSectionList {
+                    needed: 8,
+                    available: file_len.saturating_sub(list),
+                },
+                list.min(file_len),
+            ))?;
+        let mut c = [0u8; 8];
+        c.copy_from_slice(count_bytes);
+        let count = u64::from_le_bytes(c);
+        let (entries_at, n) = if count > MAX_SECTIONS {
+            // Orbit 1.64 wrote a u16 count with the entries right behind it, at the file's end.
+            let n16 = count & 0xffff;
+            let end = list
+                .saturating_add(2)
+                .saturating_add(n16.saturating_mul(ENTRY_LEN as u64));
+            if n16 == 0 || end != file_len {
+                return Err(Error::new(ErrorKind::SectionListTooLarge(count), list));
+            }
+            layout = Layout::Orbit164;
+            (list.saturating_add(2), n16)
+        } else {
+            (list.saturating_add(8), count)
+        };
+        if n == 0 {
+            return Err(Error::new(ErrorKind::EmptySectionList, list));
+        }
+        let needed = n.saturating_mul(ENTRY_LEN as u64);
+        let available = file_len.saturating_sub(entries_at);
+        let entries = usize::try_from(entries_at)
+            .ok()
+            .zip(usize::try_from(needed).ok())
+            .and_then(|(at, len)| data.get(at..)?.get(..len))
+            .ok_or(Error::new(
+                ErrorKind::TruncatedSectionList { needed, available },
+                entries_at.min(file_len),
+            ))?;
+        sections = Sections { entries, index: 0 };
+        list_len = entries_at.saturating_sub(list).saturating_add(needed);
+        if layout == Layout::Orbit164
+            && !sections
+                .clone()
+                .all(|s| s.end() <= list && s.offset >= HEADER_LEN)
+        {
+            return Err(Error::new(ErrorKind::SectionListTooLarge(count), list));
+        }
+    }
+    Ok((layout, sections, list_len))
 }
 
 #[cold]

@@ -361,7 +361,7 @@ pub fn user_data_line(user_data: &UserData<'_>) -> Result<String, Error> {
         &mut s,
         0,
     )?;
-    s.push('}');
+    let _ = write!(s, ",\"offset\":{}}}", user_data.section.offset);
     Ok(s)
 }
 

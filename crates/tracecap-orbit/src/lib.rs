@@ -19,6 +19,11 @@
 //!
 //! The core (`--no-default-features`) is `no_std` and never allocates.
 //!
+//! Damage keeps everything before it: [`Capture::parse`] needs only the header and the capture
+//! section's start (a cut or malformed section list is [`Capture::section_list_fault`], reported
+//! by [`Capture::user_data`] and [`Capture::check_layout`]), and [`Capture::events`] yields every
+//! whole message before a cut or a bad message, then its error.
+//!
 //! ```
 //! use tracecap_orbit::{Capture, EventKind, views::EventView};
 //!

@@ -181,15 +181,21 @@ fn hostile_lengths_fail_cleanly() {
     // A section list claiming 65535 entries in a short file.
     let mut f = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\x18\0\0\0\0\0\0\0".to_vec();
     f.extend_from_slice(&65535u64.to_le_bytes());
-    let e = Capture::parse(&f).unwrap_err();
+    let c = Capture::parse(&f).unwrap();
+    let e = c.section_list_fault().unwrap();
     assert!(matches!(
         e.kind,
         tracecap_orbit::ErrorKind::TruncatedSectionList { .. }
     ));
-    // Section list offset beyond the file.
+    assert_eq!(c.user_data().unwrap_err(), e);
+    assert_eq!(c.check_layout(24).unwrap_err(), e);
+    // Section list offset beyond the file: the capture section ends at the end of the file.
     let mut f = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0".to_vec();
     f.extend_from_slice(&u64::MAX.to_le_bytes());
-    assert!(Capture::parse(&f).is_err());
+    let c = Capture::parse(&f).unwrap();
+    assert!(c.section_list_fault().is_some());
+    assert_eq!(c.capture_section_bound(), 24);
+    assert_eq!(validate(&f).unwrap_err().offset, 24);
     // Non-canonical events (Orbit's size check): an over-long varint, a default value written.
     let mut f = header.to_vec();
     f.extend_from_slice(&[7, 0x32, 5, 0x08, 0x80, 0x80, 0x80, 0x00]); // scheduling_slice{pid: 0 in 4 bytes}
@@ -226,4 +232,79 @@ fn hostile_lengths_fail_cleanly() {
     assert!(json::event_line(&ev)
         .unwrap()
         .contains("\"event\":\"EVENT_NOT_SET\",\"message\":{}"));
+}
+
+/// What identifies a record across a cut: its offset, kind and message bytes, and where it ends.
+#[derive(Debug, PartialEq)]
+struct Record<'a> {
+    offset: u64,
+    kind: EventKind,
+    message: &'a [u8],
+    end: u64,
+}
+
+/// Every event of `data` and the fault that ended the walk, if any (the end of the events, the
+/// section layout and USER_DATA included, as `validate` checks them).
+fn records(data: &[u8]) -> (Vec<Record<'_>>, Option<tracecap_orbit::Error>) {
+    let capture = match Capture::parse(data) {
+        Ok(c) => c,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    let mut out = Vec::new();
+    let mut events = capture.events();
+    for ev in events.by_ref() {
+        match ev {
+            Ok(ev) => out.push(Record {
+                offset: ev.offset,
+                kind: ev.kind,
+                message: ev.message,
+                end: ev.message_offset + ev.message.len() as u64,
+            }),
+            Err(e) => return (out, Some(e)),
+        }
+    }
+    let end = tracecap_orbit::validate::check_end(&capture, &events).err();
+    (out, end)
+}
+
+/// Every corpus file cut at the start, middle and end of each of its first 200 events and at 200
+/// seeded random points: the cut file's events are the whole file's, in order, and include every
+/// event whose next event starts at or before the cut; a cut file always ends with a fault,
+/// inside the cut file.
+#[test]
+fn cuts_keep_every_record_before_them() {
+    let mut rng = Rng(0x5EED_0017);
+    for (name, bytes) in files() {
+        let (whole, _) = records(&bytes);
+        let next: Vec<u64> = whole
+            .iter()
+            .skip(1)
+            .map(|r| r.offset)
+            .chain(whole.last().map(|r| r.end))
+            .collect();
+        let mut cuts: Vec<u64> = whole
+            .iter()
+            .take(200)
+            .flat_map(|r| [r.offset, (r.offset + r.end) / 2, r.end])
+            .collect();
+        cuts.extend((0..200).map(|_| rng.next_u64() % bytes.len() as u64));
+        for cut in cuts {
+            if cut >= bytes.len() as u64 {
+                continue;
+            }
+            let (got, err) = records(&bytes[..cut as usize]);
+            let must = next.iter().take_while(|&&n| n <= cut).count();
+            assert!(
+                got.len() >= must,
+                "{name} cut at {cut:#x}: {} events, expected at least {must} ({err:?})",
+                got.len()
+            );
+            assert!(got.len() <= whole.len(), "{name} cut at {cut:#x}");
+            for (i, (a, b)) in got.iter().zip(&whole).enumerate() {
+                assert_eq!(a, b, "{name} cut at {cut:#x}: event {i}");
+            }
+            let e = err.unwrap_or_else(|| panic!("{name} cut at {cut:#x}: no fault"));
+            assert!(e.offset <= cut, "{name} cut at {cut:#x}: {e}");
+        }
+    }
 }

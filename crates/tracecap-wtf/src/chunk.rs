@@ -73,6 +73,9 @@ pub struct Chunk<'a> {
     table: &'a [RawPartEntry],
     body: &'a [u8],
     body_offset: u64,
+    /// The declared length of the body (past the part table); more than `body.len()` in a cut
+    /// chunk.
+    body_len: u64,
 }
 
 /// A part of a chunk.
@@ -92,32 +95,69 @@ impl<'a> Chunk<'a> {
         self.table.len()
     }
 
-    /// The parts in table order; each is checked against the chunk bounds.
+    /// Whether the file ends inside this chunk: its header and part table are whole, the rest
+    /// is cut short. [`Chunks`] yields such a chunk and then the truncation as an error.
+    pub fn is_cut(&self) -> bool {
+        (self.body.len() as u64) < self.body_len
+    }
+
+    /// Absolute offset of the end of the chunk's bytes in the file: the end of the chunk, or the
+    /// end of the file in a cut chunk.
+    pub fn end_of_data(&self) -> u64 {
+        self.body_offset.saturating_add(self.body.len() as u64)
+    }
+
+    /// The parts in table order; each is checked against the chunk bounds. In a cut chunk (see
+    /// [`Chunk::is_cut`]), a part that lies within the chunk but reaches past the end of the file
+    /// is a truncation error at the part's offset.
     pub fn parts(&self) -> impl Iterator<Item = Result<Part<'a>, Error>> + 'a {
-        let body = self.body;
+        let this = *self;
+        (0..self.table.len()).map(move |i| match this.part_at(i) {
+            Ok((part, true)) => Ok(part),
+            Ok((part, false)) => Err(Error::truncated(
+                "part",
+                part.offset,
+                this.table.get(i).map_or(0, |e| u64::from(e.length.get())),
+                part.data.len() as u64,
+            )),
+            Err(e) => Err(e),
+        })
+    }
+
+    /// The part of table entry `i`, and whether it is whole; a part cut by the end of the file
+    /// holds the bytes that are there.
+    pub(crate) fn part_at(&self, i: usize) -> Result<(Part<'a>, bool), Error> {
         let base = self.body_offset;
         let table_off = base.saturating_sub((self.table.len() as u64).saturating_mul(12));
-        self.table.iter().enumerate().map(move |(i, e)| {
-            let (off, len) = (e.offset.get(), e.length.get());
-            let start = off as usize;
-            match start
-                .checked_add(len as usize)
-                .and_then(|end| body.get(start..end))
-            {
-                Some(data) => Ok(Part {
-                    kind: e.kind.get(),
-                    offset: base.saturating_add(u64::from(off)),
-                    data,
-                }),
-                None => Err(Error::new(
-                    ErrorKind::PartOutOfChunk {
-                        offset: off,
-                        length: len,
-                    },
-                    table_off.saturating_add((i as u64).saturating_mul(12)),
-                )),
-            }
-        })
+        let entry_off = table_off.saturating_add((i as u64).saturating_mul(12));
+        let Some(e) = self.table.get(i) else {
+            return Err(Error::truncated("part table", entry_off, 12, 0));
+        };
+        let (off, len) = (e.offset.get(), e.length.get());
+        let end = u64::from(off).saturating_add(u64::from(len));
+        if end > self.body_len {
+            return Err(Error::new(
+                ErrorKind::PartOutOfChunk {
+                    offset: off,
+                    length: len,
+                },
+                entry_off,
+            ));
+        }
+        let start = (off as usize).min(self.body.len());
+        let stop = usize::try_from(end)
+            .unwrap_or(usize::MAX)
+            .min(self.body.len());
+        let data = self.body.get(start..stop).unwrap_or(&[]);
+        let whole = data.len() as u64 == u64::from(len);
+        Ok((
+            Part {
+                kind: e.kind.get(),
+                offset: base.saturating_add(u64::from(off)),
+                data,
+            },
+            whole,
+        ))
     }
 
     /// The resource parts (`0x40000` binary, `0x40001` string), numbered 0, 1, ... in part order
@@ -150,6 +190,8 @@ impl<'a> Chunk<'a> {
 pub struct Chunks<'a> {
     r: Reader<'a>,
     done: bool,
+    /// The truncation of the cut chunk just yielded, given next.
+    cut: Option<Error>,
 }
 
 impl<'a> Chunks<'a> {
@@ -157,7 +199,7 @@ impl<'a> Chunks<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         let mut r = Reader::new(data);
         let done = r.skip(crate::header::PROLOGUE_LEN).is_err();
-        Chunks { r, done }
+        Chunks { r, done, cut: None }
     }
 
     /// Absolute offset of the next chunk.
@@ -180,10 +222,20 @@ impl<'a> Chunks<'a> {
                 start.saturating_add(8),
             ));
         }
-        let mut c = self
-            .r
-            .sub(u64::from(length))
-            .map_err(|e| Error::from(e).what("chunk"))?;
+        let mut c = match self.r.sub(u64::from(length)) {
+            Ok(c) => c,
+            Err(e) => {
+                // Cut: the chunk is read up to the end of the file when its header and part
+                // table are whole; the truncation comes next.
+                let cut = Error::from(e).what("chunk");
+                let rest = self.r.take_rest();
+                if u64::try_from(rest.len()).unwrap_or(u64::MAX) < min {
+                    return Err(cut);
+                }
+                self.cut = Some(cut);
+                Reader::at(rest, start)
+            }
+        };
         let _ = c.skip(24);
         let table_bytes = c
             .bytes_u64(min - 24)
@@ -201,6 +253,7 @@ impl<'a> Chunks<'a> {
             table,
             body,
             body_offset,
+            body_len: u64::from(length) - min,
         })
     }
 }
@@ -209,6 +262,10 @@ impl<'a> Iterator for Chunks<'a> {
     type Item = Result<Chunk<'a>, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.cut.take() {
+            self.done = true;
+            return Some(Err(e));
+        }
         if self.done || self.r.is_empty() {
             return None;
         }

@@ -27,6 +27,11 @@
 //! [`Event::decode_builtin`] (typed built-ins). Strings stay in the file: an argument holds an
 //! ordinal ([`Str::Ordinal`]) that [`Event::resolve`] looks up in the event's chunk string table.
 //!
+//! Damage keeps everything before it: the walk yields every event that lies wholly before a cut
+//! or a fault, in either container (a chunk cut by the end of the file gives the events of its
+//! event buffer up to the cut), then the error at its offset; [`timeline::Timeline::build`]
+//! keeps what was read, with the fault. docs/wtf.md lists each case.
+//!
 //! Features: `alloc` (default) adds the growable [`DefinitionTable`], [`StringIndex`] and
 //! [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure; `json` adds
 //! serde_json parsing of the file header and `json::ArgsJson`; `write` adds the writers.

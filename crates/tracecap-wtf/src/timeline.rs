@@ -62,19 +62,29 @@ pub struct Scoped<'a> {
     pub end_time: Option<u32>,
 }
 
-/// Per-zone events of a whole file.
+/// Per-zone events of a file: every event the walk read, and the fault that ended it early.
 #[derive(Clone, Debug, Default)]
 pub struct Timeline<'a> {
     /// Zones in the order they received their first event or were created.
     pub zones: Vec<Zone<'a>>,
+    /// The first fault of the file, if any: the zones then hold every event before it.
+    pub fault: Option<Error>,
 }
 
 impl<'a> Timeline<'a> {
-    /// Walks every event of `trace` with the table `table` and groups them per zone.
-    pub fn build_with<T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> Result<Self, Error> {
+    /// Walks every event of `trace` with the table `table` and groups them per zone. A damaged
+    /// file gives every event before its first fault, and the fault in [`Timeline::fault`].
+    pub fn build_with<T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> Self {
         let mut zones: Vec<Zone<'a>> = Vec::new();
+        let mut fault = None;
         for ev in trace.events_with(table) {
-            let ev = ev?;
+            let ev = match ev {
+                Ok(ev) => ev,
+                Err(e) => {
+                    fault = Some(e);
+                    break;
+                }
+            };
             match ev.builtin() {
                 Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete)
                     if ev.flags() & crate::FLAG_BUILTIN != 0 =>
@@ -101,11 +111,11 @@ impl<'a> Timeline<'a> {
             // Stable: equal times keep file order.
             z.events.sort_by_key(|e| e.time);
         }
-        Ok(Timeline { zones })
+        Timeline { zones, fault }
     }
 
     /// Like [`Timeline::build_with`] with a growable table.
-    pub fn build(trace: &Trace<'a>) -> Result<Self, Error> {
+    pub fn build(trace: &Trace<'a>) -> Self {
         Self::build_with(trace, crate::DefinitionTable::new())
     }
 }

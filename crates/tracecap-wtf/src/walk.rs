@@ -131,6 +131,10 @@ pub struct Events<'a, T> {
     held: Held<'a>,
     held_def: Definition<'a>,
     done: bool,
+    /// In a chunk cut by the end of the file: the truncation, and whether its event buffer is
+    /// cut too (the error is then placed at the first event not wholly in the file, otherwise at
+    /// the end of the file).
+    cut: Option<(Error, bool)>,
 }
 
 /// An event found by either path, its definition borrowed from the walker.
@@ -197,6 +201,7 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
             },
             held_def: Definition::event_define(),
             done: false,
+            cut: None,
         }
     }
 
@@ -386,6 +391,14 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
             return None;
         };
         while self.buf.is_empty() {
+            if let Some((e, clipped)) = self.cut {
+                let at = if clipped {
+                    self.buf_end.min(e.offset)
+                } else {
+                    e.offset
+                };
+                return Some(Err(Error::new(e.kind, at)));
+            }
             let c = tri!(chunks.next()?);
             *read = read.saturating_add(1);
             if c.kind != CHUNK_EVENT_DATA {
@@ -393,19 +406,33 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
             }
             let mut events = None;
             let mut table = None;
-            for p in c.parts() {
-                let p = tri!(p);
+            for i in 0..c.part_count() {
+                let (p, whole) = tri!(c.part_at(i));
                 if p.kind == PART_BINARY_EVENTS && events.is_none() {
-                    events = Some(p);
+                    events = Some((p, whole));
                 } else if p.kind == PART_STRING_TABLE && table.is_none() {
+                    if !whole {
+                        return Some(Err(c.parts().nth(i)?.err()?));
+                    }
                     table = Some(p);
                 }
+            }
+            if c.is_cut() {
+                // The truncation the chunk iterator gives next, placed at the end of the file
+                // (see `cut`).
+                let e = match chunks.next() {
+                    Some(Err(e)) => e,
+                    _ => Error::truncated("chunk", c.offset, 0, 0),
+                };
+                let end = c.end_of_data();
+                let clipped = events.is_some_and(|(_, whole)| !whole);
+                self.cut = Some((Error::new(e.kind, end), clipped));
             }
             self.chunk = read.saturating_sub(1);
             self.strings = table.map_or(StringTable::default(), |p| {
                 StringTable::new(p.data, p.offset)
             });
-            if let Some(p) = events {
+            if let Some((p, _)) = events {
                 let whole = p.data.len() & !3;
                 self.buf = p.data.get(..whole).unwrap_or(&[]);
                 self.buf_end = p.offset.saturating_add(whole as u64);
@@ -428,7 +455,16 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
                 (Reader::at(self.buf, start), Encoding::Chunked, self.strings)
             }
         };
-        tri!(self.read_event(&mut r, enc, strings));
+        let at = r.offset();
+        if let Err(e) = self.read_event(&mut r, enc, strings) {
+            return Some(Err(match self.cut {
+                // An event that the end of the file cuts short.
+                Some((cut, true)) if matches!(e.kind, ErrorKind::Truncated { .. }) => {
+                    Error::new(cut.kind, at)
+                }
+                _ => e,
+            }));
+        }
         match &mut self.src {
             Source::Legacy(lr) => *lr = r,
             Source::Chunked { .. } => self.buf = r.rest(),

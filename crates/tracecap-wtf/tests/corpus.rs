@@ -89,7 +89,8 @@ fn text_of(s: Option<&[u8]>) -> J {
 /// Our reconstruction of the loader's dump.
 fn ours(bytes: &[u8]) -> Vec<(String, Vec<Line>)> {
     let trace = Trace::parse(bytes).unwrap();
-    let tl = Timeline::build(&trace).unwrap();
+    let tl = Timeline::build(&trace);
+    assert_eq!(tl.fault, None);
     let mut fmt = ArgsJson::new();
     // The loader renumbers time-range ids 1, 2, ... in file order of first use.
     let mut ranges: std::collections::HashMap<u32, u32> = Default::default();

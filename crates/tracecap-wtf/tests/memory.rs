@@ -71,8 +71,10 @@ fn every_reader(data: &[u8]) -> Result<(), Error> {
             }
         }
     }
-    Timeline::build(&trace)?;
-    Ok(())
+    match Timeline::build(&trace).fault {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// The first `cut` bytes of `file`, then zeros up to `size`; the fault and the peak heap (bytes)

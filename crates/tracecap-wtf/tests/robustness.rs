@@ -76,7 +76,8 @@ fn walk(bytes: &[u8], deep: bool) -> (Vec<Seen>, Option<tracecap_wtf::Error>) {
     }
     assert!(events.next().is_none(), "fused");
     if deep {
-        if let Ok(tl) = Timeline::build(&trace) {
+        {
+            let tl = Timeline::build(&trace);
             for z in &tl.zones {
                 let _ = z.scopes().count();
             }
@@ -197,4 +198,90 @@ fn legacy_heads() {
 #[test]
 fn legacy_full() {
     run(|n, _| n.ends_with(".xz"));
+}
+
+/// What identifies a record across a cut: offset, wire id, time, zone, name and argument bytes,
+/// and where it ends.
+#[derive(Debug, PartialEq)]
+struct Record<'a> {
+    offset: u64,
+    wire_id: u32,
+    time: u32,
+    zone: Option<u16>,
+    name: &'a str,
+    args: &'a [u8],
+    end: u64,
+}
+
+/// Every record of `bytes` and the fault that ended the walk, if any.
+fn records(bytes: &[u8]) -> (Vec<Record<'_>>, Option<tracecap_wtf::Error>) {
+    let trace = match Trace::parse(bytes) {
+        Ok(t) => t,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    let mut out = Vec::new();
+    for ev in trace.events() {
+        match ev {
+            Ok(ev) => out.push(Record {
+                offset: ev.offset,
+                wire_id: ev.wire_id,
+                time: ev.time,
+                zone: ev.zone,
+                name: ev.name(),
+                args: ev.arg_bytes(),
+                end: ev.args_offset() + ev.arg_bytes().len() as u64,
+            }),
+            Err(e) => return (out, Some(e)),
+        }
+    }
+    (out, None)
+}
+
+/// Every corpus file cut at the start, middle and end of each of its first 200 records and at
+/// 200 seeded random points: the cut file's records are the whole file's, in order, and include
+/// every record whose next record starts at or before the cut; the fault lies within the cut
+/// file, and the timeline reports the same fault.
+#[test]
+fn cuts_keep_every_record_before_them() {
+    let files = common::traces();
+    let mut rng = Rng(0x5EED_0017);
+    for (name, bytes) in &files {
+        let (whole, err) = records(bytes);
+        assert!(err.is_none(), "{name}: {err:?}");
+        // Where the record after each one starts (for the last: where it ends).
+        let next: Vec<u64> = whole
+            .iter()
+            .skip(1)
+            .map(|r| r.offset)
+            .chain(whole.last().map(|r| r.end))
+            .collect();
+        let mut cuts: Vec<u64> = whole
+            .iter()
+            .take(200)
+            .flat_map(|r| [r.offset, (r.offset + r.end) / 2, r.end])
+            .collect();
+        cuts.extend((0..200).map(|_| rng.next_u64() % (bytes.len() as u64 + 1)));
+        for cut in cuts {
+            let part = &bytes[..cut as usize];
+            let (got, err) = records(part);
+            let must = next.iter().take_while(|&&n| n <= cut).count();
+            assert!(
+                got.len() >= must,
+                "{name} cut at {cut:#x}: {} records, expected at least {must} ({err:?})",
+                got.len()
+            );
+            assert!(got.len() <= whole.len(), "{name} cut at {cut:#x}");
+            for (i, (a, b)) in got.iter().zip(&whole).enumerate() {
+                assert_eq!(a, b, "{name} cut at {cut:#x}: record {i}");
+            }
+            if let Some(e) = err {
+                assert!(e.offset <= cut, "{name} cut at {cut:#x}: {e}");
+            }
+            let tl = Timeline::build(&match Trace::parse(part) {
+                Ok(t) => t,
+                Err(_) => continue,
+            });
+            assert_eq!(tl.fault, err, "{name} cut at {cut:#x}: timeline");
+        }
+    }
 }

@@ -64,7 +64,9 @@ fn expected(bytes: &[u8]) -> (u64, u64, u64, Option<u64>) {
             _ => {}
         }
     }
-    (slices, instants, samples, None)
+    // A bad section list does not stop the events; it is the fault after them.
+    let fault = capture.section_list_fault().map(|e| e.offset);
+    (slices, instants, samples, fault)
 }
 
 #[test]

@@ -55,7 +55,8 @@ struct Expected {
 
 fn expected(bytes: &[u8]) -> Expected {
     let trace = Trace::parse(bytes).unwrap();
-    let tl = Timeline::build(&trace).unwrap();
+    let tl = Timeline::build(&trace);
+    assert_eq!(tl.fault, None);
     let mut x = Expected::default();
     for z in &tl.zones {
         if z.events.is_empty() {

@@ -329,6 +329,8 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
                     line.push_str(&def.flags.to_string());
                     line.push_str(",\"signature\":");
                     push_str(&mut line, def.signature);
+                    line.push_str(",\"offset\":");
+                    line.push_str(&ev.offset.to_string());
                     line.push('}');
                 } else {
                     line = format!(
@@ -344,8 +346,8 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
                     (opt_text(z.name), opt_text(z.kind), opt_text(z.location));
                 if opts.json {
                     line = format!(
-                        "{{\"kind\":\"zone\",\"id\":{},\"name\":{name},\"type\":{kind},\"location\":{location}}}",
-                        z.id
+                        "{{\"kind\":\"zone\",\"id\":{},\"name\":{name},\"type\":{kind},\"location\":{location},\"offset\":{}}}",
+                        z.id, ev.offset
                     );
                 } else {
                     line = format!("  zone id={} {name} type={kind} location={location}", z.id);
