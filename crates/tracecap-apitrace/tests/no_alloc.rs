@@ -2,7 +2,6 @@
 //! biggest corpus trace allocates zero times with `FixedTable`, and with `SigTable` only as
 //! many times as there are signatures (amortised growth), never per call.
 
-use std::path::Path;
 use tracecap_testkit::{allocs, CountingAlloc};
 
 use tracecap_apitrace::{decompress, Detail, FixedTable, SigTable, Table, Trace, Value};
@@ -68,15 +67,11 @@ fn walk_one_pass<T: Table>(stream: &[u8], table: T) -> (u64, u64) {
 
 #[test]
 fn walking_the_stream_does_not_allocate() {
-    let path = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/apitrace/produced-apitrace-11.1/glxgears_backtrace.trace"
-    ));
-    if !path.exists() {
-        eprintln!("!!! corpus not found at {}: skipped", path.display());
+    let Some(corpus) = tracecap_testkit::corpus("apitrace") else {
         return;
-    }
-    let file = std::fs::read(path).unwrap();
+    };
+    let path = corpus.join("produced-apitrace-11.1/glxgears_backtrace.trace");
+    let file = std::fs::read(&path).unwrap();
     let stream = decompress(&file).unwrap().data;
 
     // Fixed-capacity table: zero allocations for the whole walk.

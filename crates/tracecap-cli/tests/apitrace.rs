@@ -4,16 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn corpus() -> Option<PathBuf> {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/apitrace"
-    ));
-    if p.is_dir() {
-        Some(p.to_path_buf())
-    } else {
-        eprintln!("!!! corpus not found at {}: skipped", p.display());
-        None
-    }
+    tracecap_testkit::corpus("apitrace")
 }
 
 fn traces(root: &Path) -> Vec<PathBuf> {

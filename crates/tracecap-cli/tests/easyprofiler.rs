@@ -6,17 +6,7 @@ use std::path::PathBuf;
 mod common;
 
 fn corpus(name: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/easyprofiler"
-    ))
-    .join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("corpus file {} not found: SKIPPED", p.display());
-        None
-    }
+    Some(tracecap_testkit::corpus("easyprofiler")?.join(name))
 }
 
 fn sample(name: &str) -> PathBuf {

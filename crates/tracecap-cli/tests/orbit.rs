@@ -6,16 +6,7 @@ use std::process::Command;
 use serde_json::Value;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/orbit"
-    ));
-    if dir.is_dir() {
-        Some(dir.to_path_buf())
-    } else {
-        eprintln!("!!! corpus not found at {}: skipped", dir.display());
-        None
-    }
+    tracecap_testkit::corpus("orbit")
 }
 
 fn run(args: &[&str], file: &Path) -> (i32, String, String) {

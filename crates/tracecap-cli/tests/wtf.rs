@@ -6,16 +6,7 @@ use std::process::{Command, Output};
 use serde_json::{json, Value};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/wtf"
-    ));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("corpus not found: skipped ({})", dir.display());
-        None
-    }
+    tracecap_testkit::corpus("wtf")
 }
 
 fn run(args: &[&str]) -> Output {

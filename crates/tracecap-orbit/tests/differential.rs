@@ -1,7 +1,6 @@
 //! The zero-copy views agree with prost on every event of every readable corpus file, and the
 //! USER_DATA view agrees with prost's `UserDefinedCaptureInfo`.
 
-use std::path::Path;
 
 use prost::Message;
 use tracecap_orbit::proto::{orbit_client_protos, orbit_grpc_protos};
@@ -9,14 +8,9 @@ use tracecap_orbit::{agree, Capture};
 
 #[test]
 fn views_agree_with_prost_on_the_corpus() {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/orbit"
-    ));
-    if !dir.is_dir() {
-        eprintln!("!!! corpus not found at {}: skipped", dir.display());
+    let Some(dir) = tracecap_testkit::corpus("orbit") else {
         return;
-    }
+    };
     let mut files = 0;
     let mut events = 0;
     for sub in ["real", "generated"] {

@@ -57,14 +57,10 @@ fn walk(data: &[u8]) -> (u64, u64) {
 
 #[test]
 fn walking_every_event_allocates_nothing() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/corpus/orbit/real/orbit168_OrbitTest_capture.orbit"
-    );
-    let Ok(data) = std::fs::read(path) else {
-        eprintln!("!!! corpus not found at {path}: skipped");
+    let Some(corpus) = tracecap_testkit::corpus("orbit") else {
         return;
     };
+    let data = std::fs::read(corpus.join("real/orbit168_OrbitTest_capture.orbit")).unwrap();
     // The counter works: an allocation on this thread is seen.
     let probe = allocs();
     drop(std::hint::black_box(vec![1u8; 16]));

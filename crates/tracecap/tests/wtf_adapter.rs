@@ -22,20 +22,17 @@ use tracecap::wtf::{
 use tracecap::{ConvertError, Format};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = format!("{}/../../../shared/corpus/wtf", env!("CARGO_MANIFEST_DIR"));
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return Vec::new();
+    };
     let mut files = Vec::new();
     for sub in ["cff-cpp", "cff-js", "legacy-v3"] {
-        let Ok(entries) = std::fs::read_dir(format!("{dir}/{sub}")) else {
-            continue;
-        };
+        let entries = std::fs::read_dir(dir.join(sub)).unwrap();
         files.extend(
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "wtf-trace")),
         );
-    }
-    if files.is_empty() {
-        println!("corpus not found: skipped ({dir})");
     }
     files.sort();
     files
@@ -125,15 +122,11 @@ fn corpus_converts_as_the_loader_pairs_scopes() {
 /// ~98,000 events late in the file, which the reorder queue must still put in the loader's order.
 #[test]
 fn full_blk_originals_pair_like_the_loader() {
-    let dir = format!(
-        "{}/../../../shared/corpus/wtf/legacy-v3",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return;
+    };
     for f in ["blk-client.wtf-trace.xz", "blk-server.wtf-trace.xz"] {
-        let Ok(xz) = std::fs::read(format!("{dir}/{f}")) else {
-            println!("{f} not found: skipped");
-            continue;
-        };
+        let xz = std::fs::read(dir.join("legacy-v3").join(f)).unwrap();
         let mut bytes = Vec::new();
         lzma_rs::xz_decompress(&mut xz.as_slice(), &mut bytes).unwrap();
         check_file(f, &bytes);
@@ -231,13 +224,10 @@ fn appended_data_reaches_its_scope() {
             "appended",
         ),
     ] {
-        let path = format!(
-            "{}/../../../shared/corpus/wtf/{file}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let Ok(bytes) = std::fs::read(&path) else {
-            continue;
+        let Some(dir) = tracecap_testkit::corpus("wtf") else {
+            return;
         };
+        let bytes = std::fs::read(dir.join(file)).unwrap();
         let x = expected(&bytes);
         let mut json = ChromeJson::new(Vec::new()).unwrap();
         let s = tracecap::convert(Format::Wtf, &bytes, &mut json).unwrap();
