@@ -1,7 +1,6 @@
 //! The zero-copy views agree with prost on every event of every readable corpus file, and the
 //! USER_DATA view agrees with prost's `UserDefinedCaptureInfo`.
 
-
 use prost::Message;
 use tracecap_orbit::proto::{orbit_client_protos, orbit_grpc_protos};
 use tracecap_orbit::{agree, Capture};
