@@ -78,6 +78,8 @@ fn first_fault(file: &[u8]) -> (Option<u64>, Option<u64>) {
 
 #[test]
 fn zero_padded_prefixes_fail_early_in_bounded_memory() {
+    // One test at a time: the peak of allocated bytes is counted for the whole process.
+    let _serial = tracecap_testkit::serial();
     let stream = stream();
     for (container, file) in containers(&stream) {
         for prefix in [4096usize, 1000] {
@@ -113,6 +115,8 @@ fn zero_padded_prefixes_fail_early_in_bounded_memory() {
 
 #[test]
 fn traces_cut_inside_their_first_chunk_are_cut_short() {
+    // One test at a time: the peak of allocated bytes is counted for the whole process.
+    let _serial = tracecap_testkit::serial();
     let stream = stream();
     for (container, file) in containers(&stream) {
         for cut in [300usize, 4096, file.len() / 2, file.len() - 1] {
@@ -148,6 +152,8 @@ fn traces_cut_inside_their_first_chunk_are_cut_short() {
 
 #[test]
 fn random_bytes_and_text_are_not_apitrace() {
+    // One test at a time: the peak of allocated bytes is counted for the whole process.
+    let _serial = tracecap_testkit::serial();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         x ^= x << 13;

@@ -198,11 +198,20 @@ unsafe impl GlobalAlloc for PeakAlloc {
 
 /// `f`'s result and the peak of the bytes allocated while it ran, above those in use before,
 /// when the test binary declares `#[global_allocator] static A: PeakAlloc = PeakAlloc;`. The
-/// counts are of the whole process: run such tests in a binary of their own, or one at a time.
+/// counts are of the whole process: a test binary with several tests must have each of them
+/// hold [`serial`], so that no other test allocates while one measures.
 pub fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
     use std::sync::atomic::Ordering::Relaxed;
     let before = PEAK_NOW.load(Relaxed);
     PEAK_MAX.store(before, Relaxed);
     let r = f();
     (r, PEAK_MAX.load(Relaxed).saturating_sub(before))
+}
+
+/// A lock that the tests of one binary take to run one at a time (see [`peak_of`]); a test that
+/// panicked while holding it does not stop the others.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
