@@ -276,35 +276,16 @@ fn cuts_keep_every_record_before_them() {
     let mut rng = Rng(0x5EED_0017);
     for (name, bytes) in files() {
         let (whole, _) = records(&bytes);
-        let next: Vec<u64> = whole
-            .iter()
-            .skip(1)
-            .map(|r| r.offset)
-            .chain(whole.last().map(|r| r.end))
-            .collect();
-        let mut cuts: Vec<u64> = whole
-            .iter()
-            .take(200)
-            .flat_map(|r| [r.offset, (r.offset + r.end) / 2, r.end])
-            .collect();
-        cuts.extend((0..200).map(|_| rng.next_u64() % bytes.len() as u64));
-        for cut in cuts {
+        let spans: Vec<(u64, u64)> = whole.iter().map(|r| (r.offset, r.end)).collect();
+        for cut in tracecap_testkit::cut_points(&spans, bytes.len(), &mut rng) {
             if cut >= bytes.len() as u64 {
                 continue;
             }
             let (got, err) = records(&bytes[..cut as usize]);
-            let must = next.iter().take_while(|&&n| n <= cut).count();
-            assert!(
-                got.len() >= must,
-                "{name} cut at {cut:#x}: {} events, expected at least {must} ({err:?})",
-                got.len()
-            );
-            assert!(got.len() <= whole.len(), "{name} cut at {cut:#x}");
-            for (i, (a, b)) in got.iter().zip(&whole).enumerate() {
-                assert_eq!(a, b, "{name} cut at {cut:#x}: event {i}");
-            }
-            let e = err.unwrap_or_else(|| panic!("{name} cut at {cut:#x}: no fault"));
-            assert!(e.offset <= cut, "{name} cut at {cut:#x}: {e}");
+            let at = err.as_ref().map(|e| e.offset);
+            tracecap_testkit::check_cut(&name, cut, &whole, &spans, &got, at);
+            // A capture cut short always ends in a fault.
+            assert!(err.is_some(), "{name} cut at {cut:#x}: no fault");
         }
     }
 }

@@ -215,3 +215,54 @@ pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// The cut points of the "nothing lost before a fault" tests, for records spanning
+/// `spans` (start, end) in a file of `len` bytes: the start, middle and end of each of the first
+/// 200 records, and 200 seeded random points below `len`.
+pub fn cut_points(spans: &[(u64, u64)], len: usize, rng: &mut Rng) -> Vec<u64> {
+    let mut cuts: Vec<u64> = spans
+        .iter()
+        .take(200)
+        .flat_map(|&(start, end)| [start, (start + end) / 2, end])
+        .collect();
+    cuts.extend((0..200).map(|_| rng.next_u64() % (len.max(1) as u64)));
+    cuts
+}
+
+/// Checks what was read from a file cut at `cut` against what the whole file gives (records
+/// spanning `spans`): the same records in the same order, at least every record whose next
+/// record starts at or before the cut (for the last record: whose end is), and a fault, if any,
+/// no later than the cut. Panics (it is for tests) naming `name` and the cut.
+pub fn check_cut<R: PartialEq + std::fmt::Debug>(
+    name: &str,
+    cut: u64,
+    whole: &[R],
+    spans: &[(u64, u64)],
+    got: &[R],
+    fault_offset: Option<u64>,
+) {
+    let next = spans
+        .iter()
+        .skip(1)
+        .map(|&(start, _)| start)
+        .chain(spans.last().map(|&(_, end)| end));
+    let must = next.take_while(|&n| n <= cut).count();
+    assert!(
+        got.len() >= must,
+        "{name} cut at {cut:#x}: {} records, expected at least {must} (fault at {fault_offset:?})",
+        got.len()
+    ); // ok: test-only crate
+    assert!(
+        got.len() <= whole.len(),
+        "{name} cut at {cut:#x}: more records than the whole file"
+    ); // ok: test-only crate
+    for (i, (a, b)) in got.iter().zip(whole).enumerate() {
+        assert_eq!(a, b, "{name} cut at {cut:#x}: record {i}"); // ok: test-only crate
+    }
+    if let Some(offset) = fault_offset {
+        assert!(
+            offset <= cut,
+            "{name} cut at {cut:#x}: fault at {offset:#x}, after the cut"
+        ); // ok: test-only crate
+    }
+}

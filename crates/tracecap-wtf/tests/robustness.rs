@@ -248,35 +248,14 @@ fn cuts_keep_every_record_before_them() {
     for (name, bytes) in &files {
         let (whole, err) = records(bytes);
         assert!(err.is_none(), "{name}: {err:?}");
-        // Where the record after each one starts (for the last: where it ends).
-        let next: Vec<u64> = whole
-            .iter()
-            .skip(1)
-            .map(|r| r.offset)
-            .chain(whole.last().map(|r| r.end))
-            .collect();
-        let mut cuts: Vec<u64> = whole
-            .iter()
-            .take(200)
-            .flat_map(|r| [r.offset, (r.offset + r.end) / 2, r.end])
-            .collect();
-        cuts.extend((0..200).map(|_| rng.next_u64() % (bytes.len() as u64 + 1)));
+        let spans: Vec<(u64, u64)> = whole.iter().map(|r| (r.offset, r.end)).collect();
+        let mut cuts = tracecap_testkit::cut_points(&spans, bytes.len() + 1, &mut rng);
+        cuts.retain(|&c| c <= bytes.len() as u64);
         for cut in cuts {
             let part = &bytes[..cut as usize];
             let (got, err) = records(part);
-            let must = next.iter().take_while(|&&n| n <= cut).count();
-            assert!(
-                got.len() >= must,
-                "{name} cut at {cut:#x}: {} records, expected at least {must} ({err:?})",
-                got.len()
-            );
-            assert!(got.len() <= whole.len(), "{name} cut at {cut:#x}");
-            for (i, (a, b)) in got.iter().zip(&whole).enumerate() {
-                assert_eq!(a, b, "{name} cut at {cut:#x}: record {i}");
-            }
-            if let Some(e) = err {
-                assert!(e.offset <= cut, "{name} cut at {cut:#x}: {e}");
-            }
+            let at = err.as_ref().map(|e| e.offset);
+            tracecap_testkit::check_cut(name, cut, &whole, &spans, &got, at);
             let tl = Timeline::build(&match Trace::parse(part) {
                 Ok(t) => t,
                 Err(_) => continue,
