@@ -87,6 +87,13 @@ enum Command {
     },
 }
 
+/// The capture at `path` and its format.
+fn open(path: &std::path::Path) -> Result<(tracecap::Input, Format), CliError> {
+    let input = tracecap::open(path)?;
+    let format = detect::require(&input)?;
+    Ok((input, format))
+}
+
 fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     match cli.command {
         Command::Info {
@@ -94,14 +101,12 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             json,
             verbose,
         } => {
-            let input = tracecap::open(&file)?;
-            let format = detect::require(&input)?;
+            let (input, format) = open(&file)?;
             let opts = formats::InfoOptions { json, verbose };
             formats::info(format, &input, &opts, out)?;
         }
         Command::Validate { file } => {
-            let input = tracecap::open(&file)?;
-            let format = detect::require(&input)?;
+            let (input, format) = open(&file)?;
             formats::validate(format, &input, out)?;
         }
         Command::Dump {
@@ -109,8 +114,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             json,
             apitrace,
         } => {
-            let input = tracecap::open(&file)?;
-            let format = detect::require(&input)?;
+            let (input, format) = open(&file)?;
             if apitrace && format != Format::Apitrace {
                 return Err(CliError::Usage(format!(
                     "--apitrace needs an apitrace file, this is {}",

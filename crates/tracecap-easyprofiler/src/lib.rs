@@ -9,7 +9,7 @@
 //!
 //! # fn main() -> Result<(), tracecap_easyprofiler::Error> {
 //! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
-//! # let bytes = std::fs::read(path).unwrap();
+//! # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 //! let capture = Capture::parse(&bytes)?;
 //! println!("version {} with {} descriptors", capture.header().version, capture.header().descriptors_count);
 //! let kinds = KindTable::new(&capture)?; // tells value records from blocks

@@ -100,7 +100,7 @@ impl Summary {
     ///
     /// # fn main() -> Result<(), tracecap_easyprofiler::Error> {
     /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
-    /// # let bytes = std::fs::read(path).unwrap();
+    /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
     /// let capture = Capture::parse(&bytes)?;
     /// let kinds = KindTable::new(&capture)?;
     /// let mut slots = Vec::new();

@@ -196,10 +196,8 @@ mod tests {
             out.write_all(b"new").expect("write"); // ok: test-only
             out.commit().expect("commit"); // ok: test-only
             assert_eq!(std::fs::read(&real).expect("read"), b"new"); // ok: test-only
-            assert!(std::fs::symlink_metadata(&link)
-                .expect("meta")
-                .file_type()
-                .is_symlink()); // ok: test-only
+            let meta = std::fs::symlink_metadata(&link).expect("meta"); // ok: test-only
+            assert!(meta.file_type().is_symlink());
         }
     }
 
@@ -213,10 +211,8 @@ mod tests {
         std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).expect("chmod"); // ok: test-only
         let out = Output::create(&target).expect("create"); // ok: test-only
         out.commit().expect("commit"); // ok: test-only
-        let mode = std::fs::metadata(&target)
-            .expect("meta")
-            .permissions()
-            .mode(); // ok: test-only
+        let meta = std::fs::metadata(&target).expect("meta"); // ok: test-only
+        let mode = meta.permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 
