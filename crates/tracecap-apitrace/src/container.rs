@@ -123,7 +123,9 @@ impl<'a> Iterator for SnappyChunks<'a> {
         let fail = |this: &mut Self, e: tracecap_wire::Error| {
             this.done = true;
             let kind = match e.kind {
-                tracecap_wire::ErrorKind::Truncated { needed, available } => ErrorKind::Truncated {
+                tracecap_wire::ErrorKind::Truncated {
+                    needed, available, ..
+                } => ErrorKind::Truncated {
                     what: "snappy chunk",
                     needed,
                     available,

@@ -128,12 +128,14 @@ impl Error {
     #[cold]
     pub fn wire(e: tracecap_wire::Error, what: &'static str) -> Self {
         let kind = match e.kind {
-            tracecap_wire::ErrorKind::Truncated { needed, available } => ErrorKind::Truncated {
+            tracecap_wire::ErrorKind::Truncated {
+                needed, available, ..
+            } => ErrorKind::Truncated {
                 what,
                 needed,
                 available,
             },
-            tracecap_wire::ErrorKind::TooLarge(value) => ErrorKind::TooLarge { what, value },
+            tracecap_wire::ErrorKind::TooLarge { value, .. } => ErrorKind::TooLarge { what, value },
             _ => ErrorKind::BadVarint { what },
         };
         Error::stream(kind, e.offset)

@@ -101,12 +101,14 @@ impl<T> Context<T> for Result<T, tracecap_wire::Error> {
 fn wire_error(e: tracecap_wire::Error, what: &'static str) -> Error {
     use tracecap_wire::ErrorKind as W;
     let kind = match e.kind {
-        W::Truncated { needed, available } => ErrorKind::Truncated {
+        W::Truncated {
+            needed, available, ..
+        } => ErrorKind::Truncated {
             what,
             needed,
             available,
         },
-        W::MissingNul => ErrorKind::MissingNul(what),
+        W::MissingNul { .. } => ErrorKind::MissingNul(what),
         // The remaining byte-level kinds (varints, padding) do not occur in this format.
         _ => ErrorKind::Truncated {
             what,

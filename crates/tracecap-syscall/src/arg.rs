@@ -347,7 +347,7 @@ impl<'a> Args<'a> {
                     check(tag, len).map_err(|k| Error::new(k, at))?;
                     if let Some(i) = pad.iter().position(|&b| b != 0) {
                         return Err(Error::new(
-                            ErrorKind::NonZeroPadding("element"),
+                            tracecap_wire::ErrorKind::NonZeroPadding { what: "element" }.into(),
                             at.saturating_add(4 + u64::from(len) + i as u64),
                         ));
                     }

@@ -1,7 +1,7 @@
 //! The whole file: the first header, then a stream of entries (records, fillers, zero gaps and
 //! the headers of captures appended after a fork).
 
-use tracecap_wire::{padding_to, Endian, Reader};
+use tracecap_wire::{padding_to, Context, Endian, Reader};
 
 use crate::error::{Error, ErrorKind};
 use crate::header::{is_syscall_capture, Header, SEGMENT_HOST_INFO};
@@ -176,7 +176,7 @@ impl<'a> Entries<'a> {
             let h = Header::parse_at(rest, offset)?;
             self.r
                 .skip(usize::try_from(h.len).unwrap_or(usize::MAX))
-                .map_err(|e| Error::wire("file header", e))?;
+                .what("file header")?;
             self.endian = h.endian;
             return Ok(Entry::Header(h));
         }
@@ -190,7 +190,7 @@ impl<'a> Entries<'a> {
         }
         if zero_words > 0 {
             let len = zero_words.saturating_mul(4);
-            self.r.skip(len).map_err(|e| Error::wire("zero gap", e))?;
+            self.r.skip(len).what("zero gap")?;
             return Ok(Entry::Gap(Gap {
                 offset,
                 len: len as u64,

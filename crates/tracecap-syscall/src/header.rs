@@ -2,7 +2,7 @@
 //! segment with the host's uname strings.
 
 use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
-use tracecap_wire::{Endian, Reader};
+use tracecap_wire::{Context, Endian, Reader};
 
 use crate::error::{Error, ErrorKind};
 use crate::tlv::{self, SEGMENT_HEADER_LEN};
@@ -124,12 +124,12 @@ impl<'a> Header<'a> {
             return Err(Error::new(ErrorKind::BadMagic, offset));
         }
         let mut r = Reader::at(data, offset);
-        let raw = r
-            .view::<RawFixedHeader>()
-            .map_err(|e| Error::wire("file header", e))?;
+        let raw = r.view::<RawFixedHeader>().what("file header")?;
         if raw.version != VERSION {
-            return Err(Error::new(
-                ErrorKind::UnsupportedVersion(raw.version),
+            return Err(Error::unsupported_version(
+                "format",
+                u64::from(raw.version),
+                "1",
                 offset.saturating_add(4),
             ));
         }
@@ -140,7 +140,7 @@ impl<'a> Header<'a> {
         };
         let fixed_len = pick_variant(data, endian);
         let clock_reference_ns = if fixed_len == FIXED_LEN {
-            Some(r.i64(endian).map_err(|e| Error::wire("file header", e))?)
+            Some(r.i64(endian).what("file header")?)
         } else {
             None
         };

@@ -2,9 +2,9 @@
 //! u16 length) inside them. Both lengths count value bytes only; both are followed by zero bytes
 //! up to the next multiple of 4, counted from the start of the file.
 
-use tracecap_wire::{padding_to, Endian, Reader};
+use tracecap_wire::{padding_to, Context, Endian, Reader};
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 
 /// Bytes of a segment's tag and length.
 pub const SEGMENT_HEADER_LEN: usize = 8;
@@ -69,7 +69,7 @@ pub fn read_segment<'a>(
         .map_err(|_| Error::truncated(what, offset, needed, available))?;
     if padding.iter().any(|&b| b != 0) {
         return Err(Error::new(
-            ErrorKind::NonZeroPadding("segment"),
+            tracecap_wire::ErrorKind::NonZeroPadding { what: "segment" }.into(),
             value_start.saturating_add(u64::from(len)),
         ));
     }
@@ -111,15 +111,11 @@ pub fn read_element<'a>(r: &mut Reader<'a>, endian: Endian) -> Result<RawElement
             available,
         ));
     }
-    let value = cur
-        .sub(u64::from(len))
-        .map_err(|e| Error::wire("argument element", e))?;
-    let padding = cur
-        .bytes_u64(pad)
-        .map_err(|e| Error::wire("argument element", e))?;
+    let value = cur.sub(u64::from(len)).what("argument element")?;
+    let padding = cur.bytes_u64(pad).what("argument element")?;
     if padding.iter().any(|&b| b != 0) {
         return Err(Error::new(
-            ErrorKind::NonZeroPadding("element"),
+            tracecap_wire::ErrorKind::NonZeroPadding { what: "element" }.into(),
             value_start.saturating_add(u64::from(len)),
         ));
     }

@@ -19,20 +19,27 @@ pub fn decode_uleb64(bytes: &[u8]) -> Result<(u64, usize), (ErrorKind, usize)> {
         value |= u64::from(b & 0x7f) << (7 * i);
         if b & 0x80 == 0 {
             if b == 0 && i > 0 {
-                return Err((ErrorKind::VarintOverlong, i));
+                return Err((ErrorKind::VarintOverlong { what: "data" }, i));
             }
             return Ok((value, i + 1));
         }
     }
     match bytes.get(9) {
         // The tenth byte may only hold the single remaining bit.
-        Some(&b) if b > 1 => Err((ErrorKind::VarintOverflow { bits: 64 }, 9)),
-        Some(0) => Err((ErrorKind::VarintOverlong, 9)),
+        Some(&b) if b > 1 => Err((
+            ErrorKind::VarintOverflow {
+                what: "data",
+                bits: 64,
+            },
+            9,
+        )),
+        Some(0) => Err((ErrorKind::VarintOverlong { what: "data" }, 9)),
         Some(&b) => Ok((value | u64::from(b) << 63, 10)),
         None => {
             let len = bytes.len() as u64;
             Err((
                 ErrorKind::Truncated {
+                    what: "data",
                     needed: len + 1,
                     available: len,
                 },
@@ -50,11 +57,21 @@ pub fn decode_uleb32(bytes: &[u8]) -> Result<(u32, usize), (ErrorKind, usize)> {
     match decode_uleb64(head) {
         Ok((v, n)) => match u32::try_from(v) {
             Ok(v) => Ok((v, n)),
-            Err(_) => Err((ErrorKind::VarintOverflow { bits: 32 }, n - 1)),
+            Err(_) => Err((
+                ErrorKind::VarintOverflow {
+                    what: "data",
+                    bits: 32,
+                },
+                n - 1,
+            )),
         },
-        Err((ErrorKind::Truncated { .. }, _)) if head.len() == 5 => {
-            Err((ErrorKind::VarintOverflow { bits: 32 }, 4))
-        }
+        Err((ErrorKind::Truncated { .. }, _)) if head.len() == 5 => Err((
+            ErrorKind::VarintOverflow {
+                what: "data",
+                bits: 32,
+            },
+            4,
+        )),
         Err(e) => Err(e),
     }
 }
@@ -96,21 +113,31 @@ mod tests {
     fn rejects_malformed() {
         assert_eq!(
             decode_uleb64(&[0x80, 0x00]),
-            Err((ErrorKind::VarintOverlong, 1))
+            Err((ErrorKind::VarintOverlong { what: "data" }, 1))
         );
         let over = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
         assert_eq!(
             decode_uleb64(&over),
-            Err((ErrorKind::VarintOverflow { bits: 64 }, 9))
+            Err((
+                ErrorKind::VarintOverflow {
+                    what: "data",
+                    bits: 64
+                },
+                9
+            ))
         );
         // A tenth byte of 0 adds nothing: overlong, like a shorter varint ending in 0.
         let mut ten = [0x80; 10];
         ten[9] = 0;
-        assert_eq!(decode_uleb64(&ten), Err((ErrorKind::VarintOverlong, 9)));
+        assert_eq!(
+            decode_uleb64(&ten),
+            Err((ErrorKind::VarintOverlong { what: "data" }, 9))
+        );
         assert_eq!(
             decode_uleb64(&[0x80; 9]),
             Err((
                 ErrorKind::Truncated {
+                    what: "data",
                     needed: 10,
                     available: 9
                 },
@@ -120,20 +147,39 @@ mod tests {
         let eleven = [0x80; 11];
         assert!(matches!(
             decode_uleb64(&eleven),
-            Err((ErrorKind::VarintOverflow { bits: 64 }, _))
+            Err((
+                ErrorKind::VarintOverflow {
+                    what: "data",
+                    bits: 64
+                },
+                _
+            ))
         ));
         assert_eq!(
             decode_uleb32(&[0xff, 0xff, 0xff, 0xff, 0x1f]),
-            Err((ErrorKind::VarintOverflow { bits: 32 }, 4))
+            Err((
+                ErrorKind::VarintOverflow {
+                    what: "data",
+                    bits: 32
+                },
+                4
+            ))
         );
         assert_eq!(
             decode_uleb32(&[0x80, 0x80, 0x80, 0x80, 0x80]),
-            Err((ErrorKind::VarintOverflow { bits: 32 }, 4))
+            Err((
+                ErrorKind::VarintOverflow {
+                    what: "data",
+                    bits: 32
+                },
+                4
+            ))
         );
         assert!(matches!(
             decode_uleb64(&[0x80, 0x80]),
             Err((
                 ErrorKind::Truncated {
+                    what: "data",
                     needed: 3,
                     available: 2
                 },

@@ -10,8 +10,9 @@
 //! - bounded sub-readers for length-prefixed parts ([`Reader::sub`]) and alignment helpers
 //!   ([`Reader::align`], [`padding_to`]);
 //! - typed views of fixed layouts through zerocopy ([`Reader::view`]);
-//! - the small `Copy` error core ([`Error`] = [`ErrorKind`] + absolute `u64` offset) that format
-//!   crates wrap in their own error types.
+//! - the error core of every format crate ([`Error<K>`](Error): a kind and the absolute `u64`
+//!   offset; the faults all formats share in [`ErrorKind`]; [`FormatKind`] for a crate's own
+//!   kinds; [`Context::what`] to name the part being read).
 //!
 //! ```
 //! use tracecap_wire::{Reader, ErrorKind};
@@ -22,7 +23,7 @@
 //! assert_eq!(r.uleb32()?, 624_485);
 //! let err = r.u32_le().unwrap_err();
 //! assert_eq!(err.offset, 0x1005);
-//! assert!(matches!(err.kind, ErrorKind::Truncated { needed: 4, available: 1 }));
+//! assert!(matches!(err.kind, ErrorKind::Truncated { needed: 4, available: 1, .. }));
 //! # Ok::<(), tracecap_wire::Error>(())
 //! ```
 #![cfg_attr(not(test), no_std)]
@@ -44,7 +45,7 @@ mod leb128;
 mod reader;
 
 pub use endian::Endian;
-pub use error::{Error, ErrorKind};
+pub use error::{Context, Error, ErrorKind, FormatKind};
 pub use leb128::{decode_uleb32, decode_uleb64};
 pub use reader::{padding_to, Reader};
 

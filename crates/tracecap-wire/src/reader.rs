@@ -105,7 +105,7 @@ impl<'a> Reader<'a> {
 
     #[cold]
     fn truncated(&self, needed: u64) -> Error {
-        Error::truncated(self.offset(), needed, self.remaining() as u64)
+        Error::truncated("data", self.offset(), needed, self.remaining() as u64)
     }
 
     /// Consumes everything left and returns it.
@@ -196,7 +196,7 @@ impl<'a> Reader<'a> {
                 Ok(s)
             }
             None => Err(Error::new(
-                ErrorKind::MissingNul,
+                ErrorKind::MissingNul { what: "data" },
                 self.offset().saturating_add(rest.len() as u64),
             )),
         }
@@ -220,7 +220,7 @@ impl<'a> Reader<'a> {
             Some(i) => {
                 *self = start;
                 Err(Error::new(
-                    ErrorKind::NonZeroPadding,
+                    ErrorKind::NonZeroPadding { what: "data" },
                     start.offset().saturating_add(i as u64),
                 ))
             }
@@ -310,7 +310,10 @@ impl<'a> Reader<'a> {
             let b = self.u8()?;
             if shift == 63 && b != 0 && b != 0x7f {
                 return Err(Error::new(
-                    ErrorKind::VarintOverflow { bits: 64 },
+                    ErrorKind::VarintOverflow {
+                        what: "data",
+                        bits: 64,
+                    },
                     self.offset().saturating_sub(1),
                 ));
             }
@@ -323,7 +326,13 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
             if shift > 63 {
-                return Err(Error::new(ErrorKind::VarintOverflow { bits: 64 }, start));
+                return Err(Error::new(
+                    ErrorKind::VarintOverflow {
+                        what: "data",
+                        bits: 64,
+                    },
+                    start,
+                ));
             }
         }
     }
@@ -367,7 +376,7 @@ mod tests {
         assert_eq!(r.cstr().unwrap(), b"hi"); // ok: unit test
         assert_eq!(r.u8().unwrap(), 9); // ok: unit test
         let e = r.u8().unwrap_err();
-        assert_eq!(e, Error::truncated(110, 1, 0));
+        assert_eq!(e, Error::truncated("data", 110, 1, 0));
     }
 
     #[test]
@@ -425,7 +434,10 @@ mod tests {
     fn varints_report_absolute_offsets() {
         let data = [0x80u8, 0x00];
         let e = Reader::at(&data, 50).uleb64().unwrap_err();
-        assert_eq!(e, Error::new(ErrorKind::VarintOverlong, 51));
+        assert_eq!(
+            e,
+            Error::new(ErrorKind::VarintOverlong { what: "data" }, 51)
+        );
         let data = [0x03u8];
         assert_eq!(Reader::new(&data).zigzag64().unwrap(), -2); // ok: unit test
         for (bytes, v) in [

@@ -1,7 +1,7 @@
 //! The chunked container (format 10): the 12-byte prologue, then self-delimiting chunks, each with
 //! a part table whose offsets count from the end of the table.
 
-use tracecap_wire::Reader;
+use tracecap_wire::{Context, Reader};
 use zerocopy::little_endian::U32;
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
@@ -210,9 +210,7 @@ impl<'a> Chunks<'a> {
     fn read(&mut self) -> Result<Chunk<'a>, Error> {
         let start = self.r.offset();
         let mut peek = self.r;
-        let h: &RawChunkHeader = peek
-            .view()
-            .map_err(|e| Error::from(e).what("chunk header"))?;
+        let h: &RawChunkHeader = peek.view().what("chunk header")?;
         let length = h.length.get();
         let parts = h.part_count.get();
         let min = 24u64.saturating_add(u64::from(parts).saturating_mul(12));
@@ -237,9 +235,7 @@ impl<'a> Chunks<'a> {
             }
         };
         let _ = c.skip(24);
-        let table_bytes = c
-            .bytes_u64(min - 24)
-            .map_err(|e| Error::from(e).what("part table"))?;
+        let table_bytes = c.bytes_u64(min - 24).what("part table")?;
         let table = <[RawPartEntry]>::ref_from_bytes(table_bytes)
             .map_err(|_| Error::new(ErrorKind::BadChunkLength(length), start.saturating_add(8)))?;
         let body_offset = c.offset();

@@ -408,14 +408,14 @@ impl<'a, const DEFS: usize, const ARGS: usize> DefinitionStore<'a>
         let end = start
             .checked_add(types.len())
             .filter(|&e| e <= ARGS && e <= usize::from(u16::MAX))
-            .ok_or(ErrorKind::TableFull(ARGS))?;
+            .ok_or(table_full(ARGS))?;
         let slot_index = match self.slot(u32::from(def.wire_id)) {
             Some(i) => i,
             None if self.count < DEFS => {
                 self.count += 1;
                 self.count - 1
             }
-            None => return Err(ErrorKind::TableFull(DEFS)),
+            None => return Err(table_full(DEFS)),
         };
         if let Some(dst) = self.types.get_mut(start..end) {
             dst.copy_from_slice(types);
@@ -477,4 +477,13 @@ mod tests {
         // The redefinition replaced the copy.
         assert_eq!(t.get_for_walk(7).map(|d| d.flags), Some(5));
     }
+}
+
+/// The fault of a fixed table with room for `capacity` definitions or argument types.
+#[cold]
+fn table_full(capacity: usize) -> ErrorKind {
+    ErrorKind::Shared(tracecap_wire::ErrorKind::TableFull {
+        what: "definitions",
+        capacity: capacity as u64,
+    })
 }

@@ -4,25 +4,14 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// Fewer bytes remain than the named structure needs.
-    #[error("truncated {what} (needs {needed} bytes, {available} left)")]
-    Truncated {
-        /// The structure being read.
-        what: &'static str,
-        /// Bytes it needs.
-        needed: u64,
-        /// Bytes that were left.
-        available: u64,
-    },
-    /// A byte-level fault from the shared reader other than truncation.
+    /// A fault every format shares: truncation of a named structure, a malformed varint, a
+    /// full fixed-capacity definitions table, a format version other than 10 (chunked) or 3
+    /// (legacy).
     #[error("{0}")]
-    Wire(tracecap_wire::ErrorKind),
+    Shared(tracecap_wire::ErrorKind),
     /// The file does not start with `EF BE AD DE` (chunked) or `DE AD BE EF` (legacy).
     #[error("bad magic: not a .wtf-trace file")]
     BadMagic,
-    /// The format version is not 10 (chunked) or 3 (legacy).
-    #[error("unsupported format version {0}")]
-    UnsupportedVersion(u32),
     /// A chunk length is smaller than its own header and part table, or not a multiple of 4.
     #[error("bad chunk length {0}")]
     BadChunkLength(u32),
@@ -49,9 +38,6 @@ pub enum ErrorKind {
     /// A definition names a string ordinal that its chunk's string table does not have.
     #[error("string ordinal {0} not in the chunk's string table")]
     BadStringOrdinal(u32),
-    /// A fixed-capacity definitions table is full.
-    #[error("definitions table full (capacity {0})")]
-    TableFull(usize),
     /// A definition declares more arguments than the walker supports ([`crate::MAX_ARGS`]).
     #[error("event definition with more than {0} arguments")]
     TooManyArgs(usize),
@@ -68,53 +54,20 @@ pub enum ErrorKind {
 }
 
 /// An error and the absolute file offset where it happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} at offset {offset:#x}")]
-pub struct Error {
-    /// What went wrong.
-    pub kind: ErrorKind,
-    /// Absolute file offset.
-    pub offset: u64,
-}
+pub type Error = tracecap_wire::Error<ErrorKind>;
 
-impl Error {
-    /// An error of `kind` at `offset`.
+impl From<tracecap_wire::ErrorKind> for ErrorKind {
     #[cold]
-    pub const fn new(kind: ErrorKind, offset: u64) -> Self {
-        Error { kind, offset }
-    }
-
-    /// A truncation of `what` at `offset`.
-    #[cold]
-    pub const fn truncated(what: &'static str, offset: u64, needed: u64, available: u64) -> Self {
-        Error::new(
-            ErrorKind::Truncated {
-                what,
-                needed,
-                available,
-            },
-            offset,
-        )
-    }
-
-    /// Renames what a wire-level truncation was reading.
-    #[cold]
-    pub(crate) fn what(mut self, what: &'static str) -> Self {
-        if let ErrorKind::Truncated { what: w, .. } = &mut self.kind {
-            *w = what;
-        }
-        self
+    fn from(kind: tracecap_wire::ErrorKind) -> Self {
+        ErrorKind::Shared(kind)
     }
 }
 
-impl From<tracecap_wire::Error> for Error {
-    #[cold]
-    fn from(e: tracecap_wire::Error) -> Self {
-        match e.kind {
-            tracecap_wire::ErrorKind::Truncated { needed, available } => {
-                Error::truncated("data", e.offset, needed, available)
-            }
-            kind => Error::new(ErrorKind::Wire(kind), e.offset),
+impl tracecap_wire::FormatKind for ErrorKind {
+    fn shared_mut(&mut self) -> Option<&mut tracecap_wire::ErrorKind> {
+        match self {
+            ErrorKind::Shared(kind) => Some(kind),
+            _ => None,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The 12-byte prologue shared by both formats, the chunked file-header part, and the legacy
 //! (format 3) header.
 
-use tracecap_wire::Reader;
+use tracecap_wire::{Context, Reader};
 use zerocopy::{big_endian, little_endian};
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
@@ -95,15 +95,21 @@ impl<'a> FileInfo<'a> {
     /// Reads the prologue and the header of either format.
     pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
         let mut r = Reader::new(data);
-        let head = r
-            .peek(PROLOGUE_LEN)
-            .map_err(|e| Error::from(e).what("prologue"))?;
+        let head = r.peek(PROLOGUE_LEN).what("prologue")?;
         match head.get(..4) {
             Some([0xEF, 0xBE, 0xAD, 0xDE]) => {
                 let p: &PrologueLe = r.view()?;
                 let v = p.format_version.get();
                 if v != CHUNKED_VERSION {
-                    return Err(Error::new(ErrorKind::UnsupportedVersion(v), 8));
+                    return Err(Error::new(
+                        tracecap_wire::ErrorKind::UnsupportedVersion {
+                            what: "format",
+                            found: u64::from(v),
+                            expected: "10 or 3",
+                        }
+                        .into(),
+                        8,
+                    ));
                 }
                 let mut info = FileInfo {
                     container: Container::Chunked,
@@ -134,18 +140,20 @@ impl<'a> FileInfo<'a> {
                 let p: &PrologueBe = r.view()?;
                 let v = p.format_version.get();
                 if v != LEGACY_VERSION {
-                    return Err(Error::new(ErrorKind::UnsupportedVersion(v), 8));
+                    return Err(Error::new(
+                        tracecap_wire::ErrorKind::UnsupportedVersion {
+                            what: "format",
+                            found: u64::from(v),
+                            expected: "10 or 3",
+                        }
+                        .into(),
+                        8,
+                    ));
                 }
                 let context_info = read_legacy_utf8(&mut r)?;
-                let flags = r
-                    .u32_be()
-                    .map_err(|e| Error::from(e).what("legacy header"))?;
-                let lo = r
-                    .u32_be()
-                    .map_err(|e| Error::from(e).what("legacy header"))?;
-                let hi = r
-                    .u32_be()
-                    .map_err(|e| Error::from(e).what("legacy header"))?;
+                let flags = r.u32_be().what("legacy header")?;
+                let lo = r.u32_be().what("legacy header")?;
+                let hi = r.u32_be().what("legacy header")?;
                 let metadata = read_legacy_utf8(&mut r)?;
                 Ok(FileInfo {
                     container: Container::Legacy,

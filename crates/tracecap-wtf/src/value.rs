@@ -1,7 +1,7 @@
 //! Argument values: decoding the 4-byte slots of chunked files and the packed big-endian fields
 //! of legacy files, without copying.
 
-use tracecap_wire::Reader;
+use tracecap_wire::{Context, Reader};
 
 use crate::error::{Error, ErrorKind};
 use crate::signature::{code, ArgType, Signature};

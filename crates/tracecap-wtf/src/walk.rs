@@ -15,7 +15,7 @@
 //! place: once inlined into the caller's loop, the compiler keeps its fields in registers and
 //! never builds the ones the caller does not read.
 
-use tracecap_wire::Reader;
+use tracecap_wire::{Context, Reader};
 
 use crate::chunk::{Chunks, CHUNK_EVENT_DATA, PART_BINARY_EVENTS, PART_STRING_TABLE};
 use crate::defs::{Builtin, Definition, DefinitionStore, Shape, FLAG_BUILTIN};
@@ -459,9 +459,7 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
         if let Err(e) = self.read_event(&mut r, enc, strings) {
             return Some(Err(match self.cut {
                 // An event that the end of the file cuts short.
-                Some((cut, true)) if matches!(e.kind, ErrorKind::Truncated { .. }) => {
-                    Error::new(cut.kind, at)
-                }
+                Some((cut, true)) if e.is_truncation() => Error::new(cut.kind, at),
                 _ => e,
             }));
         }
@@ -507,8 +505,7 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
             Encoding::Legacy => def.shape.fixed_legacy,
         };
         let args = if fixed != Shape::VARIABLE {
-            r.bytes(fixed as usize)
-                .map_err(|e| Error::from(e).what("event argument"))?
+            r.bytes(fixed as usize).what("event argument")?
         } else {
             let start = *r;
             for &ty in types {

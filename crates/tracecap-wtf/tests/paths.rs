@@ -13,7 +13,7 @@ use tracecap_testkit::Rng;
 use common::{iterated, visited};
 
 use tracecap_wtf::write::{ChunkedWriter, WValue};
-use tracecap_wtf::{ArgType, ErrorKind, Event, FixedDefinitionTable, Trace, Value, CLASS_INSTANCE};
+use tracecap_wtf::{ArgType, Event, FixedDefinitionTable, Trace, Value, CLASS_INSTANCE};
 
 fn text(rng: &mut Rng) -> Option<String> {
     match rng.below(4) {
@@ -233,7 +233,7 @@ fn truncated_buffers_fail_at_the_cut_event() {
             {
                 Some(next) if next < end => {
                     let e = error.unwrap_or_else(|| panic!("seed {seed} cut {cut}: no error"));
-                    assert!(matches!(e.kind, ErrorKind::Truncated { .. }), "{e}");
+                    assert!(e.is_truncation(), "{e}");
                     // The header or the arguments of the event at `next` are cut.
                     assert!(
                         (next..=end).contains(&e.offset),
