@@ -127,7 +127,6 @@ impl<'a> Header<'a> {
         let raw = r.view::<RawFixedHeader>().what("file header")?;
         if raw.version != VERSION {
             return Err(Error::unsupported_version(
-                "format",
                 u64::from(raw.version),
                 "1",
                 offset.saturating_add(4),

@@ -54,9 +54,9 @@
 
 use core::fmt;
 
-/// The faults every format shares. Each carries `what` was being read (a short noun such as
-/// `"thread name"`), set by the format crate through [`Context::what`]; the byte reader says
-/// `"data"`.
+/// The faults every format shares. Each but the version mismatch carries `what` was being read
+/// (a short noun such as `"thread name"`), set by the format crate through [`Context::what`]; the
+/// byte reader says `"data"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -105,10 +105,8 @@ pub enum ErrorKind {
         /// Its capacity in entries.
         capacity: u64,
     },
-    /// A version this reader does not know.
+    /// A version of the format this reader does not know (each format has one version field).
     UnsupportedVersion {
-        /// Whose version (`"format"`, `"trace"`, ...).
-        what: &'static str,
         /// The version in the file.
         found: u64,
         /// The versions this reader knows, as text (`"1"`, `"0 to 6"`).
@@ -117,31 +115,31 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// What was being read when the fault was found.
+    /// What was being read when the fault was found (`"format"` for a version mismatch).
     pub const fn what(&self) -> &'static str {
         match *self {
+            ErrorKind::UnsupportedVersion { .. } => "format",
             ErrorKind::Truncated { what, .. }
             | ErrorKind::VarintOverlong { what }
             | ErrorKind::VarintOverflow { what, .. }
             | ErrorKind::MissingNul { what }
             | ErrorKind::TooLarge { what, .. }
             | ErrorKind::NonZeroPadding { what }
-            | ErrorKind::TableFull { what, .. }
-            | ErrorKind::UnsupportedVersion { what, .. } => what,
+            | ErrorKind::TableFull { what, .. } => what,
         }
     }
 
-    /// Names what was being read.
+    /// Names what was being read (a version mismatch keeps its own).
     pub fn set_what(&mut self, name: &'static str) {
         match self {
+            ErrorKind::UnsupportedVersion { .. } => {}
             ErrorKind::Truncated { what, .. }
             | ErrorKind::VarintOverlong { what }
             | ErrorKind::VarintOverflow { what, .. }
             | ErrorKind::MissingNul { what }
             | ErrorKind::TooLarge { what, .. }
             | ErrorKind::NonZeroPadding { what }
-            | ErrorKind::TableFull { what, .. }
-            | ErrorKind::UnsupportedVersion { what, .. } => *what = name,
+            | ErrorKind::TableFull { what, .. } => *what = name,
         }
     }
 }
@@ -169,11 +167,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::TableFull { what, capacity } => {
                 write!(f, "{what} table full (capacity {capacity})")
             }
-            ErrorKind::UnsupportedVersion {
-                what,
-                found,
-                expected,
-            } => write!(f, "unsupported {what} version {found}, expected {expected}"),
+            ErrorKind::UnsupportedVersion { found, expected } => {
+                write!(f, "unsupported version {found}, expected {expected}")
+            }
         }
     }
 }
@@ -224,20 +220,13 @@ impl<K: From<ErrorKind>> Error<K> {
         Error::new(K::from(ErrorKind::TableFull { what, capacity }), offset)
     }
 
-    /// The `what` version `found` (at `offset`) is not among the `expected` ones.
+    /// The version `found` (at `offset`) is not among the `expected` ones.
     #[cold]
-    pub fn unsupported_version(
-        what: &'static str,
-        found: u64,
-        expected: &'static str,
-        offset: u64,
-    ) -> Self {
-        let kind = ErrorKind::UnsupportedVersion {
-            what,
-            found,
-            expected,
-        };
-        Error::new(K::from(kind), offset)
+    pub fn unsupported_version(found: u64, expected: &'static str, offset: u64) -> Self {
+        Error::new(
+            K::from(ErrorKind::UnsupportedVersion { found, expected }),
+            offset,
+        )
     }
 }
 
@@ -401,11 +390,6 @@ mod tests {
                 what: "data",
                 capacity: 4,
             },
-            ErrorKind::UnsupportedVersion {
-                what: "data",
-                found: 7,
-                expected: "1",
-            },
         ];
         for kind in kinds {
             let e = Error::new(kind, 0x10).what("zone name");
@@ -414,5 +398,18 @@ mod tests {
             assert!(text.contains("zone name"), "{text}");
             assert!(text.ends_with(" at offset 0x10"), "{text}");
         }
+        let version: Error = Error::unsupported_version(7, "1", 4);
+        assert_eq!(version.what("header").kind.what(), "format");
+        assert_eq!(
+            version.to_string(),
+            "unsupported version 7, expected 1 at offset 0x4"
+        );
+    }
+
+    #[test]
+    fn errors_stay_small() {
+        // Kind (the largest: a truncation's name and two counts) and offset.
+        assert_eq!(core::mem::size_of::<Error>(), 48);
+        assert_eq!(core::mem::size_of::<Error<Kind>>(), 48);
     }
 }

@@ -101,15 +101,7 @@ impl<'a> FileInfo<'a> {
                 let p: &PrologueLe = r.view()?;
                 let v = p.format_version.get();
                 if v != CHUNKED_VERSION {
-                    return Err(Error::new(
-                        tracecap_wire::ErrorKind::UnsupportedVersion {
-                            what: "format",
-                            found: u64::from(v),
-                            expected: "10 or 3",
-                        }
-                        .into(),
-                        8,
-                    ));
+                    return Err(Error::unsupported_version(u64::from(v), "10", 8));
                 }
                 let mut info = FileInfo {
                     container: Container::Chunked,
@@ -140,15 +132,7 @@ impl<'a> FileInfo<'a> {
                 let p: &PrologueBe = r.view()?;
                 let v = p.format_version.get();
                 if v != LEGACY_VERSION {
-                    return Err(Error::new(
-                        tracecap_wire::ErrorKind::UnsupportedVersion {
-                            what: "format",
-                            found: u64::from(v),
-                            expected: "10 or 3",
-                        }
-                        .into(),
-                        8,
-                    ));
+                    return Err(Error::unsupported_version(u64::from(v), "3", 8));
                 }
                 let context_info = read_legacy_utf8(&mut r)?;
                 let flags = r.u32_be().what("legacy header")?;
