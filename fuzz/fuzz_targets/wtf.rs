@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::timeline::Timeline;
-use tracecap_wtf::{ErrorKind, FixedDefinitionTable, Trace};
+use tracecap_wtf::{ErrorKind, FixedDefinitionTable, Capture};
 
 /// A prefix of the input (cut where its last two bytes say) gives the input's events, in order,
 /// up to where it stops, and its fault lies inside it.
@@ -18,7 +18,7 @@ fn check_prefix(data: &[u8], whole: &[(u64, u32, u32, Option<u16>)]) {
     };
     let cut = usize::from(u16::from_le_bytes([a, b])) % (data.len() + 1);
     let part = data.get(..cut).unwrap_or(&[]);
-    let Ok(trace) = Trace::parse(part) else {
+    let Ok(trace) = Capture::parse(part) else {
         return;
     };
     let mut n = 0;
@@ -36,14 +36,14 @@ fn check_prefix(data: &[u8], whole: &[(u64, u32, u32, Option<u16>)]) {
 
 fuzz_target!(|data: &[u8]| {
     let len = data.len() as u64;
-    let trace = match Trace::parse(data) {
+    let trace = match Capture::parse(data) {
         Ok(t) => t,
         Err(e) => {
             assert!(e.offset <= len, "{e}");
             return;
         }
     };
-    let _ = trace.info().header_value();
+    let _ = trace.header().header_value();
     for c in trace.chunks() {
         match c {
             Ok(c) => {

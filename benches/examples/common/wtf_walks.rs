@@ -1,6 +1,6 @@
 //! The WTF walks the bench times, shared with `examples/wtf_walk.rs` (included with `#[path]`).
 
-use tracecap_wtf::{Array, Chunks, Elem, Event, Trace, Value};
+use tracecap_wtf::{Array, Capture, Chunks, Elem, Event, Value};
 
 /// What the full walks add up for one event: its time and wire id, and every argument value
 /// decoded (strings stay ordinals: resolving is the caller's choice; names are per definition, see
@@ -31,7 +31,7 @@ pub fn array_digest(arr: &Array<'_>) -> u64 {
 
 /// Every event through `Events::try_for_each_event`, every value decoded.
 pub fn full_walk(bytes: &[u8]) -> u64 {
-    let trace = Trace::parse(bytes).unwrap();
+    let trace = Capture::parse(bytes).unwrap();
     let mut acc = 0u64;
     trace
         .events()
@@ -45,7 +45,7 @@ pub fn full_walk(bytes: &[u8]) -> u64 {
 
 /// The same work through the iterator.
 pub fn full_walk_iter(bytes: &[u8]) -> u64 {
-    let trace = Trace::parse(bytes).unwrap();
+    let trace = Capture::parse(bytes).unwrap();
     let mut acc = 0u64;
     for ev in trace.events() {
         acc = acc.wrapping_add(digest(&ev.unwrap()));
@@ -55,7 +55,7 @@ pub fn full_walk_iter(bytes: &[u8]) -> u64 {
 
 /// Every event's header and definition, arguments skipped (the walker still sizes them).
 pub fn events_only(bytes: &[u8]) -> u64 {
-    let trace = Trace::parse(bytes).unwrap();
+    let trace = Capture::parse(bytes).unwrap();
     let mut acc = 0u64;
     for ev in trace.events() {
         let ev = ev.unwrap();

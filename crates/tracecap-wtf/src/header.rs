@@ -73,7 +73,7 @@ pub struct LegacyHeader<'a> {
 
 /// The file-level facts: container, versions and the header.
 #[derive(Clone, Copy, Debug)]
-pub struct FileInfo<'a> {
+pub struct Header<'a> {
     /// Container kind.
     pub container: Container,
     /// The WTF version word (opaque; a build date in ms truncated to 32 bits).
@@ -91,7 +91,7 @@ pub struct FileInfo<'a> {
     pub body_offset: u64,
 }
 
-impl<'a> FileInfo<'a> {
+impl<'a> Header<'a> {
     /// Reads the prologue and the header of either format.
     pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
         let mut r = Reader::new(data);
@@ -103,7 +103,7 @@ impl<'a> FileInfo<'a> {
                 if v != CHUNKED_VERSION {
                     return Err(Error::unsupported_version(u64::from(v), "10", 8));
                 }
-                let mut info = FileInfo {
+                let mut info = Header {
                     container: Container::Chunked,
                     wtf_version: p.wtf_version.get(),
                     format_version: v,
@@ -139,7 +139,7 @@ impl<'a> FileInfo<'a> {
                 let lo = r.u32_be().what("legacy header")?;
                 let hi = r.u32_be().what("legacy header")?;
                 let metadata = read_legacy_utf8(&mut r)?;
-                Ok(FileInfo {
+                Ok(Header {
                     container: Container::Legacy,
                     wtf_version: p.wtf_version.get(),
                     format_version: v,

@@ -3,12 +3,12 @@
 //! big-endian, packed arguments).
 //!
 //! ```
-//! use tracecap_wtf::{Trace, FixedDefinitionTable, Value};
+//! use tracecap_wtf::{Capture, FixedDefinitionTable, Value};
 //!
 //! # fn main() -> Result<(), tracecap_wtf::Error> {
 //! # let bytes = tracecap_wtf::doc_example();
-//! let trace = Trace::parse(&bytes)?;
-//! assert_eq!(trace.info().format_version, 10);
+//! let trace = Capture::parse(&bytes)?;
+//! assert_eq!(trace.header().format_version, 10);
 //! // A fixed-capacity wire-id table: walking every event allocates nothing.
 //! let table = FixedDefinitionTable::<64, 256>::new();
 //! for event in trace.events_with(table) {
@@ -90,7 +90,7 @@ pub use defs::{
 pub use error::{Error, ErrorKind};
 pub use event::{Event, ZoneInfo, MAX_ARGS};
 pub use header::{
-    is_wtf, Container, FileInfo, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
+    is_wtf, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
     FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC, PROLOGUE_LEN,
 };
 pub use signature::{ArgDecl, ArgType, Signature};
@@ -105,23 +105,23 @@ pub use walk::Events;
 
 /// A parsed `.wtf-trace` file: its header, and iterators over its chunks and events.
 #[derive(Clone, Copy, Debug)]
-pub struct Trace<'a> {
+pub struct Capture<'a> {
     data: &'a [u8],
-    info: FileInfo<'a>,
+    header: Header<'a>,
 }
 
-impl<'a> Trace<'a> {
+impl<'a> Capture<'a> {
     /// Reads the prologue and header of `data` (either container).
     pub fn parse(data: &'a [u8]) -> Result<Self, Error> {
-        Ok(Trace {
+        Ok(Capture {
             data,
-            info: FileInfo::parse(data)?,
+            header: Header::parse(data)?,
         })
     }
 
     /// Container, versions and header.
-    pub fn info(&self) -> &FileInfo<'a> {
-        &self.info
+    pub fn header(&self) -> &Header<'a> {
+        &self.header
     }
 
     /// The whole file.
@@ -131,7 +131,7 @@ impl<'a> Trace<'a> {
 
     /// The chunks (chunked files; a legacy file has none).
     pub fn chunks(&self) -> Chunks<'a> {
-        match self.info.container {
+        match self.header.container {
             Container::Chunked => Chunks::new(self.data),
             Container::Legacy => Chunks::new(&[]),
         }
@@ -140,7 +140,7 @@ impl<'a> Trace<'a> {
     /// Every event in file order, with the wire-id table `table` (for example a
     /// [`FixedDefinitionTable`]).
     pub fn events_with<T: DefinitionStore<'a>>(&self, table: T) -> Events<'a, T> {
-        Events::new(self.data, &self.info, table)
+        Events::new(self.data, &self.header, table)
     }
 
     /// Every event in file order, with a growable [`DefinitionTable`].

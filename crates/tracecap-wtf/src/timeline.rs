@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use crate::defs::{Builtin, DefinitionStore, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA};
 use crate::error::Error;
 use crate::event::{Event, ZoneInfo};
-use crate::Trace;
+use crate::Capture;
 
 /// Deepest scope nesting the loader tracks; it stops scoping a zone beyond it.
 pub const MAX_DEPTH: usize = 1024;
@@ -74,7 +74,7 @@ pub struct Timeline<'a> {
 impl<'a> Timeline<'a> {
     /// Walks every event of `trace` with the table `table` and groups them per zone. A damaged
     /// file gives every event before its first fault, and the fault in [`Timeline::fault`].
-    pub fn build_with<T: DefinitionStore<'a>>(trace: &Trace<'a>, table: T) -> Self {
+    pub fn build_with<T: DefinitionStore<'a>>(trace: &Capture<'a>, table: T) -> Self {
         let mut zones: Vec<Zone<'a>> = Vec::new();
         let mut fault = None;
         for ev in trace.events_with(table) {
@@ -115,7 +115,7 @@ impl<'a> Timeline<'a> {
     }
 
     /// Like [`Timeline::build_with`] with a growable table.
-    pub fn build(trace: &Trace<'a>) -> Self {
+    pub fn build(trace: &Capture<'a>) -> Self {
         Self::build_with(trace, crate::DefinitionTable::new())
     }
 }

@@ -21,7 +21,7 @@ use crate::chunk::{Chunks, CHUNK_EVENT_DATA, PART_BINARY_EVENTS, PART_STRING_TAB
 use crate::defs::{Builtin, Definition, DefinitionStore, Shape, FLAG_BUILTIN};
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventHead, MAX_ARGS};
-use crate::header::{Container, FileInfo};
+use crate::header::{Container, Header};
 use crate::signature::{ArgType, Signature};
 use crate::strings::StringTable;
 use crate::value::{skip_value, Encoding, Str, Value};
@@ -165,7 +165,7 @@ struct Held<'a> {
 
 impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     /// Walks the events of `data`, whose header is `info`, with the wire-id table `table`.
-    pub fn new(data: &'a [u8], info: &FileInfo<'a>, table: T) -> Self {
+    pub fn new(data: &'a [u8], info: &Header<'a>, table: T) -> Self {
         let src = match info.container {
             Container::Chunked => Source::Chunked {
                 chunks: Chunks::new(data),
@@ -229,8 +229,8 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     /// ```
     /// # fn main() -> Result<(), tracecap_wtf::Error> {
     /// # let bytes = tracecap_wtf::doc_example();
-    /// use tracecap_wtf::{FixedDefinitionTable, Trace};
-    /// let trace = Trace::parse(&bytes)?;
+    /// use tracecap_wtf::{FixedDefinitionTable, Capture};
+    /// let trace = Capture::parse(&bytes)?;
     /// let mut values = 0;
     /// trace
     ///     .events_with(FixedDefinitionTable::<64, 256>::new())

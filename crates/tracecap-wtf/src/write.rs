@@ -3,13 +3,13 @@
 //!
 //! ```
 //! use tracecap_wtf::write::{ChunkedWriter, WValue};
-//! use tracecap_wtf::{Trace, CLASS_INSTANCE};
+//! use tracecap_wtf::{Capture, CLASS_INSTANCE};
 //!
 //! let mut w = ChunkedWriter::new(0xE821_4400, r#"{"type":"file_header","timebase":0}"#);
 //! w.define(2, CLASS_INSTANCE, 0, "App#tick", "uint32 n, ascii label")?;
 //! w.event(2, 5, &[WValue::Uint32(7), WValue::Ascii(Some("hi".into()))])?;
 //! let bytes = w.finish();
-//! let trace = Trace::parse(&bytes)?;
+//! let trace = Capture::parse(&bytes)?;
 //! assert_eq!(trace.events().count(), 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -7,7 +7,7 @@ mod common;
 use serde_json::{Map, Value as J};
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::timeline::{Role, Timeline};
-use tracecap_wtf::{text_lossy, Builtin, Trace, Value};
+use tracecap_wtf::{text_lossy, Builtin, Capture, Value};
 
 #[derive(Debug, PartialEq)]
 struct Line {
@@ -88,7 +88,7 @@ fn text_of(s: Option<&[u8]>) -> J {
 
 /// Our reconstruction of the loader's dump.
 fn ours(bytes: &[u8]) -> Vec<(String, Vec<Line>)> {
-    let trace = Trace::parse(bytes).unwrap();
+    let trace = Capture::parse(bytes).unwrap();
     let tl = Timeline::build(&trace);
     assert_eq!(tl.fault, None);
     let mut fmt = ArgsJson::new();
@@ -269,7 +269,7 @@ fn builtins_decode_typed() {
         "legacy-v3/blk-client-head.wtf-trace",
     ] {
         let bytes = common::read(&dir.join(f));
-        let trace = Trace::parse(&bytes).unwrap();
+        let trace = Capture::parse(&bytes).unwrap();
         for ev in trace.events() {
             let ev = ev.unwrap();
             let typed = ev.decode_builtin();

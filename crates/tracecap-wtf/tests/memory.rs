@@ -4,7 +4,7 @@
 
 use tracecap_wtf::timeline::Timeline;
 use tracecap_wtf::write::{ChunkedWriter, LegacyWriter, WValue};
-use tracecap_wtf::{ArgType, Error, StringIndex, Trace, Value};
+use tracecap_wtf::{ArgType, Capture, Error, StringIndex, Value};
 
 #[global_allocator]
 static GLOBAL: tracecap_testkit::PeakAlloc = tracecap_testkit::PeakAlloc;
@@ -53,8 +53,8 @@ fn legacy() -> Vec<u8> {
 /// What the commands of `tracecap` do with a file: the header JSON, every event with its
 /// arguments and strings, each chunk's string index, and the timeline. Returns the first fault.
 fn every_reader(data: &[u8]) -> Result<(), Error> {
-    let trace = Trace::parse(data)?;
-    trace.info().header_value()?;
+    let trace = Capture::parse(data)?;
+    trace.header().header_value()?;
     for c in trace.chunks() {
         c?;
     }

@@ -13,7 +13,7 @@ use tracecap_testkit::Rng;
 use common::{iterated, visited};
 
 use tracecap_wtf::write::{ChunkedWriter, WValue};
-use tracecap_wtf::{ArgType, Event, FixedDefinitionTable, Trace, Value, CLASS_INSTANCE};
+use tracecap_wtf::{ArgType, Capture, Event, FixedDefinitionTable, Value, CLASS_INSTANCE};
 
 fn text(rng: &mut Rng) -> Option<String> {
     match rng.below(4) {
@@ -134,7 +134,7 @@ fn random_file(seed: u64) -> (Vec<u8>, Vec<Written>) {
 /// Walks `bytes` with both tables; checks every event against `expected` and packed values
 /// against values from the signature text. Returns the events' offsets and the walk's error.
 fn walk(bytes: &[u8], expected: &[Written]) -> (Vec<u64>, Option<tracecap_wtf::Error>) {
-    let trace = Trace::parse(bytes).unwrap();
+    let trace = Capture::parse(bytes).unwrap();
     let mut offsets = Vec::new();
     let mut error = None;
     let mut zone = None;
@@ -192,7 +192,7 @@ fn truncated_buffers_fail_at_the_cut_event() {
         let (bytes, expected) = random_file(seed);
         let (offsets, _) = walk(&bytes, &expected);
         // The last chunk's event buffer is its last part: shorten its length entry.
-        let trace = Trace::parse(&bytes).unwrap();
+        let trace = Capture::parse(&bytes).unwrap();
         let last = trace.chunks().last().unwrap().unwrap();
         let table = last.offset as usize + 24;
         let (events_at, events_len) = (0..last.part_count())
@@ -267,7 +267,7 @@ fn redefining_wire_id_1() {
         w.event(7, t, &[WValue::Uint32(t)]).unwrap();
     }
     let bytes = w.finish();
-    let trace = Trace::parse(&bytes).unwrap();
+    let trace = Capture::parse(&bytes).unwrap();
     let got: Vec<(u32, u32, Vec<Value<'_>>)> = trace
         .events()
         .map(|e| e.unwrap())

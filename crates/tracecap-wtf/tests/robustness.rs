@@ -6,7 +6,7 @@ mod common;
 use tracecap_testkit::Rng;
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::timeline::Timeline;
-use tracecap_wtf::{Container, Trace};
+use tracecap_wtf::{Capture, Container};
 
 #[derive(Debug, PartialEq)]
 struct Seen {
@@ -20,7 +20,7 @@ struct Seen {
 
 /// Walks everything a consumer would touch; returns the events and the error, if any.
 fn walk(bytes: &[u8], deep: bool) -> (Vec<Seen>, Option<tracecap_wtf::Error>) {
-    let trace = match Trace::parse(bytes) {
+    let trace = match Capture::parse(bytes) {
         Ok(t) => t,
         Err(e) => return (Vec::new(), Some(e)),
     };
@@ -29,7 +29,7 @@ fn walk(bytes: &[u8], deep: bool) -> (Vec<Seen>, Option<tracecap_wtf::Error>) {
         .map_while(Result::ok)
         .map(|c| c.offset + chunk_len(bytes, c.offset))
         .collect();
-    let legacy = trace.info().container == Container::Legacy;
+    let legacy = trace.header().container == Container::Legacy;
     let mut fmt = ArgsJson::new();
     let mut seen = Vec::new();
     let mut events = trace.events();
@@ -82,7 +82,7 @@ fn walk(bytes: &[u8], deep: bool) -> (Vec<Seen>, Option<tracecap_wtf::Error>) {
                 let _ = z.scopes().count();
             }
         }
-        let _ = trace.info();
+        let _ = trace.header();
     }
     (seen, err)
 }
@@ -215,7 +215,7 @@ struct Record<'a> {
 
 /// Every record of `bytes` and the fault that ended the walk, if any.
 fn records(bytes: &[u8]) -> (Vec<Record<'_>>, Option<tracecap_wtf::Error>) {
-    let trace = match Trace::parse(bytes) {
+    let trace = match Capture::parse(bytes) {
         Ok(t) => t,
         Err(e) => return (Vec::new(), Some(e)),
     };
@@ -256,7 +256,7 @@ fn cuts_keep_every_record_before_them() {
             let (got, err) = records(part);
             let at = err.as_ref().map(|e| e.offset);
             tracecap_testkit::check_cut(name, cut, &whole, &spans, &got, at);
-            let tl = Timeline::build(&match Trace::parse(part) {
+            let tl = Timeline::build(&match Capture::parse(part) {
                 Ok(t) => t,
                 Err(_) => continue,
             });

@@ -5,7 +5,7 @@ mod common;
 
 use proptest::prelude::*;
 use tracecap_wtf::write::{ChunkedWriter, LegacyWriter, WValue};
-use tracecap_wtf::{ArgType, DefinitionStore, Event, FixedDefinitionTable, Trace};
+use tracecap_wtf::{ArgType, Capture, DefinitionStore, Event, FixedDefinitionTable};
 
 #[derive(Clone, Debug)]
 struct Def {
@@ -181,7 +181,7 @@ fn legacy_form(v: &WValue) -> WValue {
 }
 
 fn check(bytes: &[u8], defs: &[Def], chunks: &[Vec<Ev>], legacy: bool) {
-    let trace = Trace::parse(bytes).unwrap();
+    let trace = Capture::parse(bytes).unwrap();
     let expected: Vec<(u32, u32, String)> = chunks
         .iter()
         .flatten()
@@ -253,8 +253,8 @@ proptest! {
             }
         }
         let bytes = w.finish();
-        let trace = Trace::parse(&bytes).unwrap();
-        prop_assert_eq!(trace.info().legacy.unwrap().timebase_ms, 1_367_000_000_000);
+        let trace = Capture::parse(&bytes).unwrap();
+        prop_assert_eq!(trace.header().legacy.unwrap().timebase_ms, 1_367_000_000_000);
         check(&bytes, &defs, &chunks, true);
     }
 }

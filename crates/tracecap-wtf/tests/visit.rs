@@ -6,11 +6,11 @@ mod common;
 
 use common::{iterated, seen, visited};
 use tracecap_testkit::Rng;
-use tracecap_wtf::{Error, ErrorKind, Trace};
+use tracecap_wtf::{Capture, Error, ErrorKind};
 
 /// Both walks of `bytes` agree (nothing to compare when the header does not parse).
 fn same(name: &str, bytes: &[u8]) {
-    let Ok(trace) = Trace::parse(bytes) else {
+    let Ok(trace) = Capture::parse(bytes) else {
         return;
     };
     let (a, ea) = iterated(&trace);
@@ -66,7 +66,7 @@ fn corpus_prefixes_and_mutations() {
 #[test]
 fn stopping_and_resuming() {
     for (name, bytes) in common::traces_where(|_, len| len < 1 << 20) {
-        let trace = Trace::parse(&bytes).unwrap();
+        let trace = Capture::parse(&bytes).unwrap();
         let (all, _) = iterated(&trace);
         for stop in [0, 1, 7, all.len() / 2, all.len().saturating_sub(1)] {
             let mut walk = trace.events();

@@ -16,7 +16,7 @@ use tracecap::timeline::{TrackId, TrackKind};
 use tracecap::wtf::timeline::{Role, Timeline};
 use tracecap::wtf::write::{ChunkedWriter, WValue};
 use tracecap::wtf::{
-    Builtin, Trace, CLASS_INSTANCE, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
+    Builtin, Capture, CLASS_INSTANCE, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
     FLAG_INTERNAL,
 };
 use tracecap::{ConvertError, Format};
@@ -51,7 +51,7 @@ struct Expected {
 }
 
 fn expected(bytes: &[u8]) -> Expected {
-    let trace = Trace::parse(bytes).unwrap();
+    let trace = Capture::parse(bytes).unwrap();
     let tl = Timeline::build(&trace);
     assert_eq!(tl.fault, None);
     let mut x = Expected::default();

@@ -7,7 +7,7 @@ use std::io::Write;
 use serde_json::Value as J;
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::{
-    text_lossy, Builtin, Container, DefinitionStore, Error, Event, FileInfo, Trace,
+    text_lossy, Builtin, Capture, Container, DefinitionStore, Error, Event, Header,
     FLAG_HIGH_RESOLUTION_TIMES, FLAG_TIMES_AS_COUNT,
 };
 
@@ -24,7 +24,7 @@ fn opt_text(b: Option<&[u8]>) -> J {
 
 /// The file header as one JSON object: the header part of chunked files, the header fields of
 /// legacy files.
-fn header_json(info: &FileInfo<'_>) -> Result<J, Error> {
+fn header_json(info: &Header<'_>) -> Result<J, Error> {
     if let Some(legacy) = &info.legacy {
         let parse = |s: tracecap_wtf::Str<'_>| match s.resolve(&Default::default()) {
             None => J::Null,
@@ -70,7 +70,7 @@ struct Summary {
     by_name: BTreeMap<String, u64>,
 }
 
-fn summarize(trace: &Trace<'_>) -> (Summary, Option<Error>) {
+fn summarize(trace: &Capture<'_>) -> (Summary, Option<Error>) {
     let mut s = Summary::default();
     for c in trace.chunks() {
         match c {
@@ -112,8 +112,8 @@ fn summarize(trace: &Trace<'_>) -> (Summary, Option<Error>) {
 /// `tracecap info`: versions, chunks, zones and events by name.
 pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let json = opts.json;
-    let trace = Trace::parse(data).map_err(fault)?;
-    let info = trace.info();
+    let trace = Capture::parse(data).map_err(fault)?;
+    let info = trace.header();
     let header = header_json(info).map_err(fault)?;
     let (s, err) = summarize(&trace);
     let mut top: Vec<(&String, &u64)> = s.by_name.iter().collect();
@@ -201,8 +201,8 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
 
 /// `tracecap validate`: walk every event and decode every argument; exit 1 at the first fault.
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Trace::parse(data).map_err(fault)?;
-    header_json(trace.info()).map_err(fault)?;
+    let trace = Capture::parse(data).map_err(fault)?;
+    header_json(trace.header()).map_err(fault)?;
     let mut events = 0u64;
     let mut args = 0u64;
     let mut walk = trace.events();
@@ -217,7 +217,7 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     writeln!(
         out,
         "ok: wtf format {}, {events} events, {args} arguments, {} definitions, {} bytes",
-        trace.info().format_version,
+        trace.header().format_version,
         walk.table().len(),
         data.len()
     )?;
@@ -251,8 +251,8 @@ fn args_object<'a>(s: &mut String, fmt: &mut ArgsJson<'a>, ev: &Event<'a>) -> Re
 /// `tracecap dump`: a header line, then every event in file order (built-ins included, raw), with
 /// a `define` line after each `wtf.event#define` and a `zone` line after each `wtf.zone#create`.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Trace::parse(data).map_err(fault)?;
-    let info = trace.info();
+    let trace = Capture::parse(data).map_err(fault)?;
+    let info = trace.header();
     let header = header_json(info).map_err(fault)?;
     let mut line = String::with_capacity(256);
     if opts.json {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use tracecap_wtf::write::WValue;
-use tracecap_wtf::{ArgType, Elem, Event, Str, Trace, Value};
+use tracecap_wtf::{ArgType, Capture, Elem, Event, Str, Value};
 
 /// The corpus directory, or `None` (with a loud message) when it is not there.
 pub fn corpus() -> Option<PathBuf> {
@@ -61,7 +61,7 @@ pub fn seen(ev: &Event<'_>) -> String {
 }
 
 /// Every event and the error, from the iterator.
-pub fn iterated(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
+pub fn iterated(trace: &Capture<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
     let mut events = Vec::new();
     for ev in trace.events() {
         match ev {
@@ -73,7 +73,7 @@ pub fn iterated(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>)
 }
 
 /// Every event and the error, from `try_for_each_event`.
-pub fn visited(trace: &Trace<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
+pub fn visited(trace: &Capture<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>) {
     let mut events = Vec::new();
     let mut walk = trace.events();
     let error = walk

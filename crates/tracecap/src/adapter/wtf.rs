@@ -32,9 +32,8 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use tracecap_wtf::{
-    latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Container, Elem, Event, Str,
-    StringIndex, Trace, Value as WValue, ZoneInfo, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA,
-    FLAG_BUILTIN,
+    latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Capture, Container, Elem, Event, Str,
+    StringIndex, Value as WValue, ZoneInfo, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
 };
 
 use crate::error::ConvertError;
@@ -261,8 +260,8 @@ pub struct Report {
 
 /// Like [`convert`], and tells how many events had to be clamped.
 pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, ConvertError<S::Error>> {
-    let trace = Trace::parse(data)?;
-    let info = *trace.info();
+    let trace = Capture::parse(data)?;
+    let info = *trace.header();
     let mut name = String::new();
     let _ = write!(
         name,
