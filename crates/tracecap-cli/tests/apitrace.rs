@@ -208,10 +208,16 @@ fn cut_files_print_the_first_lines_of_the_whole_dump() {
             std::fs::write(&cut, &bytes[..n]).unwrap();
             let (got, code, err) = json_calls(&cut);
             assert_eq!(code, Some(1), "{name} cut at {n}: {err}");
-            assert!(err.starts_with("error: ") && err.contains(" at offset 0x"), "{err}");
+            assert!(
+                err.starts_with("error: ") && err.contains(" at offset 0x"),
+                "{err}"
+            );
             assert!(got.len() <= whole.len(), "{name} cut at {n}");
             assert_eq!(got[..], whole[..got.len()], "{name} cut at {n}");
-            assert!(got.len() >= most, "{name} cut at {n}: fewer calls than a shorter cut");
+            assert!(
+                got.len() >= most,
+                "{name} cut at {n}: fewer calls than a shorter cut"
+            );
             most = got.len();
         }
     }
