@@ -557,9 +557,17 @@ impl ByteSource for ContainerSource<'_> {
                         return Ok(n);
                     }
                     Err(_) => {
+                        // A damaged block: what its elements before the damage decode, then
+                        // the fault (as for a block the file cuts short).
                         out.truncate(start);
                         self.done = true;
-                        return Err(Error::file(ErrorKind::Container("snappy"), chunk.offset));
+                        let bad = Error::file(ErrorKind::Container("snappy"), chunk.offset);
+                        let n = snappy_prefix(chunk.block, out);
+                        if n == 0 {
+                            return Err(bad);
+                        }
+                        self.pending = Some(bad);
+                        return Ok(n);
                     }
                 }
             }
