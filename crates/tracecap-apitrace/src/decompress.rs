@@ -68,7 +68,10 @@ impl Decompressed {
 /// Decompresses the whole of `file` (any container) in one go.
 ///
 /// Fails only when `file` is too short to be a trace; damage inside the container is reported
-/// in [`Decompressed::fault`] next to everything decoded before it.
+/// in [`Decompressed::fault`] next to everything decoded before it: every whole snappy chunk and
+/// the bytes of the elements of a cut or damaged one before the cut or the bad element; what
+/// the gzip or brotli decoder gives; every whole block of a zstd frame cut short. A file cut
+/// anywhere decompresses to a prefix of the whole file's stream.
 pub fn decompress(file: &[u8]) -> Result<Decompressed, Error> {
     decompress_limited(file, u64::MAX)
 }
