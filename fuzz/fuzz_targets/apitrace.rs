@@ -1,5 +1,6 @@
 //! apitrace: arbitrary bytes as a file (any container) and as a decompressed stream. No panic,
-//! error offsets inside the input, and whole-stream and chunked reading (random chunk sizes
+//! error offsets inside the input, a prefix of a file gives the file's events in order up to
+//! where it stops, and whole-stream and chunked reading (random chunk sizes
 //! taken from the input) give the same events and the same error, read in two passes (`next`,
 //! then the details) or in one (`next_parsed`, `next_parsed_with`, `try_for_each_parsed`).
 #![no_main]
@@ -7,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
 use tracecap_apitrace::{
-    decompress_limited, ChunkedReader, Parsed, SigTable, SliceSource, Space, Trace,
+    decompress_limited, ChunkedReader, ErrorKind, Parsed, SigTable, SliceSource, Space, Trace,
 };
 
 /// An event and its details as debug text.
@@ -109,6 +110,44 @@ fn chunked(stream: &[u8], sizes: &[usize]) -> (Vec<u8>, Option<String>) {
     (out, None)
 }
 
+/// The events of a decompressed stream up to its first fault, as (offset, debug text).
+fn events_of(stream: &[u8]) -> Vec<(u64, String)> {
+    let Ok(trace) = Trace::new(stream) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut events = trace.events(SigTable::new());
+    while let Some(Ok(ev)) = events.next() {
+        out.push((ev.offset, format!("{ev:?} {:?}", ev.details().raw())));
+    }
+    out
+}
+
+/// A prefix of a file (cut where its last two bytes say) gives the file's events, in order, up
+/// to where it stops, and its container fault lies inside the prefix.
+fn check_prefix(file: &[u8], whole: &[(u64, String)], whole_fault: Option<tracecap_apitrace::Error>) {
+    let Some(&[a, b]) = file.last_chunk::<2>() else {
+        return;
+    };
+    let cut = usize::from(u16::from_le_bytes([a, b])) % (file.len() + 1);
+    let part = file.get(..cut).unwrap_or(&[]);
+    let Ok(d) = decompress_limited(part, 64 << 20) else {
+        return;
+    };
+    if let Some(e) = d.fault {
+        assert!(e.offset <= cut as u64, "cut at {cut}: {e}");
+    }
+    let got = events_of(&d.data);
+    // A damaged file may give less than its prefix (a gzip or brotli decoder drops what it
+    // decoded in the call that met the damage); a sound one never does.
+    if whole_fault.is_none() {
+        assert!(got.len() <= whole.len(), "cut at {cut}: more events than the file");
+    }
+    for (i, (g, w)) in got.iter().zip(whole).enumerate() {
+        assert_eq!(g, w, "cut at {cut}: event {i}");
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
@@ -123,6 +162,11 @@ fuzz_target!(|data: &[u8]| {
             }
             let _ = dump_text(&d.data, |_| {});
             whole(&d.data);
+            // Only when the whole file decompressed within the cap: a prefix may then not
+            // stop earlier for the cap's sake.
+            if d.fault.is_none_or(|e| !matches!(e.kind, ErrorKind::StreamLimit(_))) {
+                check_prefix(rest, &events_of(&d.data), d.fault);
+            }
         }
         let _ = tracecap_apitrace::is_apitrace(rest);
     } else {

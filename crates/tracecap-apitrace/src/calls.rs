@@ -32,6 +32,8 @@ pub struct Call<'a> {
     pub flags: u64,
     /// The call never returned (no LEAVE before the end of the stream).
     pub incomplete: bool,
+    /// Stream offset of the call's ENTER event (its first byte).
+    pub offset: u64,
 }
 
 impl Call<'_> {
@@ -180,6 +182,7 @@ impl<'a> Calls<'a> {
                     backtrace: None,
                     flags: 0,
                     incomplete: false,
+                    offset: ev.offset,
                 });
                 self.apply_last(ev, table, num_args as u64)?;
                 Ok(None)

@@ -68,7 +68,10 @@ impl Decompressed {
 /// Decompresses the whole of `file` (any container) in one go.
 ///
 /// Fails only when `file` is too short to be a trace; damage inside the container is reported
-/// in [`Decompressed::fault`] next to everything decoded before it.
+/// in [`Decompressed::fault`] next to everything decoded before it: every whole snappy chunk and
+/// the bytes of the elements of a cut or damaged one before the cut or the bad element; what
+/// the gzip or brotli decoder gives; every whole block of a zstd frame cut short. A file cut
+/// anywhere decompresses to a prefix of the whole file's stream.
 pub fn decompress(file: &[u8]) -> Result<Decompressed, Error> {
     decompress_limited(file, u64::MAX)
 }
@@ -166,7 +169,12 @@ struct ZstdFrames<'f> {
     /// Frame starts, noted only when asked for (streaming keeps constant memory).
     record: bool,
     frames: Vec<(u64, u64)>,
+    /// The file ended inside the current frame, which was ended there.
+    cut: bool,
 }
+
+/// An empty raw block marked last, then a 4-byte checksum field: what ends a frame cut short.
+const END_FRAME: [u8; 7] = [1, 0, 0, 0, 0, 0, 0];
 
 impl ZstdFrames<'_> {
     fn new(input: &[u8]) -> ZstdFrames<'_> {
@@ -178,6 +186,7 @@ impl ZstdFrames<'_> {
             produced: 0,
             record: false,
             frames: Vec::new(),
+            cut: false,
         }
     }
 }
@@ -215,15 +224,31 @@ impl Read for ZstdFrames<'_> {
                         return Err(zstd_error(false, "empty zstd block"));
                     }
                 }
+                if self.cut {
+                    return Err(zstd_error(true, "zstd frame cut short"));
+                }
                 if self
                     .dec
                     .decode_blocks(&mut self.input, BlockDecodingStrategy::UptoBlocks(1))
                     .is_err()
                 {
-                    // A block that needed bytes past the end of the file: cut, not damaged.
-                    return Err(zstd_error(self.input.is_empty(), "zstd block"));
+                    if !self.input.is_empty() {
+                        return Err(zstd_error(false, "zstd block"));
+                    }
+                    // A block (or the checksum) that needed bytes past the end of the file: cut,
+                    // not damaged. The decoder hands out the last window of a frame only once
+                    // the frame ends: end it here with an empty last block (and a checksum
+                    // field, which is not checked), so that every byte the whole blocks before
+                    // the cut decoded comes out before the cut is reported.
+                    self.cut = true;
+                    let _ = self
+                        .dec
+                        .decode_blocks(&END_FRAME[..], BlockDecodingStrategy::UptoBlocks(1));
                 }
                 continue;
+            }
+            if self.cut {
+                return Err(zstd_error(true, "zstd frame cut short"));
             }
             if self.input.is_empty() {
                 return Ok(0);
@@ -397,8 +422,9 @@ impl<'f> ContainerSource<'f> {
     /// For snappy, the file offset of the chunk the next fill decodes.
     fn next_chunk_offset(&self) -> Option<u64> {
         match &self.inner {
-            Inner::Snappy { chunks, .. } => {
-                chunks.clone().next().and_then(|c| c.ok()).map(|c| c.offset)
+            // Also for a chunk the file cuts short: its first bytes may still decompress.
+            Inner::Snappy { chunks, .. } if chunks.rest_len() > 0 && !self.done => {
+                Some(self.file.len().saturating_sub(chunks.rest_len()) as u64)
             }
             _ => None,
         }
@@ -534,9 +560,17 @@ impl ByteSource for ContainerSource<'_> {
                         return Ok(n);
                     }
                     Err(_) => {
+                        // A damaged block: what its elements before the damage decode, then
+                        // the fault (as for a block the file cuts short).
                         out.truncate(start);
                         self.done = true;
-                        return Err(Error::file(ErrorKind::Container("snappy"), chunk.offset));
+                        let bad = Error::file(ErrorKind::Container("snappy"), chunk.offset);
+                        let n = snappy_prefix(chunk.block, out);
+                        if n == 0 {
+                            return Err(bad);
+                        }
+                        self.pending = Some(bad);
+                        return Ok(n);
                     }
                 }
             }

@@ -27,6 +27,17 @@
 //! # Ok::<(), tracecap_apitrace::Error>(())
 //! ```
 //!
+//! # What is kept on damage
+//!
+//! Every event whose bytes decompress is returned, in order, then the fault: the stream walk
+//! stops at the first bad event, and `decompress` (feature `std`) keeps everything its
+//! container gives before a fault (`Decompressed::fault`). A snappy chunk cut short or damaged
+//! gives the bytes of its elements before the cut or the bad element; a gzip or brotli stream cut short gives what the
+//! decoder gives up to the cut; a zstd frame cut short gives every whole block before the cut;
+//! a damaged gzip, brotli or zstd stream gives what the decoder handed out before the damage.
+//! The stream of a cut file is a prefix of the whole file's (`tests/robustness.rs`); the table
+//! per container and kind of damage is in `docs/apitrace.md`.
+//!
 //! For traces too big to decompress at once, `ChunkedReader` (feature `std`) parses through a
 //! bounded window, chunk by chunk; `Calls` assembles ENTER/LEAVE pairs into calls in the order
 //! apitrace prints them, and `dump` prints them exactly as `apitrace dump` does.

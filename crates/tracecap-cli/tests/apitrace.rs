@@ -65,7 +65,9 @@ fn dump_apitrace_is_identical() {
         if cut {
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(
-                err.contains("error: gzip container cut short at offset 0x7bd"),
+                err.contains(
+                    "error: gzip container cut short after 32 calls were read at offset 0x7bd"
+                ),
                 "{err}"
             );
         }
@@ -157,7 +159,8 @@ fn cut_file_reports_offset_and_keeps_earlier_calls() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.starts_with("error: snappy container cut short at offset 0x"),
+        err.starts_with("error: snappy container cut short after ")
+            && err.contains(" calls were read at offset 0x"),
         "{err}"
     );
     // The first chunk (1 MiB of stream) is whole: its calls are printed.
@@ -166,5 +169,57 @@ fn cut_file_reports_offset_and_keeps_earlier_calls() {
     std::fs::write(&garbage, b"at\x05\x00\x00\x00\x03\x08\xff\xff\xff").unwrap();
     let out = tracecap(&["validate"], &garbage);
     assert_eq!(out.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The call lines of `dump --json` (the head line left out: a zstd-seekable file cut before its
+/// seek table is a plain zstd file), its exit code and its last stderr line.
+fn json_calls(file: &Path) -> (Vec<String>, Option<i32>, String) {
+    let out = tracecap(&["dump", "--json"], file);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines = text.lines().skip(1).map(str::to_owned).collect();
+    let err = String::from_utf8_lossy(&out.stderr);
+    (lines, out.status.code(), err.trim_end().to_owned())
+}
+
+/// Every corpus trace cut at several points: `dump --json` prints the first call lines of the
+/// whole file's dump, identical (offsets included), then exits 1 naming the offset; every call
+/// line carries `offset` (increasing within the stream's ENTER order) and, for snappy and zstd,
+/// `file_offset`.
+#[test]
+fn cut_files_print_the_first_lines_of_the_whole_dump() {
+    let Some(root) = corpus() else { return };
+    let dir = std::env::temp_dir().join(format!("tracecap-apitrace-cuts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.trace");
+    for t in traces(&root) {
+        let name = t.file_name().unwrap().to_str().unwrap().to_string();
+        let bytes = std::fs::read(&t).unwrap();
+        let (whole, _, _) = json_calls(&t);
+        let chunked = bytes.starts_with(b"at") || bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+        for l in &whole {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert!(v["offset"].is_u64(), "{name}: {l}");
+            assert_eq!(v["file_offset"].is_u64(), chunked, "{name}: {l}");
+        }
+        let len = bytes.len();
+        let mut most = 0;
+        for n in [len / 10, len / 3, len / 2, len * 9 / 10, len - 9, len - 1] {
+            std::fs::write(&cut, &bytes[..n]).unwrap();
+            let (got, code, err) = json_calls(&cut);
+            assert_eq!(code, Some(1), "{name} cut at {n}: {err}");
+            assert!(
+                err.starts_with("error: ") && err.contains(" at offset 0x"),
+                "{err}"
+            );
+            assert!(got.len() <= whole.len(), "{name} cut at {n}");
+            assert_eq!(got[..], whole[..got.len()], "{name} cut at {n}");
+            assert!(
+                got.len() >= most,
+                "{name} cut at {n}: fewer calls than a shorter cut"
+            );
+            most = got.len();
+        }
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

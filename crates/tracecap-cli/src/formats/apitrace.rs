@@ -19,6 +19,13 @@ use crate::json::{f64_num, str_lossy};
 /// offset is kept in the message.
 fn fault(d: &Decompressed, e: Error) -> CliError {
     match e.space {
+        // The container's own fault: the stream before it was read whole, and the message says
+        // how many calls that gave (zlib-no-eof.trace: every call, but no gzip trailer).
+        Space::File if d.fault == Some(e) => {
+            let n = calls_read(d);
+            let calls = if n == 1 { "call was" } else { "calls were" };
+            CliError::format(format!("{} after {n} {calls} read", e.kind), e.offset)
+        }
         Space::File => CliError::format(e.kind, e.offset),
         // Both offsets: in the stream, and (printed last, as every fault's) the file offset of
         // the snappy chunk or zstd frame it was decompressed from, or of the whole compressed
@@ -39,6 +46,19 @@ fn fault(d: &Decompressed, e: Error) -> CliError {
             )
         }
     }
+}
+
+/// The calls (ENTER events) of the decompressed stream up to its first fault.
+fn calls_read(d: &Decompressed) -> u64 {
+    let Ok(trace) = Trace::new(&d.data) else {
+        return 0;
+    };
+    let mut events = trace.events(SigTable::new());
+    let mut n = 0;
+    while let Some(Ok(ev)) = events.next() {
+        n += u64::from(ev.kind == EventKind::Enter);
+    }
+    n
 }
 
 /// A stream cut short because its container was cut short: the container fault says more.
@@ -281,7 +301,7 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         };
         match calls.push(&ev, events.table()) {
             Ok(Some(call)) => {
-                json_call(out, &call, events.table()).map_err(|e| e.into_cli(d))?;
+                json_call(out, d, &call, events.table()).map_err(|e| e.into_cli(d))?;
                 calls.recycle(call);
             }
             Ok(None) => {}
@@ -291,11 +311,14 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
             }
         }
     }
-    if fault_at.is_none_or(|e| e.is_truncation()) {
+    // Calls never left are printed (as incomplete) only when the stream and its container end
+    // cleanly: after a fault, whether they returned is not known, and the lines printed are
+    // exactly the first lines of the whole file's dump.
+    if fault_at.is_none() && d.fault.is_none() {
         let table = events.table();
         let open: Vec<Call<'_>> = calls.finish().collect();
         for call in &open {
-            json_call(out, call, table).map_err(|e| e.into_cli(d))?;
+            json_call(out, d, call, table).map_err(|e| e.into_cli(d))?;
         }
     }
     if let Some(e) = fault_at.map(|e| cause(d, e)).or(d.fault) {
@@ -330,7 +353,15 @@ impl JsonErr {
     }
 }
 
-fn json_call(out: &mut dyn Write, call: &Call<'_>, table: &SigTable) -> Result<(), JsonErr> {
+/// One call as a JSON object; `offset` is the stream offset of its ENTER event, `file_offset`
+/// the file offset of the snappy chunk or zstd frame that holds it (absent for gzip and brotli,
+/// one compressed stream).
+fn json_call(
+    out: &mut dyn Write,
+    d: &Decompressed,
+    call: &Call<'_>,
+    table: &SigTable,
+) -> Result<(), JsonErr> {
     let sig = table.function(call.sig);
     let name = sig.map_or(&b""[..], |s| s.name());
     write!(
@@ -388,6 +419,10 @@ fn json_call(out: &mut dyn Write, call: &Call<'_>, table: &SigTable) -> Result<(
             }
             out.write_all(b"]")?;
         }
+    }
+    write!(out, ",\"offset\":{}", call.offset)?;
+    if let Some(at) = d.chunk_offset(call.offset) {
+        write!(out, ",\"file_offset\":{at}")?;
     }
     out.write_all(b"}\n")?;
     Ok(())

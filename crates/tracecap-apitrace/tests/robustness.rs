@@ -1,0 +1,309 @@
+//! Nothing lost before a fault: a trace file cut anywhere gives, through `decompress` and the
+//! event walk, the whole file's events in order, up to where it stops.
+//!
+//! - snappy: an event is guaranteed once every chunk holding its bytes ends at or before the
+//!   cut (a cut chunk gives what its whole elements decode, which may be more);
+//! - gzip, zstd, brotli (one compressed stream, decoded as far as the decompressor can go):
+//!   the events are a prefix of the whole file's, their number never falls as the cut grows,
+//!   and a cut at or past the end of the compressed data (the file minus its trailer: the gzip
+//!   CRC and size, a zstd checksum and seek table) gives every event.
+//!
+//! Run on every corpus trace and, without `../shared`, on traces made by the crate's writer in
+//! every container it writes.
+
+use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
+use tracecap_apitrace::{decompress, Container, EventKind, SigTable, SnappyChunks, Trace};
+use tracecap_testkit::{check_cut, cut_points, Rng};
+
+/// What identifies an event across a cut: where it lies in the stream, its fields and its
+/// detail bytes.
+#[derive(Debug, PartialEq)]
+struct Record<'a> {
+    offset: u64,
+    end: u64,
+    kind: EventKind,
+    call_no: u64,
+    thread: u64,
+    sig: u64,
+    details: &'a [u8],
+}
+
+/// Every event of a decompressed stream, up to its first fault.
+fn records(stream: &[u8]) -> Vec<Record<'_>> {
+    let Ok(trace) = Trace::new(stream) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut events = trace.events(SigTable::new());
+    while let Some(Ok(ev)) = events.next() {
+        out.push(Record {
+            offset: ev.offset,
+            end: events.offset(),
+            kind: ev.kind,
+            call_no: ev.call_no,
+            thread: ev.thread,
+            sig: ev.sig,
+            details: ev.details().raw(),
+        });
+    }
+    out
+}
+
+/// The bytes at the end of a stream container that hold no data: the gzip trailer (CRC-32 and
+/// size), a zstd frame's checksum and the seek table; none for brotli.
+fn trailer(file: &[u8], container: Container) -> usize {
+    match container {
+        Container::Gzip => 8,
+        Container::Zstd | Container::ZstdSeekable => {
+            // Frames written alike: the first frame's descriptor tells the checksum.
+            let checksum = file.get(4).map_or(0, |d| usize::from(d & 4 != 0) * 4);
+            let table = if container == Container::ZstdSeekable {
+                let n = file.len();
+                let frames = u32::from_le_bytes(file[n - 9..n - 5].try_into().unwrap()) as usize;
+                let entry = if file[n - 5] & 0x80 != 0 { 12 } else { 8 };
+                8 + frames * entry + 9
+            } else {
+                0
+            };
+            checksum + table
+        }
+        Container::Brotli | Container::Snappy => 0,
+    }
+}
+
+/// (stream start, file start, file end) of each piece of `file` whose decoded bytes are known
+/// without decoding: snappy chunks, and zstd blocks when every block is stored raw or as one
+/// repeated byte (the writer's); `None` otherwise.
+fn pieces(
+    name: &str,
+    file: &[u8],
+    d: &tracecap_apitrace::Decompressed,
+) -> Option<Vec<(u64, u64, u64)>> {
+    match d.container {
+        Container::Snappy => Some(
+            SnappyChunks::new(file)
+                .unwrap()
+                .zip(&d.chunks)
+                .map(|(c, &(at, off))| {
+                    let c = c.unwrap();
+                    assert_eq!(c.offset, off, "{name}: chunk index");
+                    (at, off, off + 4 + c.block.len() as u64)
+                })
+                .collect(),
+        ),
+        Container::Zstd | Container::ZstdSeekable => {
+            let mut out = Vec::new();
+            let (mut at, mut stream) = (0usize, 0u64);
+            while at + 4 <= file.len() {
+                let magic = u32::from_le_bytes(file[at..at + 4].try_into().unwrap());
+                if magic & 0xffff_fff0 == 0x184d_2a50 {
+                    let n = u32::from_le_bytes(file[at + 4..at + 8].try_into().unwrap());
+                    at += 8 + n as usize;
+                    continue;
+                }
+                assert_eq!(magic, 0xfd2f_b528, "{name}: zstd frame at {at:#x}");
+                let fhd = file[at + 4];
+                let single = fhd & 0x20 != 0;
+                let fcs = match fhd >> 6 {
+                    0 => usize::from(single),
+                    1 => 2,
+                    2 => 4,
+                    _ => 8,
+                };
+                let dict = [0, 1, 2, 4][usize::from(fhd & 3)];
+                at += 5 + usize::from(!single) + dict + fcs;
+                loop {
+                    let h = u32::from(file[at])
+                        | u32::from(file[at + 1]) << 8
+                        | u32::from(file[at + 2]) << 16;
+                    let size = (h >> 3) as usize;
+                    let stored = match (h >> 1) & 3 {
+                        0 => size,
+                        1 => 1,
+                        _ => return None,
+                    };
+                    out.push((stream, at as u64, (at + 3 + stored) as u64));
+                    stream += size as u64;
+                    at += 3 + stored;
+                    if h & 1 != 0 {
+                        break;
+                    }
+                }
+                at += usize::from(fhd & 4 != 0) * 4;
+            }
+            Some(out)
+        }
+        Container::Gzip | Container::Brotli => None,
+    }
+}
+
+/// Cuts `file` at the start, middle and end of its first 200 records' spans, at 200 seeded
+/// points, and near the end, and checks each cut (see the module docs). Returns the number of
+/// cuts checked.
+fn check_file(name: &str, file: &[u8], rng: &mut Rng) -> usize {
+    let d = decompress(file).unwrap();
+    assert!(d.fault.is_none(), "{name}: {:?}", d.fault);
+    let whole = records(&d.data);
+    assert!(!whole.is_empty(), "{name}: no events");
+    let len = file.len() as u64;
+    let (spans, mut cuts) = if let Some(pieces) = pieces(name, file, &d) {
+        let piece_end = |stream_at: u64| {
+            let i = pieces.partition_point(|&(s, _, _)| s <= stream_at);
+            pieces[i - 1].2
+        };
+        // An event is guaranteed once the piece holding its last byte ends: each span runs
+        // from the previous event's guarantee to this one's, so that `check_cut` asks for
+        // exactly the events whose pieces end at or before the cut.
+        let mut spans = Vec::new();
+        let mut prev = pieces[0].1;
+        for r in &whole {
+            let end = piece_end(r.end - 1);
+            spans.push((prev, end));
+            prev = end;
+        }
+        let piece_spans: Vec<(u64, u64)> = pieces.iter().map(|&(_, s, e)| (s, e)).collect();
+        let mut cuts = cut_points(&spans, file.len(), rng);
+        cuts.extend(cut_points(&piece_spans, file.len(), rng));
+        (spans, cuts)
+    } else {
+        // No event is guaranteed by its position: the decompressor decides. The checks below
+        // ask for a prefix, more events as the cut grows, and every event near the end.
+        let spans = vec![(u64::MAX, u64::MAX); whole.len()];
+        (spans, cut_points(&[], file.len(), rng))
+    };
+    let data_end = len - trailer(file, d.container) as u64;
+    cuts.extend((1..=50).map(|i| len * i / 51));
+    cuts.extend((0..16).map(|i| data_end.saturating_sub(i)));
+    cuts.extend(data_end..len);
+    cuts.retain(|&c| c < len);
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut most = 0;
+    for &cut in &cuts {
+        let part = &file[..cut as usize];
+        let Ok(cd) = decompress(part) else {
+            // Too short to tell the container: nothing read.
+            assert!(cut < 4, "{name} cut at {cut:#x}");
+            continue;
+        };
+        let got = records(&cd.data);
+        let fault = cd.fault.map(|e| e.offset);
+        check_cut(name, cut, &whole, &spans, &got, fault);
+        assert!(
+            got.len() >= most,
+            "{name} cut at {cut:#x}: {} events, a shorter cut gave {most}",
+            got.len()
+        );
+        most = got.len();
+        if cut >= data_end && d.container != Container::Snappy {
+            assert_eq!(
+                got.len(),
+                whole.len(),
+                "{name} cut at {cut:#x}: not every event"
+            );
+        }
+    }
+    cuts.len()
+}
+
+/// A version-6 stream of `calls` calls whose arguments vary in size (strings and blobs up to a
+/// few KiB), so that events straddle chunks, frames and blocks.
+fn made_stream(calls: u64) -> Vec<u8> {
+    let mut w = Writer::new(6, 6, &[(b"process.name", b"robustness")]);
+    w.function(1, b"glBufferData", &[b"target", b"size", b"data"]);
+    w.function(2, b"glGetString", &[b"name"]);
+    w.function(3, b"glXSwapBuffers", &[b"dpy", b"drawable"]);
+    for i in 0..calls {
+        match i % 3 {
+            0 => {
+                let blob = vec![(i % 251) as u8; (i as usize * 37) % 3000];
+                let c = w.enter(
+                    0,
+                    1,
+                    &[
+                        WDetail::Arg(0, WValue::UInt(0x8892)),
+                        WDetail::Arg(1, WValue::UInt(blob.len() as u64)),
+                        WDetail::Arg(2, WValue::Blob(blob)),
+                    ],
+                );
+                w.leave(c, &[]);
+            }
+            1 => {
+                let c = w.enter(i % 2, 2, &[WDetail::Arg(0, WValue::UInt(0x1f00 + i))]);
+                let text = format!("string {i} ").repeat((i as usize % 40) + 1);
+                w.leave(c, &[WDetail::Ret(WValue::String(text.into_bytes()))]);
+            }
+            _ => {
+                let c = w.enter(
+                    0,
+                    3,
+                    &[
+                        WDetail::Arg(0, WValue::Pointer(0x1234_5678)),
+                        WDetail::Arg(1, WValue::SInt(-(i as i64))),
+                    ],
+                );
+                w.leave(c, &[]);
+            }
+        }
+    }
+    w.finish()
+}
+
+/// Traces made by the writer, in every container it writes (several snappy chunks and zstd
+/// frames): needs no corpus.
+#[test]
+fn cuts_keep_every_event_before_them_made() {
+    let stream = made_stream(1500);
+    let files = [
+        ("made.snappy", write::snappy(&stream, 16 << 10)),
+        ("made.snappy-1mib", write::wrap(&stream, Container::Snappy)),
+        ("made.gzip", write::wrap(&stream, Container::Gzip)),
+        ("made.brotli", write::wrap(&stream, Container::Brotli)),
+        ("made.zstd", write::zstd(&stream, 64 << 10, false)),
+        ("made.zstd-seekable", write::zstd(&stream, 384 << 10, true)),
+    ];
+    let mut rng = Rng(0x5EED_A917);
+    for (name, file) in &files {
+        let n = check_file(name, file, &mut rng);
+        assert!(n > 200, "{name}: only {n} cuts");
+    }
+}
+
+/// Every corpus trace (each container apitrace writes).
+#[test]
+fn cuts_keep_every_event_before_them() {
+    let files =
+        tracecap_testkit::corpus_files("apitrace", &["apitrace-tests", "produced-apitrace-11.1"]);
+    let mut rng = Rng(0x5EED_0017);
+    for (name, file) in files.iter().filter(|(n, _)| n.ends_with(".trace")) {
+        // A gzip stream without its trailer: its own cuts are checked as a prefix of what it
+        // holds (every event, then the missing trailer).
+        if name == "zlib-no-eof.trace" {
+            let d = decompress(file).unwrap();
+            assert!(d.fault.is_some(), "{name}");
+            let whole = records(&d.data);
+            assert_eq!(
+                whole.iter().filter(|r| r.kind == EventKind::Enter).count(),
+                32
+            );
+            let mut most = 0;
+            for cut in 4..file.len() {
+                let cd = decompress(&file[..cut]).unwrap();
+                let got = records(&cd.data);
+                let spans = vec![(u64::MAX, u64::MAX); whole.len()];
+                check_cut(
+                    name,
+                    cut as u64,
+                    &whole,
+                    &spans,
+                    &got,
+                    cd.fault.map(|e| e.offset),
+                );
+                assert!(got.len() >= most, "{name} cut at {cut:#x}");
+                most = got.len();
+            }
+            continue;
+        }
+        check_file(name, file, &mut rng);
+    }
+}
