@@ -70,6 +70,7 @@ mod event;
 mod header;
 mod kind;
 mod repeated;
+#[rustfmt::skip]
 pub mod schema;
 pub mod schema_types;
 mod section;
