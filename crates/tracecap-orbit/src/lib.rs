@@ -67,6 +67,7 @@ pub mod api_name;
 mod capture;
 mod error;
 mod event;
+pub mod functions;
 mod header;
 mod kind;
 mod repeated;
@@ -94,6 +95,9 @@ pub use api_name::{ApiName, ApiNameBytes};
 pub use capture::{Capture, Events, Framed, UserData, MAX_MESSAGE_LEN};
 pub use error::{Error, ErrorKind, HeaderField, Overlap};
 pub use event::Event;
+#[cfg(feature = "alloc")]
+pub use functions::FunctionMap;
+pub use functions::{FunctionNames, FunctionTable};
 pub use header::{is_legacy, is_orbit, Header, RawHeader, HEADER_LEN, MAGIC, VERSION};
 pub use kind::EventKind;
 pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};

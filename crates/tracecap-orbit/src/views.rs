@@ -1,5 +1,4 @@
-//! Borrowed, typed views of every `ClientCaptureEvent` member and of the messages nested in them
-//! (except `CaptureOptions`, kept as bytes).
+//! Borrowed, typed views of every `ClientCaptureEvent` member and of the messages nested in them.
 //!
 //! Each view is a small `Copy` struct filled by one pass over the message's fields: scalars are
 //! decoded (the last occurrence wins, as in protobuf), `bytes` and `string` fields borrow from
@@ -458,6 +457,101 @@ message_view!(
         orbit_version_minor: capture_started::ORBIT_VERSION_MINOR => u32,
         /// Capture start, wall clock (ns since the Unix epoch).
         capture_start_unix_time_ns: capture_started::CAPTURE_START_UNIX_TIME_NS => u64,
+    }
+);
+
+impl<'a> CaptureStarted<'a> {
+    /// The capture's options (all defaults when absent).
+    pub fn options(&self) -> Result<CaptureOptions<'a>, Error> {
+        CaptureOptions::from_nested(self.capture_options)
+    }
+}
+
+message_view!(
+    /// What the capture was asked to record: among others the instrumented functions, whose
+    /// ids `FunctionCall.function_id` refers to.
+    CaptureOptions = "orbit_grpc_protos.CaptureOptions" {
+        /// Context switches were traced.
+        trace_context_switches: capture_options::TRACE_CONTEXT_SWITCHES => bool,
+        /// Target process id.
+        pid: capture_options::PID => u32,
+        /// Sampling rate.
+        samples_per_second: capture_options::SAMPLES_PER_SECOND => f64,
+        /// `CaptureOptions.UnwindingMethod`.
+        unwinding_method: capture_options::UNWINDING_METHOD => enum,
+        /// `InstrumentedFunction` messages (see [`CaptureOptions::functions`]).
+        instrumented_functions: capture_options::INSTRUMENTED_FUNCTIONS => rep_len,
+        /// The GPU driver was traced.
+        trace_gpu_driver: capture_options::TRACE_GPU_DRIVER => bool,
+        /// `TracepointInfo` messages.
+        instrumented_tracepoint: capture_options::INSTRUMENTED_TRACEPOINT => rep_len,
+        /// Thread states were traced.
+        trace_thread_state: capture_options::TRACE_THREAD_STATE => bool,
+        /// Orbit's own introspection was on.
+        enable_introspection: capture_options::ENABLE_INTROSPECTION => bool,
+        /// GPU debug marker depth limit.
+        max_local_marker_depth_per_command_buffer:
+            capture_options::MAX_LOCAL_MARKER_DEPTH_PER_COMMAND_BUFFER => u64,
+        /// Memory usage was sampled.
+        collect_memory_info: capture_options::COLLECT_MEMORY_INFO => bool,
+        /// Memory sampling period.
+        memory_sampling_period_ns: capture_options::MEMORY_SAMPLING_PERIOD_NS => u64,
+        /// `ApiFunction` messages.
+        api_functions: capture_options::API_FUNCTIONS => rep_len,
+        /// The Orbit API was enabled.
+        enable_api: capture_options::ENABLE_API => bool,
+        /// Bytes of stack copied per sample.
+        stack_dump_size: capture_options::STACK_DUMP_SIZE => u32,
+        /// `CaptureOptions.DynamicInstrumentationMethod`.
+        dynamic_instrumentation_method: capture_options::DYNAMIC_INSTRUMENTATION_METHOD => enum,
+        /// `FunctionToStopUnwindingAt` messages.
+        functions_to_stop_unwinding_at: capture_options::FUNCTIONS_TO_STOP_UNWINDING_AT => rep_len,
+        /// `FunctionToRecordAdditionalStackOn` messages.
+        functions_to_record_additional_stack_on:
+            capture_options::FUNCTIONS_TO_RECORD_ADDITIONAL_STACK_ON => rep_len,
+        /// `CaptureOptions.ThreadStateChangeCallStackCollection`.
+        thread_state_change_callstack_collection:
+            capture_options::THREAD_STATE_CHANGE_CALLSTACK_COLLECTION => enum,
+        /// Bytes of stack copied on thread state changes.
+        thread_state_change_callstack_stack_dump_size:
+            capture_options::THREAD_STATE_CHANGE_CALLSTACK_STACK_DUMP_SIZE => u32,
+    }
+);
+
+impl<'a> CaptureOptions<'a> {
+    /// The instrumented functions, in file order; each is parsed when reached (an error ends
+    /// with that error).
+    pub fn functions(&self) -> impl Iterator<Item = Result<InstrumentedFunction<'a>, Error>> + 'a {
+        self.instrumented_functions
+            .into_iter()
+            .map(|(bytes, offset)| InstrumentedFunction::parse(bytes, offset))
+    }
+}
+
+message_view!(
+    /// A function instrumented for the capture: `FunctionCall.function_id` is its
+    /// `function_id`.
+    InstrumentedFunction = "orbit_grpc_protos.InstrumentedFunction" {
+        /// The module's path.
+        file_path: instrumented_function::FILE_PATH => string,
+        /// Offset of the function in the module's file.
+        file_offset: instrumented_function::FILE_OFFSET => u64,
+        /// The id function calls refer to.
+        function_id: instrumented_function::FUNCTION_ID => u64,
+        /// The function's (demangled) name.
+        function_name: instrumented_function::FUNCTION_NAME => string,
+        /// The module's build id.
+        file_build_id: instrumented_function::FILE_BUILD_ID => string,
+        /// Size of the function's code.
+        function_size: instrumented_function::FUNCTION_SIZE => u64,
+        /// Arguments were recorded.
+        record_arguments: instrumented_function::RECORD_ARGUMENTS => bool,
+        /// The return value was recorded.
+        record_return_value: instrumented_function::RECORD_RETURN_VALUE => bool,
+        /// The function's virtual address in the module.
+        function_virtual_address: instrumented_function::FUNCTION_VIRTUAL_ADDRESS => u64,
+        /// The function could be hot-patched.
+        is_hotpatchable: instrumented_function::IS_HOTPATCHABLE => bool,
     }
 );
 
