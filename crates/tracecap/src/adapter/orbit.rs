@@ -452,7 +452,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
 
     fn event(&mut self, view: &EventView<'a>) -> R<S> {
         match *view {
-            EventView::CaptureStarted(_) => self.capture_event(view),
+            EventView::CaptureStarted(c) => self.capture_started(&c),
             EventView::FunctionCall(c) => self.call(&c),
             EventView::ApiScopeStart(_)
             | EventView::ApiScopeStop(_)
@@ -482,52 +482,47 @@ impl<'a, S: Sink> State<'a, '_, S> {
     }
 
     /// The capture's target process (`CaptureStarted`).
-    fn capture_event(&mut self, view: &EventView<'a>) -> R<S> {
-        match *view {
-            EventView::CaptureStarted(c) => {
-                self.main_pid = Some(c.process_id);
-                let exe = c.executable_path;
-                let base = exe.rsplit('/').next().unwrap_or(exe);
-                let label = alloc::format!("{base} (pid {})", c.process_id);
-                let track = match self.processes.get(&c.process_id) {
-                    Some(p) => p.track,
-                    None => self.out.new_track(
-                        None,
-                        TrackKind::Process {
-                            pid: u64::from(c.process_id),
-                        },
-                        &label,
-                    )?,
-                };
-                self.processes
-                    .entry(c.process_id)
-                    .or_insert_with(|| Process {
-                        track,
-                        pid: c.process_id,
-                        lanes: Vec::new(),
-                        async_open: BTreeMap::new(),
-                        counters: BTreeMap::new(),
-                    });
-                let version = alloc::format!("{}.{}", c.orbit_version_major, c.orbit_version_minor);
-                let args = [
-                    Arg {
-                        name: "executable",
-                        value: Value::Str(exe),
-                    },
-                    Arg {
-                        name: "orbit_version",
-                        value: Value::Str(&version),
-                    },
-                    Arg {
-                        name: "unix_time_ns",
-                        value: Value::Uint(c.capture_start_unix_time_ns),
-                    },
-                ];
-                self.out
-                    .instant(track, c.capture_start_timestamp_ns, "capture start", &args)?;
-            }
-            _ => {}
-        }
+    fn capture_started(&mut self, c: &tracecap_orbit::views::CaptureStarted<'a>) -> R<S> {
+        self.main_pid = Some(c.process_id);
+        let exe = c.executable_path;
+        let base = exe.rsplit('/').next().unwrap_or(exe);
+        let label = alloc::format!("{base} (pid {})", c.process_id);
+        let track = match self.processes.get(&c.process_id) {
+            Some(p) => p.track,
+            None => self.out.new_track(
+                None,
+                TrackKind::Process {
+                    pid: u64::from(c.process_id),
+                },
+                &label,
+            )?,
+        };
+        self.processes
+            .entry(c.process_id)
+            .or_insert_with(|| Process {
+                track,
+                pid: c.process_id,
+                lanes: Vec::new(),
+                async_open: BTreeMap::new(),
+                counters: BTreeMap::new(),
+            });
+        let version = alloc::format!("{}.{}", c.orbit_version_major, c.orbit_version_minor);
+        let args = [
+            Arg {
+                name: "executable",
+                value: Value::Str(exe),
+            },
+            Arg {
+                name: "orbit_version",
+                value: Value::Str(&version),
+            },
+            Arg {
+                name: "unix_time_ns",
+                value: Value::Uint(c.capture_start_unix_time_ns),
+            },
+        ];
+        self.out
+            .instant(track, c.capture_start_timestamp_ns, "capture start", &args)?;
         Ok(())
     }
 
