@@ -7,6 +7,7 @@ use crate::error::{Error, ErrorKind};
 use crate::event::Event;
 use crate::kind::EventKind;
 use crate::proto::orbit_grpc_protos as pb;
+use crate::schema::field::{self, client_capture_event as E};
 use crate::views::{self, EventView};
 use pb::client_capture_event::Event as P;
 
@@ -62,45 +63,49 @@ pub fn prost_kind(e: &pb::ClientCaptureEvent) -> EventKind {
         return EventKind::NotSet;
     };
     let n = match ev {
-        P::CallstackSample(_) => 1,
-        P::FunctionCall(_) => 2,
-        P::GpuJob(_) => 3,
-        P::GpuQueueSubmission(_) => 4,
-        P::InternedCallstack(_) => 5,
-        P::SchedulingSlice(_) => 6,
-        P::ThreadStateSlice(_) => 7,
-        P::TracepointEvent(_) => 8,
-        P::ApiScopeStart(_) => 10,
-        P::ApiScopeStop(_) => 11,
-        P::AddressInfo(_) => 16,
-        P::InternedString(_) => 18,
-        P::InternedTracepointInfo(_) => 19,
-        P::ModuleUpdateEvent(_) => 21,
-        P::ThreadName(_) => 22,
-        P::CaptureStarted(_) => 24,
-        P::ModulesSnapshot(_) => 25,
-        P::ThreadNamesSnapshot(_) => 26,
-        P::CaptureFinished(_) => 27,
-        P::MemoryUsageEvent(_) => 31,
-        P::WarningEvent(_) => 32,
-        P::ErrorEnablingOrbitApiEvent(_) => 33,
-        P::ClockResolutionEvent(_) => 34,
-        P::ErrorsWithPerfEventOpenEvent(_) => 35,
-        P::LostPerfRecordsEvent(_) => 36,
-        P::OutOfOrderEventsDiscardedEvent(_) => 37,
-        P::ApiScopeStartAsync(_) => 38,
-        P::ApiScopeStopAsync(_) => 39,
-        P::ApiStringEvent(_) => 40,
-        P::ApiTrackDouble(_) => 41,
-        P::ApiTrackFloat(_) => 42,
-        P::ApiTrackInt(_) => 43,
-        P::ApiTrackInt64(_) => 44,
-        P::ApiTrackUint(_) => 45,
-        P::ApiTrackUint64(_) => 46,
-        P::ErrorEnablingUserSpaceInstrumentationEvent(_) => 47,
-        P::WarningInstrumentingWithUserSpaceInstrumentationEvent(_) => 48,
-        P::PresentEvent(_) => 49,
-        P::WarningInstrumentingWithUprobesEvent(_) => 50,
+        P::CallstackSample(_) => E::CALLSTACK_SAMPLE,
+        P::FunctionCall(_) => E::FUNCTION_CALL,
+        P::GpuJob(_) => E::GPU_JOB,
+        P::GpuQueueSubmission(_) => E::GPU_QUEUE_SUBMISSION,
+        P::InternedCallstack(_) => E::INTERNED_CALLSTACK,
+        P::SchedulingSlice(_) => E::SCHEDULING_SLICE,
+        P::ThreadStateSlice(_) => E::THREAD_STATE_SLICE,
+        P::TracepointEvent(_) => E::TRACEPOINT_EVENT,
+        P::ApiScopeStart(_) => E::API_SCOPE_START,
+        P::ApiScopeStop(_) => E::API_SCOPE_STOP,
+        P::AddressInfo(_) => E::ADDRESS_INFO,
+        P::InternedString(_) => E::INTERNED_STRING,
+        P::InternedTracepointInfo(_) => E::INTERNED_TRACEPOINT_INFO,
+        P::ModuleUpdateEvent(_) => E::MODULE_UPDATE_EVENT,
+        P::ThreadName(_) => E::THREAD_NAME,
+        P::CaptureStarted(_) => E::CAPTURE_STARTED,
+        P::ModulesSnapshot(_) => E::MODULES_SNAPSHOT,
+        P::ThreadNamesSnapshot(_) => E::THREAD_NAMES_SNAPSHOT,
+        P::CaptureFinished(_) => E::CAPTURE_FINISHED,
+        P::MemoryUsageEvent(_) => E::MEMORY_USAGE_EVENT,
+        P::WarningEvent(_) => E::WARNING_EVENT,
+        P::ErrorEnablingOrbitApiEvent(_) => E::ERROR_ENABLING_ORBIT_API_EVENT,
+        P::ClockResolutionEvent(_) => E::CLOCK_RESOLUTION_EVENT,
+        P::ErrorsWithPerfEventOpenEvent(_) => E::ERRORS_WITH_PERF_EVENT_OPEN_EVENT,
+        P::LostPerfRecordsEvent(_) => E::LOST_PERF_RECORDS_EVENT,
+        P::OutOfOrderEventsDiscardedEvent(_) => E::OUT_OF_ORDER_EVENTS_DISCARDED_EVENT,
+        P::ApiScopeStartAsync(_) => E::API_SCOPE_START_ASYNC,
+        P::ApiScopeStopAsync(_) => E::API_SCOPE_STOP_ASYNC,
+        P::ApiStringEvent(_) => E::API_STRING_EVENT,
+        P::ApiTrackDouble(_) => E::API_TRACK_DOUBLE,
+        P::ApiTrackFloat(_) => E::API_TRACK_FLOAT,
+        P::ApiTrackInt(_) => E::API_TRACK_INT,
+        P::ApiTrackInt64(_) => E::API_TRACK_INT64,
+        P::ApiTrackUint(_) => E::API_TRACK_UINT,
+        P::ApiTrackUint64(_) => E::API_TRACK_UINT64,
+        P::ErrorEnablingUserSpaceInstrumentationEvent(_) => {
+            E::ERROR_ENABLING_USER_SPACE_INSTRUMENTATION_EVENT
+        }
+        P::WarningInstrumentingWithUserSpaceInstrumentationEvent(_) => {
+            E::WARNING_INSTRUMENTING_WITH_USER_SPACE_INSTRUMENTATION_EVENT
+        }
+        P::PresentEvent(_) => E::PRESENT_EVENT,
+        P::WarningInstrumentingWithUprobesEvent(_) => E::WARNING_INSTRUMENTING_WITH_UPROBES_EVENT,
     };
     EventKind::from_field_number(n).unwrap_or(EventKind::NotSet)
 }
@@ -188,7 +193,7 @@ fn compare(event: &Event<'_>, view: EventView<'_>, p: &P) -> Result<(), Disagree
             if v.intern.present != p.intern.is_some() {
                 return Err(Disagreement("intern presence"));
             }
-            if single(event.payload, 2) {
+            if single(event.payload, field::interned_callstack::INTERN) {
                 let c = v.callstack().map_err(|e| nested(e, "callstack"))?;
                 let pc = p.intern.clone().unwrap_or_default();
                 if c.pcs.iter().collect::<Vec<_>>() != pc.pcs || c.callstack_type != pc.r#type {
@@ -220,7 +225,7 @@ fn compare(event: &Event<'_>, view: EventView<'_>, p: &P) -> Result<(), Disagree
         }
         (EventView::InternedTracepointInfo(v), P::InternedTracepointInfo(p)) => {
             same!(v, p, [key]);
-            if single(event.payload, 2) {
+            if single(event.payload, field::interned_tracepoint_info::INTERN) {
                 let i = v.info().map_err(|e| nested(e, "tracepoint info"))?;
                 let pi = p.intern.clone().unwrap_or_default();
                 same!(i, pi, [category, name]);
@@ -285,7 +290,10 @@ fn compare(event: &Event<'_>, view: EventView<'_>, p: &P) -> Result<(), Disagree
         ),
         (EventView::MemoryUsageEvent(v), P::MemoryUsageEvent(p)) => {
             same!(v, p, [timestamp_ns]);
-            if single(event.payload, 2) {
+            if single(
+                event.payload,
+                field::memory_usage_event::SYSTEM_MEMORY_USAGE,
+            ) {
                 let s = v.system().map_err(|e| nested(e, "system"))?;
                 let ps = p.system_memory_usage.unwrap_or_default();
                 same!(
@@ -303,12 +311,18 @@ fn compare(event: &Event<'_>, view: EventView<'_>, p: &P) -> Result<(), Disagree
                     ]
                 );
             }
-            if single(event.payload, 3) {
+            if single(
+                event.payload,
+                field::memory_usage_event::PROCESS_MEMORY_USAGE,
+            ) {
                 let s = v.process().map_err(|e| nested(e, "process"))?;
                 let ps = p.process_memory_usage.unwrap_or_default();
                 same!(s, ps, [pid, timestamp_ns, minflt, majflt, rss_anon_kb]);
             }
-            if single(event.payload, 4) {
+            if single(
+                event.payload,
+                field::memory_usage_event::CGROUP_MEMORY_USAGE,
+            ) {
                 let s = v.cgroup().map_err(|e| nested(e, "cgroup"))?;
                 let ps = p.cgroup_memory_usage.clone().unwrap_or_default();
                 same!(
@@ -451,7 +465,7 @@ fn compare(event: &Event<'_>, view: EventView<'_>, p: &P) -> Result<(), Disagree
             if v.module.present != p.module.is_some() {
                 return Err(Disagreement("module presence"));
             }
-            if single(event.payload, 3) {
+            if single(event.payload, field::module_update_event::MODULE) {
                 let m = v.module_info().map_err(|e| nested(e, "module"))?;
                 check_module(&m, &p.module.clone().unwrap_or_default())?;
             }
@@ -461,7 +475,7 @@ fn compare(event: &Event<'_>, view: EventView<'_>, p: &P) -> Result<(), Disagree
             if v.meta_info.present != p.meta_info.is_some() {
                 return Err(Disagreement("meta_info presence"));
             }
-            if single(event.payload, 1) {
+            if single(event.payload, field::gpu_queue_submission::META_INFO) {
                 let m = v.meta().map_err(|e| nested(e, "meta_info"))?;
                 check_meta(&m, &p.meta_info.unwrap_or_default())?;
             }
@@ -562,14 +576,14 @@ fn check_marker(m: &views::GpuDebugMarker<'_>, p: &pb::GpuDebugMarker) -> Result
     if m.begin_marker.present != p.begin_marker.is_some() {
         return Err(Disagreement("begin_marker presence"));
     }
-    if single(m.bytes, 1) {
+    if single(m.bytes, field::gpu_debug_marker::BEGIN_MARKER) {
         let b = m.begin().map_err(|e| nested(e, "begin_marker"))?;
         let pb = p.begin_marker.unwrap_or_default();
         same!(b, pb, [gpu_timestamp_ns]);
         if b.meta_info.present != pb.meta_info.is_some() {
             return Err(Disagreement("begin meta_info presence"));
         }
-        if single(b.bytes, 1) {
+        if single(b.bytes, field::gpu_debug_marker_begin_info::META_INFO) {
             let meta = b.meta().map_err(|e| nested(e, "begin meta_info"))?;
             check_meta(&meta, &pb.meta_info.unwrap_or_default())?;
         }
@@ -577,7 +591,7 @@ fn check_marker(m: &views::GpuDebugMarker<'_>, p: &pb::GpuDebugMarker) -> Result
     if m.color.present != p.color.is_some() {
         return Err(Disagreement("color presence"));
     }
-    if single(m.bytes, 5) {
+    if single(m.bytes, field::gpu_debug_marker::COLOR) {
         let c = m.rgba().map_err(|e| nested(e, "color"))?;
         let pc = p.color.unwrap_or_default();
         for (a, b, what) in [

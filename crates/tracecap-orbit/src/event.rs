@@ -1,4 +1,7 @@
 //! One event of the capture section: where it is, which kind it is, and its payload.
+//!
+//! A data type of the bottom layer: it depends on the wire reader and the kinds only; its typed
+//! view ([`Event::view`]) is in [`crate::views`], the layer above.
 
 use crate::error::Error;
 use crate::kind::EventKind;
@@ -96,10 +99,5 @@ impl<'a> Event<'a> {
             payload_offset,
             split,
         })
-    }
-
-    /// The typed view of this event (see [`crate::views::EventView`]).
-    pub fn view(&self) -> Result<crate::views::EventView<'a>, Error> {
-        crate::views::EventView::parse(self)
     }
 }

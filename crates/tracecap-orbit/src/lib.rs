@@ -11,6 +11,11 @@
 //! - [`Capture::events`] yields every [`Event`] classified by its oneof member ([`EventKind`])
 //!   without decoding it; [`views`] has typed borrowed views of every kind of event, including
 //!   Orbit API names decoded from their packed `fixed64` chunks ([`ApiName`]);
+//! - [`functions`]: the names of the instrumented functions that `FunctionCall.function_id`
+//!   refers to ([`FunctionNames`]; [`FunctionTable`] without allocating, [`FunctionMap`] with
+//!   `alloc`);
+//! - [`schema`]: the message tables and the field-number constants, generated from the crate's
+//!   `proto/*.proto` (the one schema source; `tests/schema_fresh.rs` checks the file is fresh);
 //! - [`wire`] is the protobuf wire-format reader underneath;
 //! - with `alloc`: [`intern::InternTables`] (strings, callstacks and tracepoints by key) and
 //!   [`json`], the proto3 canonical JSON of any message driven by the static [`schema`];
@@ -45,6 +50,37 @@
 //! assert_eq!(kinds, [EventKind::CaptureStarted, EventKind::CaptureFinished]);
 //! # Ok::<(), tracecap_orbit::Error>(())
 //! ```
+//!
+//! Naming function calls: the capture lists its instrumented functions once, in
+//! `CaptureStarted.capture_options`; a [`FunctionMap`] (or a fixed-size [`FunctionTable`])
+//! built from it resolves each call's `function_id`.
+//!
+//! ```
+//! use tracecap_orbit::{views::EventView, Capture, FunctionMap, FunctionNames};
+//!
+//! # fn names(file: &[u8]) -> Result<(), tracecap_orbit::Error> {
+//! let capture = Capture::parse(file)?;
+//! let functions = FunctionMap::from_capture(&capture)?;
+//! for event in capture.events() {
+//!     if let EventView::FunctionCall(call) = event?.view()? {
+//!         let name = functions.name(call.function_id).unwrap_or("?");
+//!         println!("{name}: {} ns", call.duration_ns);
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! # // CaptureStarted{capture_options{instrumented_functions{function_id: 1,
+//! # // function_name: "main"}}}, FunctionCall{function_id: 1}, CaptureFinished{}.
+//! # let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+//! # file.extend_from_slice(&[15, 0xc2, 0x01, 12, 0x2a, 10, 0x2a, 8, 0x18, 1, 0x2a, 4]);
+//! # file.extend_from_slice(b"main");
+//! # file.extend_from_slice(&[4, 0x12, 2, 0x18, 1]);
+//! # file.extend_from_slice(&[3, 0xda, 0x01, 0]);
+//! # names(&file)?;
+//! # let capture = Capture::parse(&file)?;
+//! # assert_eq!(FunctionMap::from_capture(&capture)?.name(1), Some("main"));
+//! # Ok::<(), tracecap_orbit::Error>(())
+//! ```
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -67,9 +103,11 @@ pub mod api_name;
 mod capture;
 mod error;
 mod event;
+pub mod functions;
 mod header;
 mod kind;
 mod repeated;
+#[rustfmt::skip]
 pub mod schema;
 pub mod schema_types;
 mod section;
@@ -93,6 +131,9 @@ pub use api_name::{ApiName, ApiNameBytes};
 pub use capture::{Capture, Events, Framed, UserData, MAX_MESSAGE_LEN};
 pub use error::{Error, ErrorKind, HeaderField, Overlap};
 pub use event::Event;
+#[cfg(feature = "alloc")]
+pub use functions::FunctionMap;
+pub use functions::{FunctionNames, FunctionTable};
 pub use header::{is_legacy, is_orbit, Header, RawHeader, HEADER_LEN, MAGIC, VERSION};
 pub use kind::EventKind;
 pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};

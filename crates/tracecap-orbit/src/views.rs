@@ -1,5 +1,4 @@
-//! Borrowed, typed views of every `ClientCaptureEvent` member and of the messages nested in them
-//! (except `CaptureOptions`, kept as bytes).
+//! Borrowed, typed views of every `ClientCaptureEvent` member and of the messages nested in them.
 //!
 //! Each view is a small `Copy` struct filled by one pass over the message's fields: scalars are
 //! decoded (the last occurrence wins, as in protobuf), `bytes` and `string` fields borrow from
@@ -12,6 +11,7 @@ use crate::error::{Error, ErrorKind};
 use crate::event::Event;
 use crate::kind::EventKind;
 use crate::repeated::{Element, Repeated, RepeatedLen};
+use crate::schema::field::*;
 use crate::wire::{
     Field, Fields, PackedVarints, Value, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT,
 };
@@ -124,55 +124,55 @@ macro_rules! view_ty {
 }
 
 macro_rules! view_decode {
-    ($v:ident . $field:ident, u32, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, u32, $f:ident, $num:path) => {
         $v.$field = want_varint(&$f)? as u32
     };
-    ($v:ident . $field:ident, u64, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, u64, $f:ident, $num:path) => {
         $v.$field = want_varint(&$f)?
     };
-    ($v:ident . $field:ident, i32, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, i32, $f:ident, $num:path) => {
         $v.$field = want_varint(&$f)? as i32
     };
-    ($v:ident . $field:ident, i64, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, i64, $f:ident, $num:path) => {
         $v.$field = want_varint(&$f)? as i64
     };
-    ($v:ident . $field:ident, bool, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, bool, $f:ident, $num:path) => {
         $v.$field = want_varint(&$f)? != 0
     };
-    ($v:ident . $field:ident, enum, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, enum, $f:ident, $num:path) => {
         $v.$field = want_varint(&$f)? as i32
     };
-    ($v:ident . $field:ident, f64, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, f64, $f:ident, $num:path) => {
         $v.$field = f64::from_bits(want_fixed64(&$f)?)
     };
-    ($v:ident . $field:ident, f32, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, f32, $f:ident, $num:path) => {
         $v.$field = f32::from_bits(want_fixed32(&$f)?)
     };
-    ($v:ident . $field:ident, fx64, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, fx64, $f:ident, $num:path) => {
         $v.$field = want_fixed64(&$f)?
     };
-    ($v:ident . $field:ident, bytes, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, bytes, $f:ident, $num:path) => {
         $v.$field = want_len(&$f)?
     };
-    ($v:ident . $field:ident, string, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, string, $f:ident, $num:path) => {
         $v.$field = want_str(&$f)?
     };
-    ($v:ident . $field:ident, msg, $f:ident, $num:literal) => {
+    ($v:ident . $field:ident, msg, $f:ident, $num:path) => {
         $v.$field = Nested {
             bytes: want_len(&$f)?,
             offset: $f.value_offset,
             present: true,
         }
     };
-    ($v:ident . $field:ident, rep_u64, $f:ident, $num:literal) => {{
+    ($v:ident . $field:ident, rep_u64, $f:ident, $num:path) => {{
         check_rep_varint(&$f)?;
         $v.$field = Repeated::new($v.bytes, $num, Element::Varint);
     }};
-    ($v:ident . $field:ident, rep_fx64, $f:ident, $num:literal) => {{
+    ($v:ident . $field:ident, rep_fx64, $f:ident, $num:path) => {{
         check_rep_fixed64(&$f)?;
         $v.$field = Repeated::new($v.bytes, $num, Element::Fixed64);
     }};
-    ($v:ident . $field:ident, rep_len, $f:ident, $num:literal) => {{
+    ($v:ident . $field:ident, rep_len, $f:ident, $num:path) => {{
         want_len(&$f)?;
         $v.$field = RepeatedLen::new($v.bytes, $v.offset, $num);
     }};
@@ -180,7 +180,7 @@ macro_rules! view_decode {
 
 macro_rules! message_view {
     ($(#[$m:meta])* $name:ident = $full:literal {
-        $( $(#[$fm:meta])* $field:ident : $num:literal => $kind:ident ),* $(,)?
+        $( $(#[$fm:meta])* $field:ident : $num:path => $kind:ident ),* $(,)?
     }) => {
         $(#[$m])*
         #[doc = concat!("\n\nView of `", $full, "`.")]
@@ -220,13 +220,13 @@ message_view!(
     /// A sampled callstack of a thread.
     CallstackSample = "orbit_grpc_protos.CallstackSample" {
         /// Process id.
-        pid: 1 => u32,
+        pid: callstack_sample::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: callstack_sample::TID => u32,
         /// Key of an `InternedCallstack`.
-        callstack_id: 3 => u64,
+        callstack_id: callstack_sample::CALLSTACK_ID => u64,
         /// When it was taken (CLOCK_MONOTONIC ns).
-        timestamp_ns: 4 => u64,
+        timestamp_ns: callstack_sample::TIMESTAMP_NS => u64,
     }
 );
 
@@ -234,21 +234,21 @@ message_view!(
     /// A call of a dynamically instrumented function.
     FunctionCall = "orbit_grpc_protos.FunctionCall" {
         /// Process id.
-        pid: 1 => u32,
+        pid: function_call::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: function_call::TID => u32,
         /// Instrumented function id.
-        function_id: 3 => u64,
+        function_id: function_call::FUNCTION_ID => u64,
         /// End of the call.
-        end_timestamp_ns: 5 => u64,
+        end_timestamp_ns: function_call::END_TIMESTAMP_NS => u64,
         /// Nesting depth (may be negative).
-        depth: 6 => i32,
+        depth: function_call::DEPTH => i32,
         /// Return value, when recorded.
-        return_value: 7 => u64,
+        return_value: function_call::RETURN_VALUE => u64,
         /// Argument registers, when recorded.
-        registers: 8 => rep_u64,
+        registers: function_call::REGISTERS => rep_u64,
         /// Duration; start = end - duration.
-        duration_ns: 9 => u64,
+        duration_ns: function_call::DURATION_NS => u64,
     }
 );
 
@@ -256,25 +256,25 @@ message_view!(
     /// A GPU job as seen by the amdgpu driver.
     GpuJob = "orbit_grpc_protos.GpuJob" {
         /// Process id.
-        pid: 1 => u32,
+        pid: gpu_job::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: gpu_job::TID => u32,
         /// Driver context.
-        context: 3 => u32,
+        context: gpu_job::CONTEXT => u32,
         /// Sequence number.
-        seqno: 4 => u32,
+        seqno: gpu_job::SEQNO => u32,
         /// Depth.
-        depth: 5 => i32,
+        depth: gpu_job::DEPTH => i32,
         /// The ioctl that submitted it.
-        amdgpu_cs_ioctl_time_ns: 6 => u64,
+        amdgpu_cs_ioctl_time_ns: gpu_job::AMDGPU_CS_IOCTL_TIME_NS => u64,
         /// When the scheduler ran it.
-        amdgpu_sched_run_job_time_ns: 7 => u64,
+        amdgpu_sched_run_job_time_ns: gpu_job::AMDGPU_SCHED_RUN_JOB_TIME_NS => u64,
         /// When the hardware started it.
-        gpu_hardware_start_time_ns: 8 => u64,
+        gpu_hardware_start_time_ns: gpu_job::GPU_HARDWARE_START_TIME_NS => u64,
         /// When its fence was signalled.
-        dma_fence_signaled_time_ns: 9 => u64,
+        dma_fence_signaled_time_ns: gpu_job::DMA_FENCE_SIGNALED_TIME_NS => u64,
         /// Key of the interned timeline name.
-        timeline_key: 10 => u64,
+        timeline_key: gpu_job::TIMELINE_KEY => u64,
     }
 );
 
@@ -282,9 +282,9 @@ message_view!(
     /// A callstack definition.
     InternedCallstack = "orbit_grpc_protos.InternedCallstack" {
         /// The key samples refer to.
-        key: 1 => u64,
+        key: interned_callstack::KEY => u64,
         /// The callstack (see [`InternedCallstack::callstack`]).
-        intern: 2 => msg,
+        intern: interned_callstack::INTERN => msg,
     }
 );
 
@@ -299,9 +299,9 @@ message_view!(
     /// Program counters of a callstack, innermost first.
     Callstack = "orbit_grpc_protos.Callstack" {
         /// The program counters.
-        pcs: 1 => rep_u64,
+        pcs: callstack::PCS => rep_u64,
         /// `Callstack.CallstackType` (field `type`).
-        callstack_type: 2 => enum,
+        callstack_type: callstack::TYPE => enum,
     }
 );
 
@@ -309,15 +309,15 @@ message_view!(
     /// A thread ran on a core between two context switches.
     SchedulingSlice = "orbit_grpc_protos.SchedulingSlice" {
         /// Process id.
-        pid: 1 => u32,
+        pid: scheduling_slice::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: scheduling_slice::TID => u32,
         /// The core.
-        core: 3 => i32,
+        core: scheduling_slice::CORE => i32,
         /// When the thread was switched out.
-        out_timestamp_ns: 5 => u64,
+        out_timestamp_ns: scheduling_slice::OUT_TIMESTAMP_NS => u64,
         /// How long it ran.
-        duration_ns: 6 => u64,
+        duration_ns: scheduling_slice::DURATION_NS => u64,
     }
 );
 
@@ -325,25 +325,25 @@ message_view!(
     /// A thread stayed in one state.
     ThreadStateSlice = "orbit_grpc_protos.ThreadStateSlice" {
         /// Process id (not filled by the service).
-        pid: 1 => u32,
+        pid: thread_state_slice::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: thread_state_slice::TID => u32,
         /// `ThreadStateSlice.ThreadState`.
-        thread_state: 3 => enum,
+        thread_state: thread_state_slice::THREAD_STATE => enum,
         /// End of the slice.
-        end_timestamp_ns: 5 => u64,
+        end_timestamp_ns: thread_state_slice::END_TIMESTAMP_NS => u64,
         /// Duration.
-        duration_ns: 6 => u64,
+        duration_ns: thread_state_slice::DURATION_NS => u64,
         /// The thread that woke this one.
-        wakeup_tid: 7 => u32,
+        wakeup_tid: thread_state_slice::WAKEUP_TID => u32,
         /// Its process.
-        wakeup_pid: 8 => u32,
+        wakeup_pid: thread_state_slice::WAKEUP_PID => u32,
         /// `ThreadStateSlice.WakeupReason`.
-        wakeup_reason: 9 => enum,
+        wakeup_reason: thread_state_slice::WAKEUP_REASON => enum,
         /// `ThreadStateSlice.CallstackStatus`.
-        switch_out_or_wakeup_callstack_status: 10 => enum,
+        switch_out_or_wakeup_callstack_status: thread_state_slice::SWITCH_OUT_OR_WAKEUP_CALLSTACK_STATUS => enum,
         /// Key of an interned callstack.
-        switch_out_or_wakeup_callstack_id: 11 => u64,
+        switch_out_or_wakeup_callstack_id: thread_state_slice::SWITCH_OUT_OR_WAKEUP_CALLSTACK_ID => u64,
     }
 );
 
@@ -351,15 +351,15 @@ message_view!(
     /// A kernel tracepoint hit.
     TracepointEvent = "orbit_grpc_protos.TracepointEvent" {
         /// Process id.
-        pid: 1 => u32,
+        pid: tracepoint_event::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: tracepoint_event::TID => u32,
         /// When.
-        timestamp_ns: 3 => u64,
+        timestamp_ns: tracepoint_event::TIMESTAMP_NS => u64,
         /// The CPU.
-        cpu: 4 => i32,
+        cpu: tracepoint_event::CPU => i32,
         /// Key of an `InternedTracepointInfo`.
-        tracepoint_info_key: 5 => u64,
+        tracepoint_info_key: tracepoint_event::TRACEPOINT_INFO_KEY => u64,
     }
 );
 
@@ -367,9 +367,9 @@ message_view!(
     /// A tracepoint definition.
     InternedTracepointInfo = "orbit_grpc_protos.InternedTracepointInfo" {
         /// Key.
-        key: 1 => u64,
+        key: interned_tracepoint_info::KEY => u64,
         /// The `TracepointInfo`.
-        intern: 2 => msg,
+        intern: interned_tracepoint_info::INTERN => msg,
     }
 );
 
@@ -384,9 +384,9 @@ message_view!(
     /// A tracepoint's category and name.
     TracepointInfo = "orbit_grpc_protos.TracepointInfo" {
         /// Category, e.g. `sched`.
-        category: 1 => string,
+        category: tracepoint_info::CATEGORY => string,
         /// Name, e.g. `sched_switch`.
-        name: 2 => string,
+        name: tracepoint_info::NAME => string,
     }
 );
 
@@ -394,13 +394,13 @@ message_view!(
     /// The symbol of an address seen in callstacks.
     AddressInfo = "orbit_grpc_protos.AddressInfo" {
         /// The address.
-        absolute_address: 1 => u64,
+        absolute_address: address_info::ABSOLUTE_ADDRESS => u64,
         /// Offset from the function's start.
-        offset_in_function: 2 => u64,
+        offset_in_function: address_info::OFFSET_IN_FUNCTION => u64,
         /// Interned function name.
-        function_name_key: 3 => u64,
+        function_name_key: address_info::FUNCTION_NAME_KEY => u64,
         /// Interned module name.
-        module_name_key: 4 => u64,
+        module_name_key: address_info::MODULE_NAME_KEY => u64,
     }
 );
 
@@ -408,9 +408,9 @@ message_view!(
     /// A string definition.
     InternedString = "orbit_grpc_protos.InternedString" {
         /// The key events refer to.
-        key: 1 => u64,
+        key: interned_string::KEY => u64,
         /// The string's bytes (not necessarily UTF-8).
-        intern: 2 => bytes,
+        intern: interned_string::INTERN => bytes,
     }
 );
 
@@ -418,13 +418,13 @@ message_view!(
     /// A thread's name.
     ThreadName = "orbit_grpc_protos.ThreadName" {
         /// Process id.
-        pid: 1 => u32,
+        pid: thread_name::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: thread_name::TID => u32,
         /// The name (bytes, may be invalid UTF-8).
-        name: 3 => bytes,
+        name: thread_name::NAME => bytes,
         /// When it was read.
-        timestamp_ns: 4 => u64,
+        timestamp_ns: thread_name::TIMESTAMP_NS => u64,
     }
 );
 
@@ -432,9 +432,9 @@ message_view!(
     /// The names of all threads at the start.
     ThreadNamesSnapshot = "orbit_grpc_protos.ThreadNamesSnapshot" {
         /// When.
-        timestamp_ns: 1 => u64,
+        timestamp_ns: thread_names_snapshot::TIMESTAMP_NS => u64,
         /// `ThreadName` messages (parse each with [`ThreadName::parse`]).
-        thread_names: 2 => rep_len,
+        thread_names: thread_names_snapshot::THREAD_NAMES => rep_len,
     }
 );
 
@@ -442,21 +442,116 @@ message_view!(
     /// The first event: what was captured, and how.
     CaptureStarted = "orbit_grpc_protos.CaptureStarted" {
         /// Target process id.
-        process_id: 1 => u32,
+        process_id: capture_started::PROCESS_ID => u32,
         /// Its executable.
-        executable_path: 2 => string,
+        executable_path: capture_started::EXECUTABLE_PATH => string,
         /// Its build id.
-        executable_build_id: 3 => string,
+        executable_build_id: capture_started::EXECUTABLE_BUILD_ID => string,
         /// Capture start (CLOCK_MONOTONIC ns).
-        capture_start_timestamp_ns: 4 => u64,
+        capture_start_timestamp_ns: capture_started::CAPTURE_START_TIMESTAMP_NS => u64,
         /// `CaptureOptions`.
-        capture_options: 5 => msg,
+        capture_options: capture_started::CAPTURE_OPTIONS => msg,
         /// Orbit's major version.
-        orbit_version_major: 6 => u32,
+        orbit_version_major: capture_started::ORBIT_VERSION_MAJOR => u32,
         /// Orbit's minor version.
-        orbit_version_minor: 7 => u32,
+        orbit_version_minor: capture_started::ORBIT_VERSION_MINOR => u32,
         /// Capture start, wall clock (ns since the Unix epoch).
-        capture_start_unix_time_ns: 8 => u64,
+        capture_start_unix_time_ns: capture_started::CAPTURE_START_UNIX_TIME_NS => u64,
+    }
+);
+
+impl<'a> CaptureStarted<'a> {
+    /// The capture's options (all defaults when absent).
+    pub fn options(&self) -> Result<CaptureOptions<'a>, Error> {
+        CaptureOptions::from_nested(self.capture_options)
+    }
+}
+
+message_view!(
+    /// What the capture was asked to record: among others the instrumented functions, whose
+    /// ids `FunctionCall.function_id` refers to.
+    CaptureOptions = "orbit_grpc_protos.CaptureOptions" {
+        /// Context switches were traced.
+        trace_context_switches: capture_options::TRACE_CONTEXT_SWITCHES => bool,
+        /// Target process id.
+        pid: capture_options::PID => u32,
+        /// Sampling rate.
+        samples_per_second: capture_options::SAMPLES_PER_SECOND => f64,
+        /// `CaptureOptions.UnwindingMethod`.
+        unwinding_method: capture_options::UNWINDING_METHOD => enum,
+        /// `InstrumentedFunction` messages (see [`CaptureOptions::functions`]).
+        instrumented_functions: capture_options::INSTRUMENTED_FUNCTIONS => rep_len,
+        /// The GPU driver was traced.
+        trace_gpu_driver: capture_options::TRACE_GPU_DRIVER => bool,
+        /// `TracepointInfo` messages.
+        instrumented_tracepoint: capture_options::INSTRUMENTED_TRACEPOINT => rep_len,
+        /// Thread states were traced.
+        trace_thread_state: capture_options::TRACE_THREAD_STATE => bool,
+        /// Orbit's own introspection was on.
+        enable_introspection: capture_options::ENABLE_INTROSPECTION => bool,
+        /// GPU debug marker depth limit.
+        max_local_marker_depth_per_command_buffer:
+            capture_options::MAX_LOCAL_MARKER_DEPTH_PER_COMMAND_BUFFER => u64,
+        /// Memory usage was sampled.
+        collect_memory_info: capture_options::COLLECT_MEMORY_INFO => bool,
+        /// Memory sampling period.
+        memory_sampling_period_ns: capture_options::MEMORY_SAMPLING_PERIOD_NS => u64,
+        /// `ApiFunction` messages.
+        api_functions: capture_options::API_FUNCTIONS => rep_len,
+        /// The Orbit API was enabled.
+        enable_api: capture_options::ENABLE_API => bool,
+        /// Bytes of stack copied per sample.
+        stack_dump_size: capture_options::STACK_DUMP_SIZE => u32,
+        /// `CaptureOptions.DynamicInstrumentationMethod`.
+        dynamic_instrumentation_method: capture_options::DYNAMIC_INSTRUMENTATION_METHOD => enum,
+        /// `FunctionToStopUnwindingAt` messages.
+        functions_to_stop_unwinding_at: capture_options::FUNCTIONS_TO_STOP_UNWINDING_AT => rep_len,
+        /// `FunctionToRecordAdditionalStackOn` messages.
+        functions_to_record_additional_stack_on:
+            capture_options::FUNCTIONS_TO_RECORD_ADDITIONAL_STACK_ON => rep_len,
+        /// `CaptureOptions.ThreadStateChangeCallStackCollection`.
+        thread_state_change_callstack_collection:
+            capture_options::THREAD_STATE_CHANGE_CALLSTACK_COLLECTION => enum,
+        /// Bytes of stack copied on thread state changes.
+        thread_state_change_callstack_stack_dump_size:
+            capture_options::THREAD_STATE_CHANGE_CALLSTACK_STACK_DUMP_SIZE => u32,
+    }
+);
+
+impl<'a> CaptureOptions<'a> {
+    /// The instrumented functions, in file order; each is parsed when reached (an error ends
+    /// with that error).
+    pub fn functions(&self) -> impl Iterator<Item = Result<InstrumentedFunction<'a>, Error>> + 'a {
+        self.instrumented_functions
+            .into_iter()
+            .map(|(bytes, offset)| InstrumentedFunction::parse(bytes, offset))
+    }
+}
+
+message_view!(
+    /// A function instrumented for the capture: `FunctionCall.function_id` is its
+    /// `function_id`.
+    InstrumentedFunction = "orbit_grpc_protos.InstrumentedFunction" {
+        /// The module's path.
+        file_path: instrumented_function::FILE_PATH => string,
+        /// Offset of the function in the module's file.
+        file_offset: instrumented_function::FILE_OFFSET => u64,
+        /// The id function calls refer to.
+        function_id: instrumented_function::FUNCTION_ID => u64,
+        /// The function's (demangled) name.
+        function_name: instrumented_function::FUNCTION_NAME => string,
+        /// The module's build id.
+        file_build_id: instrumented_function::FILE_BUILD_ID => string,
+        /// Size of the function's code.
+        function_size: instrumented_function::FUNCTION_SIZE => u64,
+        /// Arguments were recorded.
+        record_arguments: instrumented_function::RECORD_ARGUMENTS => bool,
+        /// The return value was recorded.
+        record_return_value: instrumented_function::RECORD_RETURN_VALUE => bool,
+        /// The function's virtual address in the module.
+        function_virtual_address: instrumented_function::FUNCTION_VIRTUAL_ADDRESS => u64,
+        /// The function could be hot-patched.
+        is_hotpatchable: instrumented_function::IS_HOTPATCHABLE => bool,
     }
 );
 
@@ -464,13 +559,13 @@ message_view!(
     /// The last event.
     CaptureFinished = "orbit_grpc_protos.CaptureFinished" {
         /// `CaptureFinished.Status`.
-        status: 1 => enum,
+        status: capture_finished::STATUS => enum,
         /// Error text on failure.
-        error_message: 2 => string,
+        error_message: capture_finished::ERROR_MESSAGE => string,
         /// `CaptureFinished.ProcessState`.
-        target_process_state_after_capture: 3 => enum,
+        target_process_state_after_capture: capture_finished::TARGET_PROCESS_STATE_AFTER_CAPTURE => enum,
         /// `CaptureFinished.TerminationSignal`.
-        target_process_termination_signal: 4 => enum,
+        target_process_termination_signal: capture_finished::TARGET_PROCESS_TERMINATION_SIGNAL => enum,
     }
 );
 
@@ -478,13 +573,13 @@ message_view!(
     /// Memory counters sampled at one time.
     MemoryUsageEvent = "orbit_grpc_protos.MemoryUsageEvent" {
         /// When.
-        timestamp_ns: 1 => u64,
+        timestamp_ns: memory_usage_event::TIMESTAMP_NS => u64,
         /// `SystemMemoryUsage`.
-        system_memory_usage: 2 => msg,
+        system_memory_usage: memory_usage_event::SYSTEM_MEMORY_USAGE => msg,
         /// `ProcessMemoryUsage`.
-        process_memory_usage: 3 => msg,
+        process_memory_usage: memory_usage_event::PROCESS_MEMORY_USAGE => msg,
         /// `CGroupMemoryUsage`.
-        cgroup_memory_usage: 4 => msg,
+        cgroup_memory_usage: memory_usage_event::CGROUP_MEMORY_USAGE => msg,
     }
 );
 
@@ -507,21 +602,21 @@ message_view!(
     /// System-wide memory counters.
     SystemMemoryUsage = "orbit_grpc_protos.SystemMemoryUsage" {
         /// When.
-        timestamp_ns: 1 => u64,
+        timestamp_ns: system_memory_usage::TIMESTAMP_NS => u64,
         /// Total.
-        total_kb: 2 => i64,
+        total_kb: system_memory_usage::TOTAL_KB => i64,
         /// Free.
-        free_kb: 3 => i64,
+        free_kb: system_memory_usage::FREE_KB => i64,
         /// Available.
-        available_kb: 4 => i64,
+        available_kb: system_memory_usage::AVAILABLE_KB => i64,
         /// Buffers.
-        buffers_kb: 5 => i64,
+        buffers_kb: system_memory_usage::BUFFERS_KB => i64,
         /// Cached.
-        cached_kb: 6 => i64,
+        cached_kb: system_memory_usage::CACHED_KB => i64,
         /// Page faults.
-        pgfault: 7 => i64,
+        pgfault: system_memory_usage::PGFAULT => i64,
         /// Major page faults.
-        pgmajfault: 8 => i64,
+        pgmajfault: system_memory_usage::PGMAJFAULT => i64,
     }
 );
 
@@ -529,15 +624,15 @@ message_view!(
     /// The target process's memory counters.
     ProcessMemoryUsage = "orbit_grpc_protos.ProcessMemoryUsage" {
         /// Process id.
-        pid: 1 => u32,
+        pid: process_memory_usage::PID => u32,
         /// When.
-        timestamp_ns: 2 => u64,
+        timestamp_ns: process_memory_usage::TIMESTAMP_NS => u64,
         /// Minor faults.
-        minflt: 4 => i64,
+        minflt: process_memory_usage::MINFLT => i64,
         /// Major faults.
-        majflt: 5 => i64,
+        majflt: process_memory_usage::MAJFLT => i64,
         /// Anonymous RSS.
-        rss_anon_kb: 6 => i64,
+        rss_anon_kb: process_memory_usage::RSS_ANON_KB => i64,
     }
 );
 
@@ -545,29 +640,29 @@ message_view!(
     /// The target's cgroup memory counters.
     CGroupMemoryUsage = "orbit_grpc_protos.CGroupMemoryUsage" {
         /// Cgroup name.
-        cgroup_name: 1 => string,
+        cgroup_name: cgroup_memory_usage::CGROUP_NAME => string,
         /// When.
-        timestamp_ns: 2 => u64,
+        timestamp_ns: cgroup_memory_usage::TIMESTAMP_NS => u64,
         /// Limit.
-        limit_bytes: 3 => i64,
+        limit_bytes: cgroup_memory_usage::LIMIT_BYTES => i64,
         /// RSS.
-        rss_bytes: 4 => i64,
+        rss_bytes: cgroup_memory_usage::RSS_BYTES => i64,
         /// Mapped files.
-        mapped_file_bytes: 5 => i64,
+        mapped_file_bytes: cgroup_memory_usage::MAPPED_FILE_BYTES => i64,
         /// Page faults.
-        pgfault: 6 => i64,
+        pgfault: cgroup_memory_usage::PGFAULT => i64,
         /// Major page faults.
-        pgmajfault: 7 => i64,
+        pgmajfault: cgroup_memory_usage::PGMAJFAULT => i64,
         /// Unevictable.
-        unevictable_bytes: 8 => i64,
+        unevictable_bytes: cgroup_memory_usage::UNEVICTABLE_BYTES => i64,
         /// Inactive anonymous.
-        inactive_anon_bytes: 9 => i64,
+        inactive_anon_bytes: cgroup_memory_usage::INACTIVE_ANON_BYTES => i64,
         /// Active anonymous.
-        active_anon_bytes: 10 => i64,
+        active_anon_bytes: cgroup_memory_usage::ACTIVE_ANON_BYTES => i64,
         /// Inactive file.
-        inactive_file_bytes: 11 => i64,
+        inactive_file_bytes: cgroup_memory_usage::INACTIVE_FILE_BYTES => i64,
         /// Active file.
-        active_file_bytes: 12 => i64,
+        active_file_bytes: cgroup_memory_usage::ACTIVE_FILE_BYTES => i64,
     }
 );
 
@@ -575,9 +670,9 @@ message_view!(
     /// The clock's resolution.
     ClockResolutionEvent = "orbit_grpc_protos.ClockResolutionEvent" {
         /// When.
-        timestamp_ns: 1 => u64,
+        timestamp_ns: clock_resolution_event::TIMESTAMP_NS => u64,
         /// Resolution.
-        clock_resolution_ns: 2 => u64,
+        clock_resolution_ns: clock_resolution_event::CLOCK_RESOLUTION_NS => u64,
     }
 );
 
@@ -585,15 +680,15 @@ message_view!(
     /// A frame presented (Windows).
     PresentEvent = "orbit_grpc_protos.PresentEvent" {
         /// Process id.
-        pid: 1 => u32,
+        pid: present_event::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: present_event::TID => u32,
         /// Start.
-        begin_timestamp_ns: 3 => u64,
+        begin_timestamp_ns: present_event::BEGIN_TIMESTAMP_NS => u64,
         /// Duration; end = begin + duration.
-        duration_ns: 4 => u64,
+        duration_ns: present_event::DURATION_NS => u64,
         /// `PresentEvent.Source`.
-        source: 5 => enum,
+        source: present_event::SOURCE => enum,
     }
 );
 
@@ -602,9 +697,9 @@ message_view!(
     /// `OutOfOrderEventsDiscardedEvent`: the same two fields).
     DiscardedInterval = "orbit_grpc_protos.LostPerfRecordsEvent" {
         /// Duration.
-        duration_ns: 1 => u64,
+        duration_ns: lost_perf_records_event::DURATION_NS => u64,
         /// End.
-        end_timestamp_ns: 2 => u64,
+        end_timestamp_ns: lost_perf_records_event::END_TIMESTAMP_NS => u64,
     }
 );
 
@@ -613,9 +708,9 @@ message_view!(
     /// `ErrorEnablingUserSpaceInstrumentationEvent`: the same two fields).
     MessageEvent = "orbit_grpc_protos.WarningEvent" {
         /// When.
-        timestamp_ns: 1 => u64,
+        timestamp_ns: warning_event::TIMESTAMP_NS => u64,
         /// The text (bytes).
-        message: 2 => bytes,
+        message: warning_event::MESSAGE => bytes,
     }
 );
 
@@ -623,9 +718,9 @@ message_view!(
     /// Perf events that could not be opened.
     ErrorsWithPerfEventOpenEvent = "orbit_grpc_protos.ErrorsWithPerfEventOpenEvent" {
         /// When.
-        timestamp_ns: 1 => u64,
+        timestamp_ns: errors_with_perf_event_open_event::TIMESTAMP_NS => u64,
         /// What failed to open, one text (bytes) each.
-        failed_to_open: 2 => rep_len,
+        failed_to_open: errors_with_perf_event_open_event::FAILED_TO_OPEN => rep_len,
     }
 );
 
@@ -635,10 +730,10 @@ message_view!(
     /// `WarningInstrumentingWithUprobesEvent`: the same two fields).
     InstrumentationWarning = "orbit_grpc_protos.WarningInstrumentingWithUprobesEvent" {
         /// When.
-        timestamp_ns: 1 => u64,
+        timestamp_ns: warning_instrumenting_with_uprobes_event::TIMESTAMP_NS => u64,
         /// `FunctionThatFailedToBeInstrumented` messages (parse each with
         /// [`FunctionThatFailedToBeInstrumented::parse`]).
-        functions_that_failed_to_instrument: 2 => rep_len,
+        functions_that_failed_to_instrument: warning_instrumenting_with_uprobes_event::FUNCTIONS_THAT_FAILED_TO_INSTRUMENT => rep_len,
     }
 );
 
@@ -646,9 +741,9 @@ message_view!(
     /// One function that could not be instrumented.
     FunctionThatFailedToBeInstrumented = "orbit_grpc_protos.FunctionThatFailedToBeInstrumented" {
         /// The function's id (as in `CaptureOptions`).
-        function_id: 1 => u64,
+        function_id: function_that_failed_to_be_instrumented::FUNCTION_ID => u64,
         /// Why (bytes).
-        error_message: 2 => bytes,
+        error_message: function_that_failed_to_be_instrumented::ERROR_MESSAGE => bytes,
     }
 );
 
@@ -656,11 +751,11 @@ message_view!(
     /// The modules loaded in the target process at the start.
     ModulesSnapshot = "orbit_grpc_protos.ModulesSnapshot" {
         /// Process id.
-        pid: 1 => u32,
+        pid: modules_snapshot::PID => u32,
         /// When.
-        timestamp_ns: 2 => u64,
+        timestamp_ns: modules_snapshot::TIMESTAMP_NS => u64,
         /// `ModuleInfo` messages (parse each with [`ModuleInfo::parse`]).
-        modules: 3 => rep_len,
+        modules: modules_snapshot::MODULES => rep_len,
     }
 );
 
@@ -668,11 +763,11 @@ message_view!(
     /// A module loaded (or reloaded) into the target process.
     ModuleUpdateEvent = "orbit_grpc_protos.ModuleUpdateEvent" {
         /// Process id.
-        pid: 1 => u32,
+        pid: module_update_event::PID => u32,
         /// When.
-        timestamp_ns: 2 => u64,
+        timestamp_ns: module_update_event::TIMESTAMP_NS => u64,
         /// The `ModuleInfo` (see [`ModuleUpdateEvent::module_info`]).
-        module: 3 => msg,
+        module: module_update_event::MODULE => msg,
     }
 );
 
@@ -687,27 +782,27 @@ message_view!(
     /// A module (executable or shared library) and where it is mapped.
     ModuleInfo = "orbit_grpc_protos.ModuleInfo" {
         /// File name.
-        name: 1 => string,
+        name: module_info::NAME => string,
         /// Full path.
-        file_path: 2 => string,
+        file_path: module_info::FILE_PATH => string,
         /// File size.
-        file_size: 3 => u64,
+        file_size: module_info::FILE_SIZE => u64,
         /// Start of the executable mapping.
-        address_start: 4 => u64,
+        address_start: module_info::ADDRESS_START => u64,
         /// End of the executable mapping.
-        address_end: 5 => u64,
+        address_end: module_info::ADDRESS_END => u64,
         /// Build id.
-        build_id: 6 => string,
+        build_id: module_info::BUILD_ID => string,
         /// Load bias.
-        load_bias: 7 => u64,
+        load_bias: module_info::LOAD_BIAS => u64,
         /// Offset of the executable segment in the file.
-        executable_segment_offset: 8 => u64,
+        executable_segment_offset: module_info::EXECUTABLE_SEGMENT_OFFSET => u64,
         /// `DT_SONAME` (ELF).
-        soname: 9 => string,
+        soname: module_info::SONAME => string,
         /// `ModuleInfo.ObjectFileType`.
-        object_file_type: 10 => enum,
+        object_file_type: module_info::OBJECT_FILE_TYPE => enum,
         /// `ModuleInfo.ObjectSegment` messages (parse each with [`ObjectSegment::parse`]).
-        object_segments: 11 => rep_len,
+        object_segments: module_info::OBJECT_SEGMENTS => rep_len,
     }
 );
 
@@ -715,13 +810,13 @@ message_view!(
     /// One segment of a module's object file.
     ObjectSegment = "orbit_grpc_protos.ModuleInfo.ObjectSegment" {
         /// Offset in the file.
-        offset_in_file: 1 => u64,
+        offset_in_file: module_info::object_segment::OFFSET_IN_FILE => u64,
         /// Size in the file.
-        size_in_file: 2 => u64,
+        size_in_file: module_info::object_segment::SIZE_IN_FILE => u64,
         /// Address (unrelocated).
-        address: 3 => u64,
+        address: module_info::object_segment::ADDRESS => u64,
         /// Size in memory.
-        size_in_memory: 4 => u64,
+        size_in_memory: module_info::object_segment::SIZE_IN_MEMORY => u64,
     }
 );
 
@@ -729,13 +824,13 @@ message_view!(
     /// A Vulkan queue submission and the debug markers it completed.
     GpuQueueSubmission = "orbit_grpc_protos.GpuQueueSubmission" {
         /// `GpuQueueSubmissionMetaInfo` (see [`GpuQueueSubmission::meta`]).
-        meta_info: 1 => msg,
+        meta_info: gpu_queue_submission::META_INFO => msg,
         /// `GpuSubmitInfo` messages (parse each with [`GpuSubmitInfo::parse`]).
-        submit_infos: 2 => rep_len,
+        submit_infos: gpu_queue_submission::SUBMIT_INFOS => rep_len,
         /// `GpuDebugMarker` messages (parse each with [`GpuDebugMarker::parse`]).
-        completed_markers: 3 => rep_len,
+        completed_markers: gpu_queue_submission::COMPLETED_MARKERS => rep_len,
         /// Debug markers begun in this submission.
-        num_begin_markers: 4 => i32,
+        num_begin_markers: gpu_queue_submission::NUM_BEGIN_MARKERS => i32,
     }
 );
 
@@ -750,13 +845,13 @@ message_view!(
     /// Who submitted to a GPU queue, and when (CPU clock).
     GpuQueueSubmissionMetaInfo = "orbit_grpc_protos.GpuQueueSubmissionMetaInfo" {
         /// Thread id.
-        tid: 1 => u32,
+        tid: gpu_queue_submission_meta_info::TID => u32,
         /// Before the submission.
-        pre_submission_cpu_timestamp: 2 => u64,
+        pre_submission_cpu_timestamp: gpu_queue_submission_meta_info::PRE_SUBMISSION_CPU_TIMESTAMP => u64,
         /// After the submission.
-        post_submission_cpu_timestamp: 3 => u64,
+        post_submission_cpu_timestamp: gpu_queue_submission_meta_info::POST_SUBMISSION_CPU_TIMESTAMP => u64,
         /// Process id.
-        pid: 4 => u32,
+        pid: gpu_queue_submission_meta_info::PID => u32,
     }
 );
 
@@ -764,7 +859,7 @@ message_view!(
     /// One submit of a queue submission.
     GpuSubmitInfo = "orbit_grpc_protos.GpuSubmitInfo" {
         /// `GpuCommandBuffer` messages (parse each with [`GpuCommandBuffer::parse`]).
-        command_buffers: 1 => rep_len,
+        command_buffers: gpu_submit_info::COMMAND_BUFFERS => rep_len,
     }
 );
 
@@ -772,9 +867,9 @@ message_view!(
     /// When a command buffer ran (GPU clock).
     GpuCommandBuffer = "orbit_grpc_protos.GpuCommandBuffer" {
         /// Start.
-        begin_gpu_timestamp_ns: 1 => u64,
+        begin_gpu_timestamp_ns: gpu_command_buffer::BEGIN_GPU_TIMESTAMP_NS => u64,
         /// End.
-        end_gpu_timestamp_ns: 2 => u64,
+        end_gpu_timestamp_ns: gpu_command_buffer::END_GPU_TIMESTAMP_NS => u64,
     }
 );
 
@@ -782,15 +877,15 @@ message_view!(
     /// A completed debug marker (a region of command buffers).
     GpuDebugMarker = "orbit_grpc_protos.GpuDebugMarker" {
         /// `GpuDebugMarkerBeginInfo` (see [`GpuDebugMarker::begin`]).
-        begin_marker: 1 => msg,
+        begin_marker: gpu_debug_marker::BEGIN_MARKER => msg,
         /// End (GPU clock).
-        end_gpu_timestamp_ns: 2 => u64,
+        end_gpu_timestamp_ns: gpu_debug_marker::END_GPU_TIMESTAMP_NS => u64,
         /// Interned text.
-        text_key: 3 => u64,
+        text_key: gpu_debug_marker::TEXT_KEY => u64,
         /// Nesting depth.
-        depth: 4 => i32,
+        depth: gpu_debug_marker::DEPTH => i32,
         /// `Color` (see [`GpuDebugMarker::rgba`]).
-        color: 5 => msg,
+        color: gpu_debug_marker::COLOR => msg,
     }
 );
 
@@ -810,9 +905,9 @@ message_view!(
     GpuDebugMarkerBeginInfo = "orbit_grpc_protos.GpuDebugMarkerBeginInfo" {
         /// `GpuQueueSubmissionMetaInfo` of the opening submission (see
         /// [`GpuDebugMarkerBeginInfo::meta`]).
-        meta_info: 1 => msg,
+        meta_info: gpu_debug_marker_begin_info::META_INFO => msg,
         /// Start (GPU clock).
-        gpu_timestamp_ns: 2 => u64,
+        gpu_timestamp_ns: gpu_debug_marker_begin_info::GPU_TIMESTAMP_NS => u64,
     }
 );
 
@@ -827,13 +922,13 @@ message_view!(
     /// A colour, each channel in 0..=1.
     Color = "orbit_grpc_protos.Color" {
         /// Red.
-        red: 1 => f32,
+        red: color::RED => f32,
         /// Green.
-        green: 2 => f32,
+        green: color::GREEN => f32,
         /// Blue.
-        blue: 3 => f32,
+        blue: color::BLUE => f32,
         /// Alpha.
-        alpha: 4 => f32,
+        alpha: color::ALPHA => f32,
     }
 );
 
@@ -841,11 +936,11 @@ message_view!(
     /// The end of the innermost open Orbit API scope of a thread.
     ApiScopeStop = "orbit_grpc_protos.ApiScopeStop" {
         /// Process id.
-        pid: 1 => u32,
+        pid: api_scope_stop::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: api_scope_stop::TID => u32,
         /// When.
-        timestamp_ns: 3 => u64,
+        timestamp_ns: api_scope_stop::TIMESTAMP_NS => u64,
     }
 );
 
@@ -853,13 +948,13 @@ message_view!(
     /// The end of an asynchronous Orbit API scope.
     ApiScopeStopAsync = "orbit_grpc_protos.ApiScopeStopAsync" {
         /// Process id.
-        pid: 1 => u32,
+        pid: api_scope_stop_async::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: api_scope_stop_async::TID => u32,
         /// When.
-        timestamp_ns: 3 => u64,
+        timestamp_ns: api_scope_stop_async::TIMESTAMP_NS => u64,
         /// Matches `ApiScopeStartAsync.id`.
-        id: 4 => u64,
+        id: api_scope_stop_async::ID => u64,
     }
 );
 
@@ -867,35 +962,35 @@ message_view!(
     /// The start of an Orbit API scope.
     ApiScopeStart = "orbit_grpc_protos.ApiScopeStart" {
         /// Process id.
-        pid: 1 => u32,
+        pid: api_scope_start::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: api_scope_start::TID => u32,
         /// When.
-        timestamp_ns: 3 => u64,
+        timestamp_ns: api_scope_start::TIMESTAMP_NS => u64,
         /// Name chunk 1.
-        encoded_name_1: 4 => fx64,
+        encoded_name_1: api_scope_start::ENCODED_NAME_1 => fx64,
         /// Name chunk 2.
-        encoded_name_2: 5 => fx64,
+        encoded_name_2: api_scope_start::ENCODED_NAME_2 => fx64,
         /// Name chunk 3.
-        encoded_name_3: 6 => fx64,
+        encoded_name_3: api_scope_start::ENCODED_NAME_3 => fx64,
         /// Name chunk 4.
-        encoded_name_4: 7 => fx64,
+        encoded_name_4: api_scope_start::ENCODED_NAME_4 => fx64,
         /// Name chunk 5.
-        encoded_name_5: 8 => fx64,
+        encoded_name_5: api_scope_start::ENCODED_NAME_5 => fx64,
         /// Name chunk 6.
-        encoded_name_6: 9 => fx64,
+        encoded_name_6: api_scope_start::ENCODED_NAME_6 => fx64,
         /// Name chunk 7.
-        encoded_name_7: 10 => fx64,
+        encoded_name_7: api_scope_start::ENCODED_NAME_7 => fx64,
         /// Name chunk 8.
-        encoded_name_8: 11 => fx64,
+        encoded_name_8: api_scope_start::ENCODED_NAME_8 => fx64,
         /// Further name chunks.
-        encoded_name_additional: 12 => rep_fx64,
+        encoded_name_additional: api_scope_start::ENCODED_NAME_ADDITIONAL => rep_fx64,
         /// Colour.
-        color_rgba: 13 => u32,
+        color_rgba: api_scope_start::COLOR_RGBA => u32,
         /// Group id.
-        group_id: 14 => u64,
+        group_id: api_scope_start::GROUP_ID => u64,
         /// Return address of the API call.
-        address_in_function: 15 => u64,
+        address_in_function: api_scope_start::ADDRESS_IN_FUNCTION => u64,
     }
 );
 
@@ -903,35 +998,35 @@ message_view!(
     /// The start of an asynchronous Orbit API scope.
     ApiScopeStartAsync = "orbit_grpc_protos.ApiScopeStartAsync" {
         /// Process id.
-        pid: 1 => u32,
+        pid: api_scope_start_async::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: api_scope_start_async::TID => u32,
         /// When.
-        timestamp_ns: 3 => u64,
+        timestamp_ns: api_scope_start_async::TIMESTAMP_NS => u64,
         /// Name chunk 1.
-        encoded_name_1: 4 => fx64,
+        encoded_name_1: api_scope_start_async::ENCODED_NAME_1 => fx64,
         /// Name chunk 2.
-        encoded_name_2: 5 => fx64,
+        encoded_name_2: api_scope_start_async::ENCODED_NAME_2 => fx64,
         /// Name chunk 3.
-        encoded_name_3: 6 => fx64,
+        encoded_name_3: api_scope_start_async::ENCODED_NAME_3 => fx64,
         /// Name chunk 4.
-        encoded_name_4: 7 => fx64,
+        encoded_name_4: api_scope_start_async::ENCODED_NAME_4 => fx64,
         /// Name chunk 5.
-        encoded_name_5: 8 => fx64,
+        encoded_name_5: api_scope_start_async::ENCODED_NAME_5 => fx64,
         /// Name chunk 6.
-        encoded_name_6: 9 => fx64,
+        encoded_name_6: api_scope_start_async::ENCODED_NAME_6 => fx64,
         /// Name chunk 7.
-        encoded_name_7: 10 => fx64,
+        encoded_name_7: api_scope_start_async::ENCODED_NAME_7 => fx64,
         /// Name chunk 8.
-        encoded_name_8: 11 => fx64,
+        encoded_name_8: api_scope_start_async::ENCODED_NAME_8 => fx64,
         /// Further name chunks.
-        encoded_name_additional: 12 => rep_fx64,
+        encoded_name_additional: api_scope_start_async::ENCODED_NAME_ADDITIONAL => rep_fx64,
         /// Colour.
-        color_rgba: 13 => u32,
+        color_rgba: api_scope_start_async::COLOR_RGBA => u32,
         /// Matches `ApiScopeStopAsync.id`.
-        id: 14 => u64,
+        id: api_scope_start_async::ID => u64,
         /// Return address of the API call.
-        address_in_function: 15 => u64,
+        address_in_function: api_scope_start_async::ADDRESS_IN_FUNCTION => u64,
     }
 );
 
@@ -939,69 +1034,69 @@ message_view!(
     /// A string attached to an async scope or shown on its own.
     ApiStringEvent = "orbit_grpc_protos.ApiStringEvent" {
         /// Process id.
-        pid: 1 => u32,
+        pid: api_string_event::PID => u32,
         /// Thread id.
-        tid: 2 => u32,
+        tid: api_string_event::TID => u32,
         /// When.
-        timestamp_ns: 3 => u64,
+        timestamp_ns: api_string_event::TIMESTAMP_NS => u64,
         /// Name chunk 1.
-        encoded_name_1: 4 => fx64,
+        encoded_name_1: api_string_event::ENCODED_NAME_1 => fx64,
         /// Name chunk 2.
-        encoded_name_2: 5 => fx64,
+        encoded_name_2: api_string_event::ENCODED_NAME_2 => fx64,
         /// Name chunk 3.
-        encoded_name_3: 6 => fx64,
+        encoded_name_3: api_string_event::ENCODED_NAME_3 => fx64,
         /// Name chunk 4.
-        encoded_name_4: 7 => fx64,
+        encoded_name_4: api_string_event::ENCODED_NAME_4 => fx64,
         /// Name chunk 5.
-        encoded_name_5: 8 => fx64,
+        encoded_name_5: api_string_event::ENCODED_NAME_5 => fx64,
         /// Name chunk 6.
-        encoded_name_6: 9 => fx64,
+        encoded_name_6: api_string_event::ENCODED_NAME_6 => fx64,
         /// Name chunk 7.
-        encoded_name_7: 10 => fx64,
+        encoded_name_7: api_string_event::ENCODED_NAME_7 => fx64,
         /// Name chunk 8.
-        encoded_name_8: 11 => fx64,
+        encoded_name_8: api_string_event::ENCODED_NAME_8 => fx64,
         /// Further name chunks.
-        encoded_name_additional: 12 => rep_fx64,
+        encoded_name_additional: api_string_event::ENCODED_NAME_ADDITIONAL => rep_fx64,
         /// Async scope id.
-        id: 13 => u64,
+        id: api_string_event::ID => u64,
         /// Colour.
-        color_rgba: 14 => u32,
+        color_rgba: api_string_event::COLOR_RGBA => u32,
     }
 );
 
 macro_rules! api_track {
-    ($(#[$m:meta])* $name:ident = $full:literal, $data:ident) => {
+    ($(#[$m:meta])* $name:ident = $full:literal in $module:ident, $data:ident) => {
         message_view!(
             $(#[$m])*
             $name = $full {
                 /// Process id.
-                pid: 1 => u32,
+                pid: $module::PID => u32,
                 /// Thread id.
-                tid: 2 => u32,
+                tid: $module::TID => u32,
                 /// When.
-                timestamp_ns: 3 => u64,
+                timestamp_ns: $module::TIMESTAMP_NS => u64,
                 /// The value.
-                data: 4 => $data,
+                data: $module::DATA => $data,
                 /// Name chunk 1.
-                encoded_name_1: 5 => fx64,
+                encoded_name_1: $module::ENCODED_NAME_1 => fx64,
                 /// Name chunk 2.
-                encoded_name_2: 6 => fx64,
+                encoded_name_2: $module::ENCODED_NAME_2 => fx64,
                 /// Name chunk 3.
-                encoded_name_3: 7 => fx64,
+                encoded_name_3: $module::ENCODED_NAME_3 => fx64,
                 /// Name chunk 4.
-                encoded_name_4: 8 => fx64,
+                encoded_name_4: $module::ENCODED_NAME_4 => fx64,
                 /// Name chunk 5.
-                encoded_name_5: 9 => fx64,
+                encoded_name_5: $module::ENCODED_NAME_5 => fx64,
                 /// Name chunk 6.
-                encoded_name_6: 10 => fx64,
+                encoded_name_6: $module::ENCODED_NAME_6 => fx64,
                 /// Name chunk 7.
-                encoded_name_7: 11 => fx64,
+                encoded_name_7: $module::ENCODED_NAME_7 => fx64,
                 /// Name chunk 8.
-                encoded_name_8: 12 => fx64,
+                encoded_name_8: $module::ENCODED_NAME_8 => fx64,
                 /// Further name chunks.
-                encoded_name_additional: 13 => rep_fx64,
+                encoded_name_additional: $module::ENCODED_NAME_ADDITIONAL => rep_fx64,
                 /// Colour.
-                color_rgba: 14 => u32,
+                color_rgba: $module::COLOR_RGBA => u32,
             }
         );
     };
@@ -1009,22 +1104,22 @@ macro_rules! api_track {
 
 api_track!(
     /// A value of a `double` track.
-    ApiTrackDouble = "orbit_grpc_protos.ApiTrackDouble", f64);
+    ApiTrackDouble = "orbit_grpc_protos.ApiTrackDouble" in api_track_double, f64);
 api_track!(
     /// A value of a `float` track.
-    ApiTrackFloat = "orbit_grpc_protos.ApiTrackFloat", f32);
+    ApiTrackFloat = "orbit_grpc_protos.ApiTrackFloat" in api_track_float, f32);
 api_track!(
     /// A value of an `int` track.
-    ApiTrackInt = "orbit_grpc_protos.ApiTrackInt", i32);
+    ApiTrackInt = "orbit_grpc_protos.ApiTrackInt" in api_track_int, i32);
 api_track!(
     /// A value of an `int64` track.
-    ApiTrackInt64 = "orbit_grpc_protos.ApiTrackInt64", i64);
+    ApiTrackInt64 = "orbit_grpc_protos.ApiTrackInt64" in api_track_int64, i64);
 api_track!(
     /// A value of a `uint` track.
-    ApiTrackUint = "orbit_grpc_protos.ApiTrackUint", u32);
+    ApiTrackUint = "orbit_grpc_protos.ApiTrackUint" in api_track_uint, u32);
 api_track!(
     /// A value of a `uint64` track.
-    ApiTrackUint64 = "orbit_grpc_protos.ApiTrackUint64", u64);
+    ApiTrackUint64 = "orbit_grpc_protos.ApiTrackUint64" in api_track_uint64, u64);
 
 macro_rules! api_named {
     ($($name:ident),*) => {$(
@@ -1065,7 +1160,7 @@ message_view!(
     /// The USER_DATA message.
     UserDefinedCaptureInfo = "orbit_client_protos.UserDefinedCaptureInfo" {
         /// `FrameTracksInfo`.
-        frame_tracks_info: 1 => msg,
+        frame_tracks_info: user_defined_capture_info::FRAME_TRACKS_INFO => msg,
     }
 );
 
@@ -1080,7 +1175,7 @@ message_view!(
     /// Functions that get a frame track.
     FrameTracksInfo = "orbit_client_protos.FrameTracksInfo" {
         /// Function ids.
-        frame_track_function_ids: 2 => rep_u64,
+        frame_track_function_ids: frame_tracks_info::FRAME_TRACK_FUNCTION_IDS => rep_u64,
     }
 );
 
@@ -1169,6 +1264,13 @@ pub enum EventView<'a> {
     /// An event without a typed view (today only [`EventKind::NotSet`]): its kind and payload
     /// bytes.
     Other(EventKind, &'a [u8]),
+}
+
+impl<'a> Event<'a> {
+    /// The typed view of this event (see [`EventView`]).
+    pub fn view(&self) -> Result<EventView<'a>, Error> {
+        EventView::parse(self)
+    }
 }
 
 impl<'a> EventView<'a> {

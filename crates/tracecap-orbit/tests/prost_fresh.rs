@@ -1,6 +1,7 @@
 //! The prost code in `src/prost_gen/` is generated from `proto/*.proto` with protox + prost-build
 //! (no system `protoc`). This test regenerates it and fails if the checked-in copy is stale.
-//! Run with `TRACECAP_REGEN=1` to rewrite the checked-in files.
+//! To rewrite the checked-in files:
+//! `TRACECAP_REGENERATE=1 cargo test -p tracecap-orbit --test prost_fresh`.
 
 use std::path::Path;
 
@@ -26,7 +27,7 @@ fn generated_prost_code_is_fresh() {
     for name in ["orbit_grpc_protos.rs", "orbit_client_protos.rs"] {
         let fresh = std::fs::read_to_string(out.join(name)).expect("generated file");
         let checked_in = root.join("src/prost_gen").join(name);
-        if std::env::var_os("TRACECAP_REGEN").is_some() {
+        if std::env::var_os("TRACECAP_REGENERATE").is_some() {
             std::fs::write(&checked_in, &fresh).expect("write generated code");
             continue;
         }
@@ -38,7 +39,7 @@ fn generated_prost_code_is_fresh() {
     let _ = std::fs::remove_dir_all(&out);
     assert!(
         stale.is_empty(),
-        "stale generated prost code {stale:?}: rerun with TRACECAP_REGEN=1"
+        "stale generated prost code {stale:?}: rewrite it with\n    TRACECAP_REGENERATE=1 cargo test -p tracecap-orbit --test prost_fresh"
     );
 }
 

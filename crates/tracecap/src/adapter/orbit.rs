@@ -30,10 +30,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
-use tracecap_orbit::views::{AddressInfo, EventView, FunctionCall as CallView, Nested};
-use tracecap_orbit::wire::{Fields, Value as Wire};
-use tracecap_orbit::ApiName;
+use tracecap_orbit::views::{AddressInfo, EventView, FunctionCall as CallView};
 use tracecap_orbit::{intern::InternTables, validate, Capture, Event as OrbitEvent, EventKind};
+use tracecap_orbit::{ApiName, FunctionMap, FunctionNames as _};
 
 use crate::error::ConvertError;
 use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
@@ -75,7 +74,7 @@ struct Defs<'a> {
     intern: InternTables<'a>,
     addresses: BTreeMap<u64, AddressInfo<'a>>,
     thread_names: BTreeMap<u32, &'a [u8]>,
-    functions: BTreeMap<u64, &'a str>,
+    functions: FunctionMap<'a>,
 }
 
 impl<'a> Defs<'a> {
@@ -104,33 +103,14 @@ impl<'a> Defs<'a> {
                     }
                 }
                 EventView::CaptureStarted(c) => {
-                    self.instrumented(c.capture_options);
+                    // A function that does not parse ends the list; the ones before it count.
+                    let _ = self.functions.add_options(&c.options().ok()?);
                 }
                 _ => {}
             },
             _ => {}
         }
         Some(())
-    }
-
-    /// `CaptureOptions.instrumented_functions` (field 5): `function_id` (3) -> `function_name` (5).
-    fn instrumented(&mut self, opts: Nested<'a>) {
-        for f in Fields::new(opts.bytes, opts.offset).map_while(Result::ok) {
-            let (5, Wire::Len(func)) = (f.number, f.value) else {
-                continue;
-            };
-            let (mut id, mut name) = (None, "");
-            for g in Fields::new(func, f.value_offset).map_while(Result::ok) {
-                match (g.number, g.value) {
-                    (3, Wire::Varint(v)) => id = Some(v),
-                    (5, Wire::Len(b)) => name = core::str::from_utf8(b).unwrap_or(""),
-                    _ => {}
-                }
-            }
-            if let Some(id) = id {
-                self.functions.entry(id).or_insert(name);
-            }
-        }
     }
 
     fn string(&self, key: u64) -> Cow<'a, str> {
@@ -472,49 +452,83 @@ impl<'a, S: Sink> State<'a, '_, S> {
 
     fn event(&mut self, view: &EventView<'a>) -> R<S> {
         match *view {
-            EventView::CaptureStarted(c) => {
-                self.main_pid = Some(c.process_id);
-                let exe = c.executable_path;
-                let base = exe.rsplit('/').next().unwrap_or(exe);
-                let label = alloc::format!("{base} (pid {})", c.process_id);
-                let track = match self.processes.get(&c.process_id) {
-                    Some(p) => p.track,
-                    None => self.out.new_track(
-                        None,
-                        TrackKind::Process {
-                            pid: u64::from(c.process_id),
-                        },
-                        &label,
-                    )?,
-                };
-                self.processes
-                    .entry(c.process_id)
-                    .or_insert_with(|| Process {
-                        track,
-                        pid: c.process_id,
-                        lanes: Vec::new(),
-                        async_open: BTreeMap::new(),
-                        counters: BTreeMap::new(),
-                    });
-                let version = alloc::format!("{}.{}", c.orbit_version_major, c.orbit_version_minor);
-                let args = [
-                    Arg {
-                        name: "executable",
-                        value: Value::Str(exe),
-                    },
-                    Arg {
-                        name: "orbit_version",
-                        value: Value::Str(&version),
-                    },
-                    Arg {
-                        name: "unix_time_ns",
-                        value: Value::Uint(c.capture_start_unix_time_ns),
-                    },
-                ];
-                self.out
-                    .instant(track, c.capture_start_timestamp_ns, "capture start", &args)?;
+            EventView::CaptureStarted(c) => self.capture_started(&c),
+            EventView::FunctionCall(c) => self.call(&c),
+            EventView::ApiScopeStart(_)
+            | EventView::ApiScopeStop(_)
+            | EventView::ApiScopeStartAsync(_)
+            | EventView::ApiScopeStopAsync(_)
+            | EventView::ApiStringEvent(_)
+            | EventView::ApiTrackDouble(_)
+            | EventView::ApiTrackFloat(_)
+            | EventView::ApiTrackInt(_)
+            | EventView::ApiTrackInt64(_)
+            | EventView::ApiTrackUint(_)
+            | EventView::ApiTrackUint64(_) => self.api_event(view),
+            EventView::SchedulingSlice(_) | EventView::ThreadStateSlice(_) => {
+                self.scheduling_event(view)
             }
-            EventView::FunctionCall(c) => self.call(&c)?,
+            EventView::CallstackSample(s) => self.sample(&s),
+            EventView::GpuJob(_) | EventView::GpuQueueSubmission(_) => self.gpu_event(view),
+            EventView::MemoryUsageEvent(m) => self.memory(&m),
+            EventView::TracepointEvent(_) | EventView::PresentEvent(_) => self.instant_event(view),
+            EventView::WarningEvent(_)
+            | EventView::ErrorEnablingOrbitApiEvent(_)
+            | EventView::ErrorEnablingUserSpaceInstrumentationEvent(_)
+            | EventView::LostPerfRecordsEvent(_)
+            | EventView::OutOfOrderEventsDiscardedEvent(_) => self.diagnostic_event(view),
+            _ => Ok(()),
+        }
+    }
+
+    /// The capture's target process (`CaptureStarted`).
+    fn capture_started(&mut self, c: &tracecap_orbit::views::CaptureStarted<'a>) -> R<S> {
+        self.main_pid = Some(c.process_id);
+        let exe = c.executable_path;
+        let base = exe.rsplit('/').next().unwrap_or(exe);
+        let label = alloc::format!("{base} (pid {})", c.process_id);
+        let track = match self.processes.get(&c.process_id) {
+            Some(p) => p.track,
+            None => self.out.new_track(
+                None,
+                TrackKind::Process {
+                    pid: u64::from(c.process_id),
+                },
+                &label,
+            )?,
+        };
+        self.processes
+            .entry(c.process_id)
+            .or_insert_with(|| Process {
+                track,
+                pid: c.process_id,
+                lanes: Vec::new(),
+                async_open: BTreeMap::new(),
+                counters: BTreeMap::new(),
+            });
+        let version = alloc::format!("{}.{}", c.orbit_version_major, c.orbit_version_minor);
+        let args = [
+            Arg {
+                name: "executable",
+                value: Value::Str(exe),
+            },
+            Arg {
+                name: "orbit_version",
+                value: Value::Str(&version),
+            },
+            Arg {
+                name: "unix_time_ns",
+                value: Value::Uint(c.capture_start_unix_time_ns),
+            },
+        ];
+        self.out
+            .instant(track, c.capture_start_timestamp_ns, "capture start", &args)?;
+        Ok(())
+    }
+
+    /// Orbit API events: scopes, async scopes, strings and track values.
+    fn api_event(&mut self, view: &EventView<'a>) -> R<S> {
+        match *view {
             EventView::ApiScopeStart(s) => {
                 let track = self.thread_child(s.pid, s.tid, false)?;
                 self.api_name(s.name());
@@ -627,6 +641,14 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 };
                 self.api_value(v.pid, v.timestamp_ns, Some(value))?;
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Scheduling and thread state slices.
+    fn scheduling_event(&mut self, view: &EventView<'a>) -> R<S> {
+        match *view {
             EventView::SchedulingSlice(s) => {
                 let track = match self.cpus.get(&s.core) {
                     Some(&t) => t,
@@ -679,23 +701,14 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 self.out
                     .complete(track, start, s.end_timestamp_ns, name, &args)?;
             }
-            EventView::CallstackSample(s) => self.sample(&s)?,
-            EventView::TracepointEvent(t) => {
-                let track = self.thread(t.pid, t.tid)?.track;
-                let info = self.defs.intern.tracepoint(t.tracepoint_info_key);
-                let name = info.map_or("tracepoint", |i| i.name);
-                let args = [
-                    Arg {
-                        name: "category",
-                        value: Value::Str(info.map_or("", |i| i.category)),
-                    },
-                    Arg {
-                        name: "cpu",
-                        value: Value::Int(i64::from(t.cpu)),
-                    },
-                ];
-                self.out.instant(track, t.timestamp_ns, name, &args)?;
-            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// GPU jobs and queue submissions.
+    fn gpu_event(&mut self, view: &EventView<'a>) -> R<S> {
+        match *view {
             EventView::GpuJob(j) => {
                 let key = (j.timeline_key, j.depth);
                 let track = match self.gpu.get(&key) {
@@ -735,9 +748,32 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 self.out.end(track, t3)?;
             }
             EventView::GpuQueueSubmission(s) => {
-                self.submission(s.bytes)?;
+                self.submission(&s)?;
             }
-            EventView::MemoryUsageEvent(m) => self.memory(&m)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Tracepoints and present events.
+    fn instant_event(&mut self, view: &EventView<'a>) -> R<S> {
+        match *view {
+            EventView::TracepointEvent(t) => {
+                let track = self.thread(t.pid, t.tid)?.track;
+                let info = self.defs.intern.tracepoint(t.tracepoint_info_key);
+                let name = info.map_or("tracepoint", |i| i.name);
+                let args = [
+                    Arg {
+                        name: "category",
+                        value: Value::Str(info.map_or("", |i| i.category)),
+                    },
+                    Arg {
+                        name: "cpu",
+                        value: Value::Int(i64::from(t.cpu)),
+                    },
+                ];
+                self.out.instant(track, t.timestamp_ns, name, &args)?;
+            }
             EventView::PresentEvent(p) => {
                 let parent = self.process(self.pid_or_main(p.pid))?.track;
                 let track = self.global("Present events", Some(parent), TrackKind::Slices)?;
@@ -763,6 +799,14 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 self.out
                     .instant(track, p.begin_timestamp_ns, "present", &args)?;
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Warnings, errors and lost or discarded records.
+    fn diagnostic_event(&mut self, view: &EventView<'a>) -> R<S> {
+        match *view {
             EventView::WarningEvent(m)
             | EventView::ErrorEnablingOrbitApiEvent(m)
             | EventView::ErrorEnablingUserSpaceInstrumentationEvent(m) => {
@@ -889,7 +933,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 end = end.min(parent_end);
                 start = start.min(end);
             }
-            let name: Cow<'_, str> = match self.defs.functions.get(&c.function_id) {
+            let name: Cow<'_, str> = match self.defs.functions.name(c.function_id) {
                 Some(n) if !n.is_empty() => Cow::Borrowed(n),
                 _ => Cow::Owned(alloc::format!("function {}", c.function_id)),
             };
@@ -967,29 +1011,17 @@ impl<'a, S: Sink> State<'a, '_, S> {
             .instant(track, s.timestamp_ns, "callstack sample", &args)
     }
 
-    /// `GpuQueueSubmission`: an instant on the submitting thread (meta info: tid 1, pre 2,
-    /// post 3, pid 4), with the number of submits and completed markers.
-    fn submission(&mut self, bytes: &[u8]) -> R<S> {
-        let (mut tid, mut pid, mut pre, mut post) = (0u32, 0u32, 0u64, 0u64);
-        let (mut submits, mut markers) = (0u64, 0u64);
-        for f in Fields::new(bytes, 0).map_while(Result::ok) {
-            match (f.number, f.value) {
-                (1, Wire::Len(meta)) => {
-                    for g in Fields::new(meta, 0).map_while(Result::ok) {
-                        match (g.number, g.value) {
-                            (1, Wire::Varint(v)) => tid = v as u32,
-                            (2, Wire::Varint(v)) => pre = v,
-                            (3, Wire::Varint(v)) => post = v,
-                            (4, Wire::Varint(v)) => pid = v as u32,
-                            _ => {}
-                        }
-                    }
-                }
-                (2, _) => submits += 1,
-                (3, _) => markers += 1,
-                _ => {}
-            }
-        }
+    /// `GpuQueueSubmission`: an instant on the submitting thread (from its meta info), with the
+    /// number of submits and completed markers.
+    fn submission(&mut self, s: &tracecap_orbit::views::GpuQueueSubmission<'_>) -> R<S> {
+        let meta = s.meta().unwrap_or_default();
+        let (tid, pid) = (meta.tid, meta.pid);
+        let (pre, post) = (
+            meta.pre_submission_cpu_timestamp,
+            meta.post_submission_cpu_timestamp,
+        );
+        let submits = s.submit_infos.count() as u64;
+        let markers = s.completed_markers.count() as u64;
         let track = self.thread(pid, tid)?.track;
         let args = [
             Arg {

@@ -1,0 +1,280 @@
+//! `src/schema.rs` (the static schema tables and the field-number constants every reader uses)
+//! is generated from `proto/*.proto`, the crate's one schema source, by [`generate`] below:
+//! protox compiles the files (no system `protoc`) and the tables are written from the
+//! descriptors. This test regenerates the file in memory and fails if the checked-in copy is
+//! stale. To rewrite it:
+//!
+//! ```text
+//! TRACECAP_REGENERATE=1 cargo test -p tracecap-orbit --test schema_fresh
+//! ```
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use protox::prost_reflect::{DescriptorPool, EnumDescriptor, Kind, MessageDescriptor};
+
+/// The `.proto` files, in the order their messages are written.
+const PROTO_FILES: [&str; 4] = [
+    "capture.proto",
+    "module.proto",
+    "tracepoint.proto",
+    "user_defined_capture_info.proto",
+];
+
+const REGENERATE: &str = "TRACECAP_REGENERATE=1 cargo test -p tracecap-orbit --test schema_fresh";
+
+#[test]
+fn schema_rs_is_fresh() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fresh = generate(&root.join("proto"));
+    let path = root.join("src/schema.rs");
+    if std::env::var_os("TRACECAP_REGENERATE").is_some() {
+        std::fs::write(&path, &fresh).expect("write src/schema.rs");
+        return;
+    }
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    if old != fresh {
+        let line = old
+            .lines()
+            .zip(fresh.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(old.lines().count().min(fresh.lines().count()));
+        panic!(
+            "src/schema.rs is stale (first difference at line {}): rewrite it with\n    {REGENERATE}",
+            line + 1
+        );
+    }
+}
+
+/// The tables the generated file holds agree with the prost types generated from the same files
+/// (the JSON printer walks the tables, the differential tests decode with prost).
+#[test]
+fn schema_matches_prost() {
+    use prost::Message as _;
+    use tracecap_orbit::proto::orbit_grpc_protos as pb;
+    use tracecap_orbit::schema;
+
+    // A CaptureStarted with every scalar kind the schema uses in CaptureOptions and
+    // InstrumentedFunction, encoded by prost and read back field by field with the tables.
+    let started = pb::CaptureStarted {
+        process_id: 7,
+        capture_options: Some(pb::CaptureOptions {
+            samples_per_second: 1.5,
+            instrumented_functions: vec![pb::InstrumentedFunction {
+                function_id: 9,
+                function_name: "f".into(),
+                record_arguments: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let bytes = started.encode_to_vec();
+    let desc = &schema::ORBIT_GRPC_PROTOS_CAPTURESTARTED;
+    let mut seen = Vec::new();
+    for f in tracecap_orbit::wire::Fields::new(&bytes, 0) {
+        let f = f.expect("prost output is well formed");
+        let fd = desc.field(f.number).expect("prost's field is in the table");
+        assert_eq!(fd.ty.wire_type(), f.value.wire_type(), "{}", fd.name);
+        seen.push(fd.name);
+    }
+    assert!(seen.contains(&"capture_options"));
+
+    // Every message and enum of the descriptors is in the tables with the same fields.
+    let pool = pool(&Path::new(env!("CARGO_MANIFEST_DIR")).join("proto"));
+    let tables: Vec<_> = schema::ALL_MESSAGES.iter().map(|m| m.name).collect();
+    let described: Vec<_> = pool
+        .all_messages()
+        .map(|m| m.full_name().to_owned())
+        .collect();
+    assert_eq!(tables.len(), described.len());
+    for m in pool.all_messages() {
+        let table = schema::ALL_MESSAGES
+            .iter()
+            .find(|t| t.name == m.full_name())
+            .expect("message in the tables");
+        assert_eq!(table.fields.len(), m.fields().len(), "{}", m.full_name());
+        for f in m.fields() {
+            let fd = table.field(f.number()).expect("field in the table");
+            assert_eq!(fd.name, f.name());
+            assert_eq!(fd.repeated, f.is_list());
+            assert_eq!(fd.oneof, f.containing_oneof().is_some());
+        }
+    }
+}
+
+fn pool(proto: &Path) -> DescriptorPool {
+    let fds = protox::compile(PROTO_FILES, [proto]).expect("the .proto files compile");
+    DescriptorPool::from_file_descriptor_set(fds).expect("descriptor pool")
+}
+
+/// The text of `src/schema.rs` for the `.proto` files in `proto`.
+fn generate(proto: &Path) -> String {
+    let pool = pool(proto);
+    let mut messages = Vec::new();
+    let mut enums = Vec::new();
+    for name in PROTO_FILES {
+        let file = pool
+            .files()
+            .find(|f| f.name() == name)
+            .expect("file in the pool");
+        enums.extend(file.enums());
+        for m in file.messages() {
+            walk(m, &mut messages, &mut enums);
+        }
+    }
+
+    let mut out = String::new();
+    out.push_str(
+        "// @generated by tests/schema_fresh.rs from proto/*.proto: do not edit. Change the .proto\n\
+         // files, then rewrite this file with\n",
+    );
+    writeln!(out, "//     {REGENERATE}").unwrap();
+    out.push_str(
+        "\n\
+         //! The schema of every message that can appear in a capture file, as static tables and\n\
+         //! field-number constants.\n\
+         //!\n\
+         //! Generated from the crate's `.proto` files (`proto/`), like the prost types of\n\
+         //! [`crate::proto`]. The JSON printer and the canonical-size check walk messages with the\n\
+         //! tables; the views, the event classifier and the readers name fields with the constants\n\
+         //! of [`field`] (one module per message, one constant per field: its number).\n\
+         \n\
+         use crate::schema_types::{EnumDesc, FieldDesc, FieldType, MessageDesc};\n\n",
+    );
+    for e in &enums {
+        writeln!(out, "/// The enum `{}`.", e.full_name()).unwrap();
+        writeln!(
+            out,
+            "pub static {}: EnumDesc = EnumDesc {{",
+            ident(e.full_name())
+        )
+        .unwrap();
+        writeln!(out, "    name: \"{}\",", e.full_name()).unwrap();
+        out.push_str("    values: &[\n");
+        for v in e.values() {
+            writeln!(out, "        (\"{}\", {}),", v.name(), v.number()).unwrap();
+        }
+        out.push_str("    ],\n};\n\n");
+    }
+    for m in &messages {
+        writeln!(out, "/// The message `{}`.", m.full_name()).unwrap();
+        writeln!(
+            out,
+            "pub static {}: MessageDesc = MessageDesc {{",
+            ident(m.full_name())
+        )
+        .unwrap();
+        writeln!(out, "    name: \"{}\",", m.full_name()).unwrap();
+        out.push_str("    fields: &[\n");
+        for f in sorted_fields(m) {
+            writeln!(
+                out,
+                "        FieldDesc {{ name: \"{}\", number: {}, ty: {}, repeated: {}, oneof: {} }},",
+                f.name(),
+                f.number(),
+                field_type(&f.kind()),
+                f.is_list(),
+                f.containing_oneof().is_some()
+            )
+            .unwrap();
+        }
+        out.push_str("    ],\n};\n\n");
+    }
+    out.push_str("/// Every message of the schema, in the order of the `.proto` files.\n");
+    out.push_str("pub static ALL_MESSAGES: &[&MessageDesc] = &[\n");
+    for m in &messages {
+        writeln!(out, "    &{},", ident(m.full_name())).unwrap();
+    }
+    out.push_str("];\n\n");
+
+    out.push_str(
+        "/// Field numbers: `field::<message>::<FIELD>`, the message in snake case (nested messages\n\
+         /// in their parent's module), the field's name in upper case.\n\
+         pub mod field {\n",
+    );
+    for name in PROTO_FILES {
+        let file = pool.files().find(|f| f.name() == name).expect("file");
+        for m in file.messages() {
+            field_module(&m, 1, &mut out);
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn walk(
+    m: MessageDescriptor,
+    messages: &mut Vec<MessageDescriptor>,
+    enums: &mut Vec<EnumDescriptor>,
+) {
+    enums.extend(m.child_enums());
+    messages.push(m.clone());
+    for c in m.child_messages() {
+        walk(c, messages, enums);
+    }
+}
+
+fn sorted_fields(m: &MessageDescriptor) -> Vec<protox::prost_reflect::FieldDescriptor> {
+    let mut fields: Vec<_> = m.fields().collect();
+    fields.sort_by_key(|f| f.number());
+    fields
+}
+
+fn field_module(m: &MessageDescriptor, depth: usize, out: &mut String) {
+    let pad = "    ".repeat(depth);
+    writeln!(out, "{pad}/// Fields of `{}`.", m.full_name()).unwrap();
+    writeln!(out, "{pad}pub mod {} {{", snake(m.name())).unwrap();
+    for f in sorted_fields(m) {
+        writeln!(out, "{pad}    /// `{}`.", f.name()).unwrap();
+        writeln!(
+            out,
+            "{pad}    pub const {}: u32 = {};",
+            f.name().to_uppercase(),
+            f.number()
+        )
+        .unwrap();
+    }
+    for c in m.child_messages() {
+        field_module(&c, depth + 1, out);
+    }
+    writeln!(out, "{pad}}}").unwrap();
+}
+
+fn ident(full: &str) -> String {
+    full.replace('.', "_").to_uppercase()
+}
+
+/// `GpuQueueSubmissionMetaInfo` -> `gpu_queue_submission_meta_info`, `ApiTrackInt64` ->
+/// `api_track_int64`, `CGroupMemoryUsage` -> `cgroup_memory_usage`.
+fn snake(name: &str) -> String {
+    let mut s = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() && prev_lower {
+            s.push('_');
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        s.push(c.to_ascii_lowercase());
+    }
+    s
+}
+
+fn field_type(kind: &Kind) -> String {
+    match kind {
+        Kind::Uint32 => "FieldType::Uint32".into(),
+        Kind::Uint64 => "FieldType::Uint64".into(),
+        Kind::Int32 => "FieldType::Int32".into(),
+        Kind::Int64 => "FieldType::Int64".into(),
+        Kind::Bool => "FieldType::Bool".into(),
+        Kind::Double => "FieldType::Double".into(),
+        Kind::Float => "FieldType::Float".into(),
+        Kind::Fixed64 => "FieldType::Fixed64".into(),
+        Kind::String => "FieldType::String".into(),
+        Kind::Bytes => "FieldType::Bytes".into(),
+        Kind::Enum(e) => format!("FieldType::Enum(&{})", ident(e.full_name())),
+        Kind::Message(m) => format!("FieldType::Message(&{})", ident(m.full_name())),
+        other => panic!("no FieldType for {other:?}: extend schema_types::FieldType"),
+    }
+}
