@@ -73,11 +73,22 @@ fn check_prefix(data: &[u8]) {
         .map(|s| s.0)
         .chain(spans.last().map(|s| s.1));
     let must = ends.take_while(|&e| e <= cut as u64).count();
-    assert!(got.len() >= must, "cut at {cut}: {} of {must} records", got.len());
-    assert!(got.len() <= whole.len(), "cut at {cut}: more records than the whole");
+    assert!(
+        got.len() >= must,
+        "cut at {cut}: {} of {must} records",
+        got.len()
+    );
+    assert!(
+        got.len() <= whole.len(),
+        "cut at {cut}: more records than the whole"
+    );
     assert_eq!(got[..], whole[..got.len()], "cut at {cut}");
     if let Some(e) = fault {
-        assert!(e.offset <= cut as u64, "cut at {cut}: fault at {:#x}", e.offset);
+        assert!(
+            e.offset <= cut as u64,
+            "cut at {cut}: fault at {:#x}",
+            e.offset
+        );
     }
 }
 
