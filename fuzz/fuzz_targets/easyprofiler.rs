@@ -1,11 +1,96 @@
 //! Arbitrary bytes through the whole EasyProfiler reader: no panic, errors inside the input, and
-//! counts bounded by the input's size (nothing is trusted from a count field).
+//! counts bounded by the input's size (nothing is trusted from a count field); and a prefix of a
+//! file that reads whole gives the file's records up to the cut.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tracecap_easyprofiler::{
     Capture, Error, Item, KindTable, Nest, NestSlot, Record, Summary, Visitor,
 };
+
+/// A record in file order, as `tracecap dump` prints them, with the offset where it ends.
+#[derive(Debug, PartialEq)]
+enum Rec<'a> {
+    Descriptor(tracecap_easyprofiler::Descriptor<'a>),
+    Item(Item<'a>),
+}
+
+/// The descriptors, then everything [`Capture::items`] gives, and the fault that ended the walk.
+fn records(data: &[u8]) -> (Vec<Rec<'_>>, Option<Error>) {
+    let mut out = Vec::new();
+    let walked = (|| {
+        let c = Capture::parse(data)?;
+        for d in c.descriptors() {
+            out.push(Rec::Descriptor(d?));
+        }
+        let kinds = KindTable::new(&c)?;
+        for item in c.items(&kinds) {
+            out.push(Rec::Item(item?));
+        }
+        Ok(())
+    })();
+    (out, walked.err())
+}
+
+/// Where a record of `data` starts and ends: a size-prefixed record spans its size field and
+/// payload; a thread's head its id, name size and name.
+fn span(data: &[u8], r: &Rec<'_>, id_len: u64) -> (u64, u64) {
+    let u16_at = |at: u64| {
+        let at = at as usize;
+        u64::from(u16::from_le_bytes([data[at], data[at + 1]]))
+    };
+    let at = match r {
+        Rec::Descriptor(d) => d.offset,
+        Rec::Item(Item::ContextSwitch(c)) => c.offset,
+        Rec::Item(Item::Record(r)) => r.offset(),
+        Rec::Item(Item::Bookmark(b)) => b.offset,
+        Rec::Item(Item::Thread(t)) => {
+            return (t.offset, t.offset + id_len + 2 + u16_at(t.offset + id_len));
+        }
+    };
+    (at, at + 2 + u16_at(at))
+}
+
+/// `data` cut where its last two bytes say, when `data` reads whole: the cut file's records are
+/// the whole file's, in order, every record whose next record starts at or before the cut among
+/// them, and the fault (if any) lies within the cut file.
+fn check_prefix(data: &[u8]) {
+    let Some(&[a, b]) = data.last_chunk::<2>() else {
+        return;
+    };
+    let (whole, err) = records(data);
+    let Ok(c) = Capture::parse(data) else { return };
+    if err.is_some() {
+        return;
+    }
+    let id_len = if c.header().version.wide_ids() { 8 } else { 4 };
+    let spans: Vec<(u64, u64)> = whole.iter().map(|r| span(data, r, id_len)).collect();
+    let cut = usize::from(u16::from_le_bytes([a, b])) % data.len();
+    let (got, fault) = records(&data[..cut]);
+    let ends = spans
+        .iter()
+        .skip(1)
+        .map(|s| s.0)
+        .chain(spans.last().map(|s| s.1));
+    let must = ends.take_while(|&e| e <= cut as u64).count();
+    assert!(
+        got.len() >= must,
+        "cut at {cut}: {} of {must} records",
+        got.len()
+    );
+    assert!(
+        got.len() <= whole.len(),
+        "cut at {cut}: more records than the whole"
+    );
+    assert_eq!(got[..], whole[..got.len()], "cut at {cut}");
+    if let Some(e) = fault {
+        assert!(
+            e.offset <= cut as u64,
+            "cut at {cut}: fault at {:#x}",
+            e.offset
+        );
+    }
+}
 
 /// Offsets of the records and context switches [`tracecap_easyprofiler::Items::visit`] gives.
 struct Offsets(Vec<u64>);
@@ -24,6 +109,7 @@ impl<'a> Visitor<'a> for Offsets {
 }
 
 fuzz_target!(|data: &[u8]| {
+    check_prefix(data);
     let Ok(c) = Capture::parse(data) else { return };
     let Ok(kinds) = KindTable::new(&c) else {
         return;

@@ -52,16 +52,37 @@ fn dump_json_objects_follow_the_schema() {
     );
     let mut counts = std::collections::BTreeMap::new();
     let mut max_depth = 0;
+    let bytes = std::fs::read(&path).unwrap();
+    let mut last_offset = 0;
     for l in &lines[1..] {
         let kind = l["kind"].as_str().unwrap();
+        // Offsets rise through the file; a size-prefixed record's offset is its size field's.
+        let offset = l["offset"].as_u64().unwrap();
+        assert!(offset > last_offset, "{l}");
+        last_offset = offset;
+        if kind == "thread" {
+            let id = u64::from_le_bytes(bytes[offset as usize..][..8].try_into().unwrap());
+            assert_eq!(l["id"], id, "{l}");
+        } else if kind != "descriptor" {
+            let at = offset as usize;
+            let size = u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
+            let first = u64::from_le_bytes(bytes[at + 2..][..8].try_into().unwrap());
+            let field = ["begin", "time", "position"]
+                .iter()
+                .find_map(|k| l.get(*k))
+                .unwrap();
+            assert_eq!(*field, first, "{l}");
+            assert!(at + 2 + size <= bytes.len());
+        }
         *counts.entry(kind).or_insert(0) += 1;
         let expect: &[&str] = match kind {
             "descriptor" => &[
-                "kind", "id", "line", "color", "type", "status", "name", "file",
+                "kind", "offset", "id", "line", "color", "type", "status", "name", "file",
             ],
-            "thread" => &["kind", "id", "name"],
+            "thread" => &["kind", "offset", "id", "name"],
             "context_switch" => &[
                 "kind",
+                "offset",
                 "thread",
                 "begin",
                 "end",
@@ -71,12 +92,14 @@ fn dump_json_objects_follow_the_schema() {
                 "name",
             ],
             "block" | "event" => &[
-                "kind", "thread", "begin", "end", "begin_ns", "end_ns", "id", "name", "depth",
+                "kind", "offset", "thread", "begin", "end", "begin_ns", "end_ns", "id", "name",
+                "depth",
             ],
             "value" => &[
-                "kind", "thread", "time", "time_ns", "id", "value_id", "type", "array", "data",
+                "kind", "offset", "thread", "time", "time_ns", "id", "value_id", "type", "array",
+                "data",
             ],
-            "bookmark" => &["kind", "position", "color", "text"],
+            "bookmark" => &["kind", "offset", "position", "color", "text"],
             other => panic!("unexpected kind {other}"),
         };
         assert_eq!(keys(l), expect, "{l}");
@@ -201,4 +224,107 @@ fn text_dump_is_indented_by_depth() {
         .lines()
         .any(|l| l.starts_with(&format!("{}block \"recurse\"", " ".repeat(14)))));
     assert!(out.contains("value \"v_text_utf8\" String array"));
+}
+
+/// The JSON lines of `dump --json` of `path`, its exit code and the offset its error names.
+fn dump_json(path: &std::path::Path) -> (i32, Vec<String>, Option<u64>) {
+    let (code, out, err) = tracecap(&["dump", "--json", path.to_str().unwrap()]);
+    let offset = err
+        .rsplit_once("at offset 0x")
+        .map(|(_, hex)| u64::from_str_radix(hex.trim(), 16).unwrap());
+    (code, out.lines().map(str::to_owned).collect(), offset)
+}
+
+/// A bundled sample cut at the start and middle of records, inside thread heads and the trailer,
+/// and at seeded random points: `dump --json` prints the whole file's lines up to the cut, every
+/// record whose next record starts at or before the cut among them, then exits 1 naming an offset
+/// within the cut file. The one difference allowed: the `depth` of a record of the thread the cut
+/// falls in (its enclosing records come after it in the file). `info --json` counts exactly the
+/// lines printed and names the same fault.
+#[test]
+fn cut_files_dump_every_record_before_the_cut() {
+    let mut rng = tracecap_testkit::Rng(0xC07_0017);
+    for name in ["gen_small.prof", "sample_small.prof"] {
+        let bytes = std::fs::read(sample(name)).unwrap();
+        let (code, whole, _) = dump_json(&sample(name));
+        assert_eq!(code, 0);
+        let parsed: Vec<serde_json::Value> = whole
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let offsets: Vec<u64> = parsed[1..]
+            .iter()
+            .map(|l| l["offset"].as_u64().unwrap())
+            .collect();
+        let mut cuts: Vec<u64> = offsets
+            .iter()
+            .step_by(7)
+            .flat_map(|&o| [o, o + 1, o + 5])
+            .collect();
+        cuts.extend((0..30).map(|_| rng.next_u64() % bytes.len() as u64));
+        cuts.push(bytes.len() as u64 - 1);
+        for cut in cuts {
+            let p = tmp(&format!("cut-{cut}-{name}"), &bytes[..cut as usize]);
+            let (code, part, fault) = dump_json(&p);
+            assert_eq!(code, 1, "{name} cut at {cut}");
+            let fault = fault.unwrap();
+            assert!(fault <= cut, "{name} cut at {cut}: fault at {fault:#x}");
+            // Record lines after the header whose next record starts at or before the cut.
+            let must = offsets.windows(2).take_while(|w| w[1] <= cut).count();
+            // The header line, once the header is whole (the first descriptor follows it).
+            let header = usize::from(cut >= offsets[0]);
+            assert!(
+                part.len() >= header + must,
+                "{name} cut at {cut}: {} lines",
+                part.len()
+            );
+            let last_thread = part
+                .iter()
+                .rposition(|l| l.starts_with("{\"kind\":\"thread\""))
+                .unwrap_or(part.len());
+            for (i, line) in part.iter().enumerate() {
+                if *line == whole[i] {
+                    continue;
+                }
+                let mut a: serde_json::Value = serde_json::from_str(line).unwrap();
+                let mut b = parsed[i].clone();
+                a.as_object_mut().unwrap().remove("depth");
+                b.as_object_mut().unwrap().remove("depth");
+                assert!(
+                    a == b && i > last_thread,
+                    "{name} cut at {cut}: line {i}\n{line}\n{}",
+                    whole[i]
+                );
+            }
+            let (code, out, _) = tracecap(&["info", "--json", p.to_str().unwrap()]);
+            assert_eq!(code, 1);
+            if header == 0 {
+                let _ = std::fs::remove_file(p);
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let kinds = |k: &[&str]| {
+                part.iter()
+                    .filter(|l| k.iter().any(|k| l.contains(&format!("{{\"kind\":\"{k}\""))))
+                    .count() as u64
+            };
+            assert_eq!(
+                v["descriptors"],
+                kinds(&["descriptor"]),
+                "{name} cut at {cut}"
+            );
+            assert_eq!(
+                v["threads"].as_array().unwrap().len() as u64,
+                kinds(&["thread"])
+            );
+            assert_eq!(
+                v["records"]["total"],
+                kinds(&["block", "event", "value", "context_switch"]),
+                "{name} cut at {cut}"
+            );
+            assert_eq!(v["bookmarks"], kinds(&["bookmark"]));
+            assert_eq!(v["error"]["offset"], fault, "{name} cut at {cut}");
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }

@@ -44,6 +44,8 @@ pub enum Item<'a> {
 enum State {
     /// Between threads.
     Threads,
+    /// After a thread's head, before its count of context switches.
+    Head,
     /// Inside a thread's context switches; `left` to go.
     Switches(u32),
     /// Inside a thread's records.
@@ -144,6 +146,10 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
                     return ContextSwitch::read(&mut self.r, wide)
                         .map(|c| Some(Item::ContextSwitch(c)));
                 }
+                State::Head => {
+                    let n = self.r.u32_le().what("context switch count")?;
+                    self.state = State::Switches(n);
+                }
                 State::Switches(_) => {
                     let n = self.r.u32_le().what("block count")?;
                     self.state = State::Records(n);
@@ -166,8 +172,8 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
                         }
                         let (offset, id, name) =
                             read_thread_head(&mut self.r, self.version.wide_ids())?;
-                        let n = self.r.u32_le().what("context switch count")?;
-                        self.state = State::Switches(n);
+                        // The head is whole: it comes out even when the counts after it are cut.
+                        self.state = State::Head;
                         return Ok(Some(Item::Thread(ThreadHead { offset, id, name })));
                     }
                     if !self.version.has_end_signature() {

@@ -30,6 +30,28 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Damage
+//!
+//! Every walk yields every record whose bytes lie wholly before the damage, in file order, then
+//! one error with an absolute offset no later than the damage, then nothing. Records here are
+//! descriptors, thread heads (id and name), context switches, blocks, events, values and bookmarks;
+//! each view carries the offset of its first byte (`offset`, [`Record::offset`]). So:
+//!
+//! - a bad or cut header: [`Capture::parse`] fails;
+//! - a cut or malformed descriptor: the descriptors before it, then the error, which every thread
+//!   walk gives first;
+//! - a cut thread id, name size or name: the earlier threads whole, then the error;
+//! - a cut context-switch or block count: the earlier threads and this thread's head (a
+//!   [`Thread`] with [`Thread::fault`], an [`Item::Thread`]), then the error;
+//! - a cut or malformed context switch or record: the thread's earlier ones, then the error;
+//! - a cut or wrong end signature (2.1+): every thread, then the error;
+//! - a cut or malformed bookmark, or a bad signature after the last: the bookmarks before it.
+//!
+//! [`Summary::check_partial`] counts what was read before a fault. Before 2.1 the format has no
+//! end marker: a file cut exactly between two threads reads as whole, with fewer threads (only the
+//! header's `blocks_count` tells). Depths need a thread's later records, so a thread cut short is
+//! nested from the records read.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -57,8 +57,9 @@ impl Summary {
         s.check_into(capture, kinds, slots).map(|()| s)
     }
 
-    /// Like [`Summary::check`], but on a fault also returns the counts of everything read before
-    /// it.
+    /// Like [`Summary::check`], but on a fault also returns what was read before it: the counts
+    /// of every whole descriptor, thread head, context switch, record and bookmark, the levels of
+    /// their nesting and the span of their times (`trailing` stays 0).
     pub fn check_partial<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
         capture: &Capture<'_>,
         kinds: &K,
@@ -182,12 +183,12 @@ impl Summary {
         self.context_switches += switches;
         self.threads += walk.threads;
         self.bookmarks += walk.bookmarks;
-        self.levels = self.levels.max(walk.levels);
-        walked?;
-        self.levels = self.levels.max(walk.current);
+        // The levels and the time span of what was read count on a fault too.
+        self.levels = self.levels.max(walk.levels).max(walk.current);
         if blocks + events + values > 0 {
             (self.first, self.last) = (Some(walk.first), Some(walk.last));
         }
+        walked?;
         self.trailing = items.trailing();
         Ok(())
     }

@@ -177,3 +177,166 @@ fn huge_counts_do_not_allocate_or_loop() {
     let (_, err) = walk(&b);
     assert!(err.is_some());
 }
+
+/// One record of a capture, as `tracecap dump` prints them: a descriptor, a thread's head, a
+/// context switch, a block, event or value, or a bookmark.
+#[derive(Debug, PartialEq)]
+enum Rec<'a> {
+    Descriptor(tracecap_easyprofiler::Descriptor<'a>),
+    Thread(tracecap_easyprofiler::ThreadHead<'a>),
+    ContextSwitch(tracecap_easyprofiler::ContextSwitch<'a>),
+    Record(tracecap_easyprofiler::Record<'a>),
+    Bookmark(tracecap_easyprofiler::Bookmark<'a>),
+}
+
+/// Every record of `bytes` in file order, through the per-thread API (what `tracecap dump`
+/// walks), and the fault that ended the walk, if any.
+fn records(bytes: &[u8]) -> (Vec<Rec<'_>>, Option<tracecap_easyprofiler::Error>) {
+    use tracecap_easyprofiler::{Capture, KindTable, ThreadHead};
+    let mut out = Vec::new();
+    let walked = (|| {
+        let c = Capture::parse(bytes)?;
+        for d in c.descriptors() {
+            out.push(Rec::Descriptor(d?));
+        }
+        let kinds = KindTable::new(&c)?;
+        let mut threads = c.threads();
+        for t in threads.by_ref() {
+            let t = t?;
+            out.push(Rec::Thread(ThreadHead {
+                offset: t.offset,
+                id: t.id,
+                name: t.name,
+            }));
+            for cs in t.context_switches() {
+                out.push(Rec::ContextSwitch(cs?));
+            }
+            for r in t.records(&kinds) {
+                out.push(Rec::Record(r?));
+            }
+        }
+        for b in threads.tail()? {
+            out.push(Rec::Bookmark(b?));
+        }
+        Ok(())
+    })();
+    (out, walked.err())
+}
+
+/// Where each record of a whole file starts and ends: a size-prefixed record spans its size
+/// field and payload; a thread's head spans its id, name size and name.
+fn spans(bytes: &[u8], recs: &[Rec<'_>]) -> Vec<(u64, u64)> {
+    let u16_at = |at: u64| {
+        let at = at as usize;
+        u64::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+    };
+    let wide = tracecap_easyprofiler::Capture::parse(bytes)
+        .unwrap()
+        .header()
+        .version
+        .wide_ids();
+    let id_len = if wide { 8 } else { 4 };
+    recs.iter()
+        .map(|r| {
+            let at = match r {
+                Rec::Descriptor(d) => d.offset,
+                Rec::ContextSwitch(c) => c.offset,
+                Rec::Record(r) => r.offset(),
+                Rec::Bookmark(b) => b.offset,
+                Rec::Thread(t) => {
+                    return (t.offset, t.offset + id_len + 2 + u16_at(t.offset + id_len));
+                }
+            };
+            (at, at + 2 + u16_at(at))
+        })
+        .collect()
+}
+
+/// Every `.prof` of the corpus and of the repository's `samples/`.
+fn cut_files() -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = tracecap_testkit::corpus_files("easyprofiler", &["."])
+        .into_iter()
+        .filter(|(name, _)| name.ends_with(".prof"))
+        .collect();
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
+    for entry in std::fs::read_dir(samples).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "prof") {
+            let name = format!("samples/{}", path.file_name().unwrap().to_string_lossy());
+            files.push((name, tracecap_testkit::read(&path)));
+        }
+    }
+    files.sort();
+    assert!(files.iter().any(|(n, _)| n.starts_with("samples/")));
+    files
+}
+
+/// Every corpus file and bundled sample cut at the start, middle and end of each of its first
+/// 200 records and at 200 seeded random points: the cut file's records are the whole file's, in
+/// order, and include every record whose next record starts at or before the cut; the fault lies
+/// within the cut file. The single-pass walk (`Capture::items`) gives the same records and fault,
+/// and `Summary::check_partial` (what `tracecap info` reports) counts exactly those records.
+#[test]
+fn cuts_keep_every_record_before_them() {
+    use tracecap_easyprofiler::{Capture, Item, KindTable, Summary};
+    let mut rng = tracecap_testkit::Rng(0x5EED_0017);
+    for (name, bytes) in &cut_files() {
+        let (whole, err) = records(bytes);
+        assert!(err.is_none(), "{name}: {err:?}");
+        let spans = spans(bytes, &whole);
+        let mut cuts = tracecap_testkit::cut_points(&spans, bytes.len() + 1, &mut rng);
+        cuts.retain(|&c| c <= bytes.len() as u64);
+        for cut in cuts {
+            let part = &bytes[..cut as usize];
+            let (got, err) = records(part);
+            let at = err.as_ref().map(|e| e.offset);
+            tracecap_testkit::check_cut(name, cut, &whole, &spans, &got, at);
+            let Ok(c) = Capture::parse(part) else {
+                continue;
+            };
+            let kinds = KindTable::new(&c).unwrap_or_default();
+            // The single pass: descriptors, then thread heads, switches, records, bookmarks.
+            let descriptors = got
+                .iter()
+                .take_while(|r| matches!(r, Rec::Descriptor(_)))
+                .count();
+            let mut streamed = Vec::new();
+            let mut stream_err = None;
+            if err.is_none() || descriptors == c.header().descriptors_count as usize {
+                for item in c.items(&kinds) {
+                    match item {
+                        Ok(Item::Thread(t)) => streamed.push(Rec::Thread(t)),
+                        Ok(Item::ContextSwitch(cs)) => streamed.push(Rec::ContextSwitch(cs)),
+                        Ok(Item::Record(r)) => streamed.push(Rec::Record(r)),
+                        Ok(Item::Bookmark(b)) => streamed.push(Rec::Bookmark(b)),
+                        Err(e) => stream_err = Some(e),
+                    }
+                }
+                assert_eq!(
+                    (&streamed[..], stream_err),
+                    (&got[descriptors..], err),
+                    "{name} cut at {cut:#x}: items() and threads() differ"
+                );
+            }
+            // What `tracecap info` counts.
+            let (s, fault) = Summary::check_partial(&c, &kinds, &mut Vec::new());
+            let count = |f: fn(&Rec<'_>) -> bool| got.iter().filter(|r| f(r)).count() as u64;
+            assert_eq!(
+                (
+                    u64::from(s.descriptors),
+                    s.context_switches,
+                    s.blocks + s.events + s.values,
+                    u64::from(s.bookmarks)
+                ),
+                (
+                    count(|r| matches!(r, Rec::Descriptor(_))),
+                    count(|r| matches!(r, Rec::ContextSwitch(_))),
+                    count(|r| matches!(r, Rec::Record(_))),
+                    count(|r| matches!(r, Rec::Bookmark(_))),
+                ),
+                "{name} cut at {cut:#x}: summary counts"
+            );
+            assert_eq!(fault, err, "{name} cut at {cut:#x}: summary fault");
+        }
+    }
+}

@@ -25,23 +25,38 @@ fn lossy(b: &[u8]) -> String {
 
 /// Everything checked (what `validate` and `info` report): on two threads for a large file, see
 /// [`workers`].
-fn check(c: &Capture<'_>) -> Result<Summary, CliError> {
+fn check(c: &Capture<'_>) -> Result<Summary, Error> {
     let kinds = KindTable::new(c)?;
     match workers(c.data().len()) {
         Workers::One => {
             let mut slots: Vec<NestSlot> = Vec::new();
-            Ok(Summary::check(c, &kinds, &mut slots)?)
+            Summary::check(c, &kinds, &mut slots)
         }
-        two => Ok(check_in_two(c, &kinds, two)?),
+        two => check_in_two(c, &kinds, two),
     }
 }
 
-/// `tracecap info`.
+/// [`check`], and on a fault the counts of everything read before it (a second, serial walk:
+/// only a damaged file pays for it) with the fault.
+fn check_partial(c: &Capture<'_>) -> (Summary, Option<Error>) {
+    match check(c) {
+        Ok(s) => (s, None),
+        Err(_) => {
+            // A damaged descriptor section stops the walk before any thread is read, so the kinds
+            // of the descriptors before the damage are never asked for.
+            let kinds = KindTable::new(c).unwrap_or_default();
+            Summary::check_partial(c, &kinds, &mut Vec::new())
+        }
+    }
+}
+
+/// `tracecap info`: on a damaged file, the counts of everything read before the fault, then the
+/// fault.
 pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let json = opts.json;
     let c = Capture::parse(data)?;
     let h = *c.header();
-    let s = check(&c)?;
+    let (s, fault) = check_partial(&c);
     let (first, last) = (s.first.map(|t| h.to_ns(t)), s.last.map(|t| h.to_ns(t)));
     if json {
         let v = json!({
@@ -66,6 +81,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             "header_records": h.blocks_count,
             "bookmarks": s.bookmarks,
             "levels": s.levels,
+            "error": fault.map(|e| json!({"what": e.kind.to_string(), "offset": e.offset})),
         });
         // The threads go last, one at a time (a capture may hold millions of them).
         let head = v.to_string();
@@ -82,7 +98,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             write!(out, "{t}")?;
         }
         writeln!(out, "]}}")?;
-        return Ok(());
+        return fault.map_or(Ok(()), |e| Err(e.into()));
     }
     writeln!(out, "format:       EasyProfiler .prof")?;
     writeln!(out, "version:      {} ({:#010x})", h.version, h.version.0)?;
@@ -138,13 +154,14 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         )
     });
     super::write_list(out, "threads", lines, opts.verbose)?;
-    Ok(())
+    fault.map_or(Ok(()), |e| Err(e.into()))
 }
 
-/// The threads of a capture that passed the check `s`, read one at a time.
+/// The threads of a capture that the check `s` read, one at a time (a thread cut short by a
+/// fault with its whole records).
 fn threads<'a>(c: &Capture<'a>, s: &Summary) -> Counted<impl Iterator<Item = Thread<'a>>> {
     Counted {
-        items: c.threads().map_while(Result::ok),
+        items: c.threads().map_while(Result::ok).take(s.threads as usize),
         left: s.threads as usize,
     }
 }
@@ -447,7 +464,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
         names.push(d.name.to_vec());
         if json {
             let v = json!({
-                "kind": "descriptor", "id": d.id, "line": d.line, "color": d.color,
+                "kind": "descriptor", "offset": d.offset, "id": d.id, "line": d.line, "color": d.color,
                 "type": d.kind.name(), "status": d.status,
                 "name": lossy(d.name), "file": lossy(d.file),
             });
@@ -478,8 +495,8 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
         if json {
             write!(
                 out,
-                "{{\"kind\":\"bookmark\",\"position\":{},\"color\":{},\"text\":",
-                b.position, b.color
+                "{{\"kind\":\"bookmark\",\"offset\":{},\"position\":{},\"color\":{},\"text\":",
+                b.offset, b.position, b.color
             )?;
             str_lossy(out, b.text)?;
             writeln!(out, "}}")?;
@@ -506,7 +523,11 @@ fn dump_thread(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     if json {
-        write!(out, "{{\"kind\":\"thread\",\"id\":{},\"name\":", t.id)?;
+        write!(
+            out,
+            "{{\"kind\":\"thread\",\"offset\":{},\"id\":{},\"name\":",
+            t.offset, t.id
+        )?;
         str_lossy(out, t.name)?;
         writeln!(out, "}}")?;
     } else {
@@ -524,8 +545,8 @@ fn dump_thread(
         if json {
             write!(
                 out,
-                "{{\"kind\":\"context_switch\",\"thread\":{},\"begin\":{},\"end\":{},\"begin_ns\":{},\"end_ns\":{},\"target_thread\":{},\"name\":",
-                t.id, cs.begin, cs.end, h.to_ns(cs.begin), h.to_ns(cs.end), cs.target_thread
+                "{{\"kind\":\"context_switch\",\"offset\":{},\"thread\":{},\"begin\":{},\"end\":{},\"begin_ns\":{},\"end_ns\":{},\"target_thread\":{},\"name\":",
+                cs.offset, t.id, cs.begin, cs.end, h.to_ns(cs.begin), h.to_ns(cs.end), cs.target_thread
             )?;
             str_lossy(out, cs.name)?;
             writeln!(out, "}}")?;
@@ -563,8 +584,8 @@ fn dump_thread(
                 if json {
                     write!(
                         out,
-                        "{{\"kind\":\"{kind}\",\"thread\":{},\"begin\":{},\"end\":{},\"begin_ns\":{},\"end_ns\":{},\"id\":{},\"name\":",
-                        t.id, b.begin, b.end, h.to_ns(b.begin), h.to_ns(b.end), b.id
+                        "{{\"kind\":\"{kind}\",\"offset\":{},\"thread\":{},\"begin\":{},\"end\":{},\"begin_ns\":{},\"end_ns\":{},\"id\":{},\"name\":",
+                        b.offset, t.id, b.begin, b.end, h.to_ns(b.begin), h.to_ns(b.end), b.id
                     )?;
                     str_lossy(out, b.name)?;
                     writeln!(out, ",\"depth\":{depth}}}")?;
@@ -590,8 +611,8 @@ fn dump_thread(
                 if json {
                     write!(
                         out,
-                        "{{\"kind\":\"value\",\"thread\":{},\"time\":{},\"time_ns\":{},\"id\":{},\"value_id\":{},\"type\":\"{}\",\"array\":{},\"data\":[",
-                        t.id, v.time, h.to_ns(v.time), v.id, v.value_id, v.data_type.name(), v.is_array
+                        "{{\"kind\":\"value\",\"offset\":{},\"thread\":{},\"time\":{},\"time_ns\":{},\"id\":{},\"value_id\":{},\"type\":\"{}\",\"array\":{},\"data\":[",
+                        v.offset, t.id, v.time, h.to_ns(v.time), v.id, v.value_id, v.data_type.name(), v.is_array
                     )?;
                     if let Some(s) = v.string_bytes() {
                         str_lossy(out, s)?;
