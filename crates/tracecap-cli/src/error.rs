@@ -46,6 +46,13 @@ impl fmt::Display for CliError {
     }
 }
 
+/// A format crate's error: every one is a [`tracecap_wire::Error`], a kind and the absolute offset.
+impl<K: fmt::Display> From<tracecap_wire::Error<K>> for CliError {
+    fn from(e: tracecap_wire::Error<K>) -> Self {
+        CliError::format(e.kind, e.offset)
+    }
+}
+
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
         CliError::Io(e)

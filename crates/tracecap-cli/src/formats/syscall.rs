@@ -8,10 +8,6 @@ use tracecap_syscall::{Arg, Capture, Entry, Error, Header, Syscall};
 use crate::error::CliError;
 use crate::formats::DumpOptions;
 
-fn fault(e: Error) -> CliError {
-    CliError::format(e.kind, e.offset)
-}
-
 /// Totals of one walk over a capture.
 #[derive(Default)]
 struct Summary {
@@ -86,7 +82,7 @@ fn lossy(b: &[u8]) -> String {
 /// the totals of what came before it.
 pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let json = opts.json;
-    let cap = Capture::parse(data).map_err(fault)?;
+    let cap = Capture::parse(data)?;
     let h = cap.header();
     let (s, err) = summarize(&cap);
     let mut top: Vec<(u16, u64)> = s.by_number.iter().map(|(&n, &c)| (n, c)).collect();
@@ -194,18 +190,18 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         super::write_list(out, "syscalls by count", calls, opts.verbose)?;
     }
     match err {
-        Some(e) => Err(fault(e)),
+        Some(e) => Err(e.into()),
         None => Ok(()),
     }
 }
 
 /// `tracecap validate`: walk every entry and every argument; exit 1 at the first fault.
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
-    let cap = Capture::parse(data).map_err(fault)?;
+    let cap = Capture::parse(data)?;
     let mut records = 0u64;
     let mut args = 0u64;
     for entry in cap.entries() {
-        if let Entry::Syscall(c) = entry.map_err(fault)? {
+        if let Entry::Syscall(c) = entry? {
             records += 1;
             args += c.args().count() as u64;
         }
@@ -221,7 +217,7 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
 /// `tracecap dump`: the header, then one line per entry; every good entry is printed before a
 /// fault is reported.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let cap = Capture::parse(data).map_err(fault)?;
+    let cap = Capture::parse(data)?;
     let mut line = String::with_capacity(256);
     if opts.json {
         line.push('{');
@@ -232,7 +228,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
     }
     writeln!(out, "{line}")?;
     for entry in cap.entries() {
-        let entry = entry.map_err(fault)?;
+        let entry = entry?;
         line.clear();
         if opts.json {
             entry_json(&mut line, &entry);

@@ -14,10 +14,6 @@ use tracecap_wtf::{
 use crate::error::CliError;
 use crate::formats::{write_list, DumpOptions};
 
-fn fault(e: Error) -> CliError {
-    CliError::format(e.kind, e.offset)
-}
-
 fn opt_text(b: Option<&[u8]>) -> J {
     b.map_or(J::Null, |b| J::String(text_lossy(b).into_owned()))
 }
@@ -112,9 +108,9 @@ fn summarize(trace: &Capture<'_>) -> (Summary, Option<Error>) {
 /// `tracecap info`: versions, chunks, zones and events by name.
 pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let json = opts.json;
-    let trace = Capture::parse(data).map_err(fault)?;
+    let trace = Capture::parse(data)?;
     let info = trace.header();
-    let header = header_json(info).map_err(fault)?;
+    let header = header_json(info)?;
     let (s, err) = summarize(&trace);
     let mut top: Vec<(&String, &u64)> = s.by_name.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -194,23 +190,23 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         )?;
     }
     match err {
-        Some(e) => Err(fault(e)),
+        Some(e) => Err(e.into()),
         None => Ok(()),
     }
 }
 
 /// `tracecap validate`: walk every event and decode every argument; exit 1 at the first fault.
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Capture::parse(data).map_err(fault)?;
-    header_json(trace.header()).map_err(fault)?;
+    let trace = Capture::parse(data)?;
+    header_json(trace.header())?;
     let mut events = 0u64;
     let mut args = 0u64;
     let mut walk = trace.events();
     for ev in walk.by_ref() {
-        let ev = ev.map_err(fault)?;
+        let ev = ev?;
         events += 1;
         for a in ev.args() {
-            a.map_err(fault)?;
+            a?;
             args += 1;
         }
     }
@@ -251,9 +247,9 @@ fn args_object<'a>(s: &mut String, fmt: &mut ArgsJson<'a>, ev: &Event<'a>) -> Re
 /// `tracecap dump`: a header line, then every event in file order (built-ins included, raw), with
 /// a `define` line after each `wtf.event#define` and a `zone` line after each `wtf.zone#create`.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Capture::parse(data).map_err(fault)?;
+    let trace = Capture::parse(data)?;
     let info = trace.header();
-    let header = header_json(info).map_err(fault)?;
+    let header = header_json(info)?;
     let mut line = String::with_capacity(256);
     if opts.json {
         // Keys in the order of the issue.
@@ -274,7 +270,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
     let mut fmt = ArgsJson::new();
     let mut walk = trace.events();
     while let Some(ev) = walk.next() {
-        let ev = ev.map_err(fault)?;
+        let ev = ev?;
         line.clear();
         if opts.json {
             line.push_str("{\"kind\":\"event\",\"offset\":");
@@ -291,7 +287,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
             line.push_str(",\"flags\":");
             line.push_str(&ev.flags().to_string());
             line.push_str(",\"args\":");
-            args_object(&mut line, &mut fmt, &ev).map_err(fault)?;
+            args_object(&mut line, &mut fmt, &ev)?;
             line.push('}');
         } else {
             let zone = ev.zone.map_or_else(|| "-".to_string(), |z| z.to_string());
@@ -302,7 +298,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
                 ev.name(),
                 ev.flags()
             ));
-            args_object(&mut line, &mut fmt, &ev).map_err(fault)?;
+            args_object(&mut line, &mut fmt, &ev)?;
         }
         writeln!(out, "{line}")?;
         if ev.flags() & tracecap_wtf::FLAG_BUILTIN == 0 {
