@@ -185,6 +185,9 @@ impl<'a> Chunk<'a> {
     }
 }
 
+/// Length of the prologue (magic, WTF version, format version), the bytes before the first chunk.
+pub const PROLOGUE_LEN: usize = 12;
+
 /// Iterator over the chunks after the prologue. Fused after the first error.
 #[derive(Clone, Debug)]
 pub struct Chunks<'a> {
@@ -198,7 +201,7 @@ impl<'a> Chunks<'a> {
     /// Chunks of a whole chunked file (`data` starts with the prologue).
     pub fn new(data: &'a [u8]) -> Self {
         let mut r = Reader::new(data);
-        let done = r.skip(crate::header::PROLOGUE_LEN).is_err();
+        let done = r.skip(PROLOGUE_LEN).is_err();
         Chunks { r, done, cut: None }
     }
 

@@ -3,7 +3,8 @@
 
 use tracecap_wire::Reader;
 
-use crate::defs::{Builtin, Definition};
+use crate::builtin::Builtin;
+use crate::defs::Definition;
 use crate::signature::Signature;
 use crate::strings::StringTable;
 use crate::value::{Args, Encoding, Str, Value};

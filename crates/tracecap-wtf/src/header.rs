@@ -5,12 +5,10 @@ use tracecap_wire::{Context, Reader};
 use zerocopy::{big_endian, little_endian};
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
-use crate::chunk::{Chunks, CHUNK_FILE_HEADER, PART_FILE_HEADER};
+use crate::chunk::{Chunks, CHUNK_FILE_HEADER, PART_FILE_HEADER, PROLOGUE_LEN};
 use crate::error::{Error, ErrorKind};
 use crate::value::{read_legacy_utf8, Str};
 
-/// Length of the prologue (magic, WTF version, format version).
-pub const PROLOGUE_LEN: usize = 12;
 /// The chunked format's version.
 pub const CHUNKED_VERSION: u32 = 10;
 /// The legacy format's version.

@@ -54,6 +54,7 @@ extern crate alloc;
 extern crate std;
 
 mod builtin;
+mod builtin_event;
 mod chunk;
 mod defs;
 mod error;
@@ -74,16 +75,17 @@ pub mod timeline;
 #[cfg(feature = "write")]
 pub mod write;
 
-pub use builtin::BuiltinEvent;
+pub use builtin::Builtin;
+pub use builtin_event::BuiltinEvent;
 pub use chunk::{
     Chunk, Chunks, Part, RawChunkHeader, RawPartEntry, CHUNK_EVENT_DATA, CHUNK_FILE_HEADER,
     PART_BINARY_EVENTS, PART_BINARY_RESOURCE, PART_FILE_HEADER, PART_JSON_EVENTS,
-    PART_LEGACY_EVENTS, PART_STRING_RESOURCE, PART_STRING_TABLE,
+    PART_LEGACY_EVENTS, PART_STRING_RESOURCE, PART_STRING_TABLE, PROLOGUE_LEN,
 };
 #[cfg(feature = "alloc")]
 pub use defs::DefinitionTable;
 pub use defs::{
-    Builtin, Definition, DefinitionStore, FixedDefinitionTable, CLASS_INSTANCE, CLASS_SCOPE,
+    Definition, DefinitionStore, FixedDefinitionTable, CLASS_INSTANCE, CLASS_SCOPE,
     DEFINE_SIGNATURE, FLAG_APPEND_FLOW_DATA, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
     FLAG_HIGH_FREQUENCY, FLAG_INTERNAL, FLAG_SYSTEM_TIME,
 };
@@ -91,7 +93,7 @@ pub use error::{Error, ErrorKind};
 pub use event::{Event, ZoneInfo, MAX_ARGS};
 pub use header::{
     is_wtf, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
-    FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC, PROLOGUE_LEN,
+    FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC,
 };
 pub use signature::{ArgDecl, ArgType, Signature};
 #[cfg(feature = "alloc")]

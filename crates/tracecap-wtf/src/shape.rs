@@ -2,7 +2,7 @@
 //! the size of its arguments: fixed when no type has a data-dependent size, otherwise measured
 //! from the array counts.
 
-use crate::defs::Builtin;
+use crate::builtin::Builtin;
 use crate::signature::{code, ArgType};
 use crate::strings::NULL_ORDINAL;
 

@@ -3,7 +3,8 @@
 
 use alloc::vec::Vec;
 
-use crate::defs::{Builtin, DefinitionStore, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA};
+use crate::builtin::Builtin;
+use crate::defs::{DefinitionStore, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA};
 use crate::error::Error;
 use crate::event::{Event, ZoneInfo};
 use crate::Capture;

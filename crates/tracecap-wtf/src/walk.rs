@@ -17,8 +17,9 @@
 
 use tracecap_wire::{Context, Reader};
 
+use crate::builtin::Builtin;
 use crate::chunk::{Chunks, CHUNK_EVENT_DATA, PART_BINARY_EVENTS, PART_STRING_TABLE};
-use crate::defs::{Builtin, Definition, DefinitionStore, Shape, FLAG_BUILTIN};
+use crate::defs::{Definition, DefinitionStore, Shape, FLAG_BUILTIN};
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventHead, MAX_ARGS};
 use crate::header::{Container, Header};
