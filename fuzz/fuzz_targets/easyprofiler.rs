@@ -53,7 +53,8 @@ fn span(data: &[u8], r: &Rec<'_>, id_len: u64) -> (u64, u64) {
 
 /// `data` cut where its last two bytes say, when `data` reads whole: the cut file's records are
 /// the whole file's, in order, every record whose next record starts at or before the cut among
-/// them, and the fault (if any) lies within the cut file.
+/// them, and the fault (if any) lies within the cut file; before 2.1, a cut file without a fault
+/// is cut between two threads and holds the header's count of records.
 fn check_prefix(data: &[u8]) {
     let Some(&[a, b]) = data.last_chunk::<2>() else {
         return;
@@ -88,6 +89,24 @@ fn check_prefix(data: &[u8]) {
             e.offset <= cut as u64,
             "cut at {cut}: fault at {:#x}",
             e.offset
+        );
+    } else if !c.header().version.has_end_signature() {
+        // Before 2.1 nothing follows the threads: a cut file reads without a fault only when
+        // it is cut between two threads and still holds the header's count of records.
+        let read = got
+            .iter()
+            .filter(|r| matches!(r, Rec::Item(Item::ContextSwitch(_) | Item::Record(_))))
+            .count() as u64;
+        assert!(
+            read >= u64::from(c.header().blocks_count),
+            "cut at {cut}: {read} of the header's {} records, no fault",
+            c.header().blocks_count
+        );
+        assert!(
+            whole[got.len()..]
+                .first()
+                .is_none_or(|r| matches!(r, Rec::Item(Item::Thread(t)) if t.offset == cut as u64)),
+            "cut at {cut}: no fault inside a thread"
         );
     }
 }

@@ -328,3 +328,86 @@ fn cut_files_dump_every_record_before_the_cut() {
         }
     }
 }
+
+/// The corpus files older than 2.1 (no thread count, no end signature) cut at the start of each
+/// thread: every command exits 1 naming the header's missing records at the end of the cut file
+/// (the validation on one thread, on two, and with the back worker first alike), after printing
+/// every line of the whole file before the cut.
+#[test]
+fn old_files_cut_between_threads_fail_in_every_command() {
+    for name in [
+        "sample_v1.0.0.prof",
+        "sample_v1.2.0.prof",
+        "sample_v2.0.1.prof",
+    ] {
+        let Some(path) = corpus(name) else { return };
+        let bytes = std::fs::read(&path).unwrap();
+        let (code, whole, _) = dump_json(&path);
+        assert_eq!(code, 0, "{name}");
+        let stated = serde_json::from_str::<serde_json::Value>(
+            &tracecap(&["info", "--json", path.to_str().unwrap()]).1,
+        )
+        .unwrap()["header_records"]
+            .as_u64()
+            .unwrap();
+        let starts: Vec<u64> = whole
+            .iter()
+            .filter(|l| l.starts_with("{\"kind\":\"thread\""))
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["offset"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert!(starts.len() >= 2, "{name}");
+        for (threads, &cut) in starts.iter().enumerate() {
+            let p = tmp(&format!("thread-cut-{cut}-{name}"), &bytes[..cut as usize]);
+            let file = p.to_str().unwrap();
+            let (code, part, fault) = dump_json(&p);
+            assert_eq!((code, fault), (1, Some(cut)), "{name} cut at {cut}");
+            let before = whole
+                .iter()
+                .position(|l| l.starts_with(&format!("{{\"kind\":\"thread\",\"offset\":{cut},")))
+                .unwrap();
+            assert_eq!(part[..], whole[..before], "{name} cut at {cut}");
+            let read = part
+                .iter()
+                .filter(|l| {
+                    ["block", "event", "value", "context_switch"]
+                        .iter()
+                        .any(|k| l.starts_with(&format!("{{\"kind\":\"{k}\"")))
+                })
+                .count();
+            let want = format!(
+                "error: the file ends after {read} of the header's {stated} records at offset {cut:#x}\n"
+            );
+            let out = p.with_extension("json");
+            let out = out.to_str().unwrap();
+            let runs = [
+                (vec!["validate", file], "1"),
+                (vec!["validate", file], "2"),
+                (vec!["validate", file], "back-first"),
+                (vec!["info", file], "1"),
+                (vec!["info", "--json", file], "1"),
+                (vec!["dump", file], "1"),
+                (vec!["dump", "--json", file], "1"),
+                (vec!["convert", file, "-o", out, "--to", "chrome"], "1"),
+            ];
+            for (args, threads) in runs {
+                let (code, _, err) = common::tracecap_env(&args, &[("TRACECAP_THREADS", threads)]);
+                assert_eq!(
+                    (code, err.lines().last().map(|l| format!("{l}\n"))),
+                    (1, Some(want.clone())),
+                    "{name} cut at {cut}: {args:?} on {threads} thread(s)"
+                );
+            }
+            let (_, info, _) = tracecap(&["info", "--json", file]);
+            let v: serde_json::Value = serde_json::from_str(&info).unwrap();
+            assert_eq!(v["records"]["total"], read as u64, "{name} cut at {cut}");
+            assert_eq!(v["threads"].as_array().unwrap().len(), threads);
+            assert_eq!(v["error"]["offset"], cut);
+            let _ = std::fs::remove_file(out);
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+}

@@ -74,6 +74,8 @@ impl<'a> Capture<'a> {
             version: self.header.version,
             left: self.header.threads_count,
             index: 0,
+            records: 0,
+            stated: self.header.blocks_count,
             bookmarks: self.header.bookmarks_count,
             done: false,
             fault: self.descriptors_fault,
@@ -137,7 +139,7 @@ impl<'a> Capture<'a> {
         kinds: &'k K,
     ) -> crate::items::Items<'a, 'k, K> {
         let left = self.header.threads_count;
-        crate::items::Items::new(self, self.threads, left, self.descriptors_fault, kinds)
+        crate::items::Items::new(self, self.threads, left, 0, self.descriptors_fault, kinds)
     }
 
     /// The items from the head of `thread` (one of [`Capture::threads`]) on: what
@@ -153,7 +155,8 @@ impl<'a> Capture<'a> {
             .header
             .threads_count
             .map(|n| n.saturating_sub(thread.index()));
-        crate::items::Items::new(self, thread.head(), left, None, kinds)
+        let before = thread.records_before();
+        crate::items::Items::new(self, thread.head(), left, before, None, kinds)
     }
 
     /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
@@ -201,6 +204,10 @@ pub struct Threads<'a> {
     left: Option<u32>,
     /// Threads read so far.
     index: u32,
+    /// Records (context switches included) of the threads read so far.
+    records: u64,
+    /// The header's `blocks_count`: before 2.1, the end of the file comes after that many.
+    stated: u32,
     bookmarks: u16,
     done: bool,
     fault: Option<Error>,
@@ -220,16 +227,22 @@ impl<'a> Iterator for Threads<'a> {
         match self.left {
             Some(0) => return None,
             Some(ref mut n) => *n -= 1,
-            // Before 2.1 the threads simply run to the end of the file.
-            None if self.r.is_empty() => return None,
+            // Before 2.1 the threads simply run to the end of the file, which must come after
+            // the header's count of records.
+            None if self.r.is_empty() => {
+                self.done = true;
+                return records_missing(self.records, self.stated, self.r.offset())
+                    .err()
+                    .map(Err);
+            }
             None => {}
         }
-        let t = Thread::read(&mut self.r, self.version, self.index);
+        let t = Thread::read(&mut self.r, self.version, self.index, self.records);
         self.index = self.index.saturating_add(1);
         match &t {
             Err(_) => self.done = true,
             Ok(t) if t.fault().is_some() => self.done = true,
-            Ok(_) => {}
+            Ok(t) => self.records = t.records_through(),
         }
         Some(t)
     }
@@ -257,6 +270,16 @@ impl<'a> Threads<'a> {
             done: false,
             pending: None,
         })
+    }
+}
+
+/// The end of a file older than 2.1 at `at`, after `read` records of the header's `stated`: an
+/// error when records are missing (more than stated is accepted).
+pub(crate) fn records_missing(read: u64, stated: u32, at: u64) -> Result<(), Error> {
+    if read < u64::from(stated) {
+        Err(Error::new(ErrorKind::RecordsMissing { read, stated }, at))
+    } else {
+        Ok(())
     }
 }
 

@@ -62,6 +62,15 @@ pub enum ErrorKind {
         /// Entries available.
         capacity: u64,
     },
+    /// A file without a thread count (older than 2.1) ends between two threads before the
+    /// header's `blocks_count` records were read: the rest of the file is missing.
+    #[error("the file ends after {read} of the header's {stated} records")]
+    RecordsMissing {
+        /// Records (context switches, blocks, events and values) read, all threads.
+        read: u64,
+        /// The header's `blocks_count`.
+        stated: u32,
+    },
     /// Bytes follow the last part of the file.
     #[error("{0} unexpected trailing bytes")]
     TrailingBytes(u64),

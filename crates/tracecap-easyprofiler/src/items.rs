@@ -3,7 +3,7 @@
 use tracecap_wire::Reader;
 
 use crate::bookmark::Bookmark;
-use crate::capture::{read_signature, Capture};
+use crate::capture::{read_signature, records_missing, Capture};
 use crate::context_switch::ContextSwitch;
 use crate::error::{Context, Error};
 use crate::lookup::KindLookup;
@@ -66,6 +66,11 @@ pub struct Items<'a, 'k, K: ?Sized> {
     threads_left: Option<u32>,
     /// Thread heads the walk may still read before it ends early (see [`Items::stop_after`]).
     stop: Option<u32>,
+    /// Records (context switches included) the counts of the threads met so far announce, and
+    /// those of the threads before the walk's first.
+    records: u64,
+    /// The header's `blocks_count`: before 2.1, the end of the file comes after that many.
+    stated: u32,
     bookmarks: u16,
     kinds: &'k K,
     /// How the records' timestamps compare (for [`Items::visit`]'s nesting).
@@ -75,11 +80,12 @@ pub struct Items<'a, 'k, K: ?Sized> {
 
 impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
     /// A walk from the thread head at `r`, with `threads_left` threads to go by the header's
-    /// count (`None` before 2.1).
+    /// count (`None` before 2.1), after `records_before` records of the threads before it.
     pub(crate) fn new(
         capture: &Capture<'a>,
         r: Reader<'a>,
         threads_left: Option<u32>,
+        records_before: u64,
         fault: Option<Error>,
         kinds: &'k K,
     ) -> Self {
@@ -90,6 +96,8 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
             version: h.version,
             threads_left,
             stop: None,
+            records: records_before,
+            stated: h.blocks_count,
             bookmarks: h.bookmarks_count,
             kinds,
             clock: h.clock(),
@@ -148,10 +156,14 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
                 }
                 State::Head => {
                     let n = self.r.u32_le().what("context switch count")?;
+                    // A count whose records are not all there ends the walk with that fault, so
+                    // at the end of the file this is the number of records read.
+                    self.records = self.records.saturating_add(u64::from(n));
                     self.state = State::Switches(n);
                 }
                 State::Switches(_) => {
                     let n = self.r.u32_le().what("block count")?;
+                    self.records = self.records.saturating_add(u64::from(n));
                     self.state = State::Records(n);
                 }
                 State::Records(_) | State::Threads => {
@@ -178,6 +190,7 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
                     }
                     if !self.version.has_end_signature() {
                         self.state = State::Done;
+                        records_missing(self.records, self.stated, self.r.offset())?;
                         return Ok(None);
                     }
                     read_signature(&mut self.r)?;

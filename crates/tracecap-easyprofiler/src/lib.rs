@@ -46,12 +46,16 @@
 //!   [`Thread`] with [`Thread::fault`], an [`Item::Thread`]), then the error;
 //! - a cut or malformed context switch or record: the thread's earlier ones, then the error;
 //! - a cut or wrong end signature (2.1+): every thread, then the error;
+//! - before 2.1, the end of the file after fewer records than the header's `blocks_count` (a file
+//!   cut between two threads): every thread, then [`ErrorKind::RecordsMissing`] at the end of the
+//!   file (more records than stated are accepted);
 //! - a cut or malformed bookmark, or a bad signature after the last: the bookmarks before it.
 //!
 //! [`Summary::check_partial`] counts what was read before a fault. Before 2.1 the format has no
-//! end marker: a file cut exactly between two threads reads as whole, with fewer threads (only the
-//! header's `blocks_count` tells). Depths need a thread's later records, so a thread cut short is
-//! nested from the records read.
+//! thread count and no end marker, so the header's `blocks_count` (every record of the thread
+//! section, context switches included) is what tells a file cut between two threads: the walks
+//! add each thread's counts and compare at the end of the file. Depths need a thread's later
+//! records, so a thread cut short is nested from the records read.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

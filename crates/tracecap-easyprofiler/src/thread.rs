@@ -25,6 +25,8 @@ pub struct Thread<'a> {
     pub name: &'a [u8],
     /// Position in file order (0 for the first thread).
     index: u32,
+    /// Records (context switches included) of the threads before this one.
+    records_before: u64,
     /// The input at the thread's head.
     head: Reader<'a>,
     wide: bool,
@@ -50,8 +52,13 @@ impl<'a> Region<'a> {
 
 impl<'a> Thread<'a> {
     /// Reads the `index`-th thread, at `r`, checking the framing of its records, and leaves `r`
-    /// after it.
-    pub(crate) fn read(r: &mut Reader<'a>, version: Version, index: u32) -> Result<Self, Error> {
+    /// after it. `records_before` counts the records of the threads before it.
+    pub(crate) fn read(
+        r: &mut Reader<'a>,
+        version: Version,
+        index: u32,
+        records_before: u64,
+    ) -> Result<Self, Error> {
         let wide = version.wide_ids();
         let head = *r;
         let (offset, id, name) = read_thread_head(r, wide)?;
@@ -60,6 +67,7 @@ impl<'a> Thread<'a> {
             id,
             name,
             index,
+            records_before,
             head,
             wide,
             cs: Region::EMPTY,
@@ -81,6 +89,17 @@ impl<'a> Thread<'a> {
     /// Position of the thread in file order: 0 for the first.
     pub fn index(&self) -> u32 {
         self.index
+    }
+
+    /// Records (context switches included) of the threads before this one.
+    pub(crate) fn records_before(&self) -> u64 {
+        self.records_before
+    }
+
+    /// Records (context switches included) of the threads up to and including this one.
+    pub(crate) fn records_through(&self) -> u64 {
+        self.records_before
+            .saturating_add(u64::from(self.cs.count) + u64::from(self.records.count))
     }
 
     /// The input from the thread's head on.

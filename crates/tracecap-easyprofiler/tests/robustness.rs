@@ -272,9 +272,9 @@ fn cut_files() -> Vec<(String, Vec<u8>)> {
 }
 
 /// Every corpus file and bundled sample cut at the start, middle and end of each of its first
-/// 200 records and at 200 seeded random points: the cut file's records are the whole file's, in
-/// order, and include every record whose next record starts at or before the cut; the fault lies
-/// within the cut file. The single-pass walk (`Capture::items`) gives the same records and fault,
+/// 200 records, at the start of each thread and at 200 seeded random points: the cut file's
+/// records are the whole file's, in order, and include every record whose next record starts at
+/// or before the cut; a cut file is a fault, which lies within it. The single-pass walk (`Capture::items`) gives the same records and fault,
 /// and `Summary::check_partial` (what `tracecap info` reports) counts exactly those records.
 #[test]
 fn cuts_keep_every_record_before_them() {
@@ -285,12 +285,18 @@ fn cuts_keep_every_record_before_them() {
         assert!(err.is_none(), "{name}: {err:?}");
         let spans = spans(bytes, &whole);
         let mut cuts = tracecap_testkit::cut_points(&spans, bytes.len() + 1, &mut rng);
+        // Between two threads too (before 2.1, only the header's record count tells).
+        cuts.extend(thread_starts(&whole));
         cuts.retain(|&c| c <= bytes.len() as u64);
         for cut in cuts {
             let part = &bytes[..cut as usize];
             let (got, err) = records(part);
             let at = err.as_ref().map(|e| e.offset);
             tracecap_testkit::check_cut(name, cut, &whole, &spans, &got, at);
+            assert!(
+                cut == bytes.len() as u64 || err.is_some(),
+                "{name} cut at {cut:#x}: reads as a whole file"
+            );
             let Ok(c) = Capture::parse(part) else {
                 continue;
             };
@@ -338,5 +344,184 @@ fn cuts_keep_every_record_before_them() {
             );
             assert_eq!(fault, err, "{name} cut at {cut:#x}: summary fault");
         }
+    }
+}
+
+/// The offsets where the threads of a whole file start (its cuts "between two threads").
+fn thread_starts(whole: &[Rec<'_>]) -> Vec<u64> {
+    whole
+        .iter()
+        .filter_map(|r| match r {
+            Rec::Thread(t) => Some(t.offset),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Checks a file older than 2.1 cut at the start of each of its threads: every thread before
+/// the cut comes out whole, through the per-thread walk, the single pass and the summary, and
+/// then the fault that the header's records are not all there, at the end of the cut file.
+fn check_thread_cuts(name: &str, bytes: &[u8]) {
+    use tracecap_easyprofiler::{Capture, ErrorKind, Item, KindTable, Summary};
+    let (whole, err) = records(bytes);
+    assert!(err.is_none(), "{name}: {err:?}");
+    let header = *Capture::parse(bytes).unwrap().header();
+    assert!(!header.version.has_end_signature(), "{name}: not pre-2.1");
+    let starts = thread_starts(&whole);
+    assert!(starts.len() >= 2, "{name}: needs two threads");
+    for &cut in &starts {
+        let part = &bytes[..cut as usize];
+        let (got, err) = records(part);
+        let before = whole
+            .iter()
+            .take_while(|r| !matches!(r, Rec::Thread(t) if t.offset == cut))
+            .count();
+        assert_eq!(got[..], whole[..before], "{name} cut at {cut:#x}: records");
+        let read = got
+            .iter()
+            .filter(|r| matches!(r, Rec::ContextSwitch(_) | Rec::Record(_)))
+            .count() as u64;
+        let want = tracecap_easyprofiler::Error::new(
+            ErrorKind::RecordsMissing {
+                read,
+                stated: header.blocks_count,
+            },
+            cut,
+        );
+        assert_eq!(err, Some(want), "{name} cut at {cut:#x}: fault");
+        let c = Capture::parse(part).unwrap();
+        let kinds = KindTable::new(&c).unwrap();
+        let mut streamed = 0u64;
+        let mut stream_err = None;
+        for item in c.items(&kinds) {
+            match item {
+                Ok(Item::ContextSwitch(_) | Item::Record(_)) => streamed += 1,
+                Ok(_) => {}
+                Err(e) => stream_err = Some(e),
+            }
+        }
+        assert_eq!(
+            (streamed, stream_err),
+            (read, Some(want)),
+            "{name} cut at {cut:#x}: items()"
+        );
+        let (s, fault) = Summary::check_partial(&c, &kinds, &mut Vec::new());
+        assert_eq!(
+            (s.records(), fault),
+            (read, Some(want)),
+            "{name} cut at {cut:#x}: summary"
+        );
+        assert_eq!(
+            Summary::check(&c, &kinds, &mut Vec::new()),
+            Err(want),
+            "{name} cut at {cut:#x}: check"
+        );
+        // A walk in pieces from the last thread before the cut ends with the same fault.
+        if let Some(last) = c.threads().filter_map(Result::ok).last() {
+            let mut rest = c.items_from(&last, &kinds);
+            assert_eq!(
+                Summary::check_items(&mut rest, &mut Vec::new()).err(),
+                Some(want),
+                "{name} cut at {cut:#x}: items_from"
+            );
+        }
+    }
+}
+
+/// A version 1.2.0 file (32-bit pid and thread ids, old header order) of one block descriptor
+/// and three threads, each with one context switch and two blocks, built byte by byte.
+fn old_file() -> Vec<u8> {
+    let mut threads = Vec::new();
+    for t in 0..3u8 {
+        threads.extend_from_slice(&(100 + u32::from(t)).to_le_bytes()); // thread id
+        threads.extend_from_slice(&[2, 0, b'a' + t, 0]); // name
+        threads.extend_from_slice(&1u32.to_le_bytes()); // one context switch
+        threads.extend_from_slice(&21u16.to_le_bytes());
+        threads.extend_from_slice(&5u64.to_le_bytes());
+        threads.extend_from_slice(&6u64.to_le_bytes());
+        threads.extend_from_slice(&200u32.to_le_bytes());
+        threads.push(0);
+        threads.extend_from_slice(&2u32.to_le_bytes()); // two blocks
+        for (begin, end) in [(2u64, 3u64), (1, 4)] {
+            threads.extend_from_slice(&21u16.to_le_bytes());
+            threads.extend_from_slice(&begin.to_le_bytes());
+            threads.extend_from_slice(&end.to_le_bytes());
+            threads.extend_from_slice(&0u32.to_le_bytes());
+            threads.push(0);
+        }
+    }
+    let mut descriptor = Vec::new();
+    descriptor.extend_from_slice(&0u32.to_le_bytes()); // id
+    descriptor.extend_from_slice(&7i32.to_le_bytes()); // line
+    descriptor.extend_from_slice(&0xff00_ff00u32.to_le_bytes()); // color
+    descriptor.extend_from_slice(&[1, 1]); // block, on
+    descriptor.extend_from_slice(&2u16.to_le_bytes()); // name length
+    descriptor.extend_from_slice(b"b\0f.cpp\0");
+    let mut b = Vec::new();
+    b.extend_from_slice(&tracecap_easyprofiler::MAGIC);
+    b.extend_from_slice(&0x0102_0000u32.to_le_bytes());
+    b.extend_from_slice(&42u32.to_le_bytes()); // pid
+    b.extend_from_slice(&0i64.to_le_bytes()); // nanoseconds
+    b.extend_from_slice(&0u64.to_le_bytes()); // begin
+    b.extend_from_slice(&10u64.to_le_bytes()); // end
+    b.extend_from_slice(&9u32.to_le_bytes()); // blocks_count: 3 threads, 3 records each
+    b.extend_from_slice(&(9 * 21u64).to_le_bytes()); // memory size
+    b.extend_from_slice(&1u32.to_le_bytes()); // descriptors
+    b.extend_from_slice(&(descriptor.len() as u64).to_le_bytes());
+    b.extend_from_slice(&(descriptor.len() as u16).to_le_bytes());
+    b.extend_from_slice(&descriptor);
+    b.extend_from_slice(&threads);
+    b
+}
+
+/// Files older than 2.1 have no thread count and no end signature: a cut between two threads is
+/// caught by the header's `blocks_count`, after every thread before the cut. More records than
+/// it states are accepted.
+#[test]
+fn old_files_cut_between_threads_are_faults() {
+    let bytes = old_file();
+    check_thread_cuts("built 1.2.0", &bytes);
+    // A header that counts fewer records than the file holds.
+    let mut fewer = bytes.clone();
+    fewer[36..40].copy_from_slice(&5u32.to_le_bytes());
+    assert_eq!(records(&fewer).1, None);
+    for (name, bytes) in &cut_files() {
+        let c = tracecap_easyprofiler::Capture::parse(bytes).unwrap();
+        if !c.header().version.has_end_signature() {
+            check_thread_cuts(name, bytes);
+        }
+    }
+}
+
+/// The same on files of every version before 2.1 written by the crate's writer, from the bundled
+/// sample's threads.
+#[cfg(feature = "write")]
+#[test]
+fn written_old_files_cut_between_threads_are_faults() {
+    use tracecap_easyprofiler::write::Model;
+    use tracecap_easyprofiler::Version;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../samples/sample_small.prof"
+    );
+    let mut model = Model::read(&tracecap_testkit::read(std::path::Path::new(path))).unwrap();
+    model.bookmarks.clear();
+    model.pid &= 0xffff_ffff;
+    for t in &mut model.threads {
+        t.id &= 0xffff_ffff;
+        for cs in &mut t.context_switches {
+            cs.target_thread &= 0xffff_ffff;
+        }
+    }
+    for v in [
+        0x0100_0000,
+        0x0102_0000,
+        0x0103_0000,
+        0x0200_0000,
+        0x0200_0001,
+    ] {
+        model.version = Version(v);
+        let bytes = model.to_bytes().unwrap();
+        check_thread_cuts(&format!("written {}", model.version), &bytes);
     }
 }

@@ -123,6 +123,8 @@ fn empty_threads(n: usize) -> Vec<u8> {
     let c = Capture::parse(&sample).unwrap();
     // The header and the descriptors of the sample, then the threads.
     let mut b = sample[..c.threads_offset() as usize].to_vec();
+    // The header's count of records (`blocks_count` of the 2.0 layout): none.
+    b[56..60].copy_from_slice(&0u32.to_le_bytes());
     for i in 0..n as u64 {
         b.extend_from_slice(&i.to_le_bytes());
         b.extend_from_slice(&2u16.to_le_bytes());
