@@ -1,0 +1,136 @@
+//! Conversion into a sink that keeps nothing allocates nothing per event: converting a capture of
+//! 8 times as many events makes no more allocations than a handful (tables and tracks grow with
+//! definitions and threads, never with events). Inputs are written by the format crates' writers,
+//! so the test needs no corpus.
+#![cfg(all(feature = "std", feature = "syscall", feature = "wtf"))]
+
+use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
+use tracecap::Format;
+use tracecap_testkit::{allocs, CountingAlloc};
+
+#[global_allocator]
+static COUNTING: CountingAlloc = CountingAlloc;
+
+/// A sink that keeps nothing.
+struct Nothing;
+
+impl Sink for Nothing {
+    type Error = std::convert::Infallible;
+    fn track(&mut self, _: &Track<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn begin(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn end(&mut self, _: TrackId, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn instant(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Allocations a conversion makes beyond the one of a capture with fewer events: at most this
+/// many (a few doublings of per-track state).
+const SLACK: usize = 16;
+
+/// Events (slices, instants and counter samples) and allocations of one conversion.
+fn convert(format: Format, bytes: &[u8]) -> (u64, usize) {
+    let before = allocs();
+    let stats = tracecap::convert(format, bytes, Nothing).unwrap();
+    let made = allocs() - before;
+    (stats.slices + stats.instants + stats.counter_samples, made)
+}
+
+/// Converts `small` and `big` (8 times the events of `small`) and compares their allocations.
+fn check(name: &str, format: Format, small: &[u8], big: &[u8]) {
+    let _serial = tracecap_testkit::serial();
+    let (few, few_allocs) = convert(format, small);
+    let (many, many_allocs) = convert(format, big);
+    assert!(
+        many >= 8 * few && few > 100,
+        "{name}: {few} and {many} events"
+    );
+    assert!(
+        many_allocs <= few_allocs + SLACK,
+        "{name}: {few_allocs} allocations for {few} events, {many_allocs} for {many}"
+    );
+}
+
+mod syscall {
+    use tracecap::syscall::write::{ArgModel, CaptureModel, EntryModel, HeaderModel, SyscallModel};
+
+    /// A capture of `n` calls on 4 threads: reads with data, and calls without arguments.
+    fn capture(n: usize) -> Vec<u8> {
+        let entries = (0..n)
+            .map(|i| {
+                let args = if i % 2 == 0 {
+                    vec![ArgModel::Int(3), ArgModel::Data(vec![7; i % 64])]
+                } else {
+                    Vec::new()
+                };
+                EntryModel::Syscall(SyscallModel {
+                    number: if i % 2 == 0 { 0 } else { 39 },
+                    result: Some(i as i64 % 64),
+                    tid: Some(100 + (i % 4) as i32),
+                    timestamp_ns: Some(1_000 * i as i64),
+                    duration_ns: Some(500.0),
+                    args,
+                })
+            })
+            .collect();
+        let model = CaptureModel {
+            header: HeaderModel {
+                pid: 100,
+                ..HeaderModel::default()
+            },
+            entries,
+        };
+        model.to_bytes().unwrap()
+    }
+
+    #[test]
+    fn converting_more_calls_allocates_nothing_more() {
+        super::check(
+            "syscall",
+            tracecap::Format::Syscall,
+            &capture(1_000),
+            &capture(8_000),
+        );
+    }
+}
+
+mod wtf {
+    use tracecap::wtf::write::{ChunkedWriter, WValue};
+    use tracecap::wtf::{CLASS_INSTANCE, CLASS_SCOPE, FLAG_BUILTIN, FLAG_INTERNAL};
+
+    /// A trace of `n` scopes (enter, a tick, leave) on one zone.
+    fn trace(n: u32) -> Vec<u8> {
+        let builtin = FLAG_BUILTIN | FLAG_INTERNAL;
+        let mut w = ChunkedWriter::new(0xE821_4400, r#"{"type":"file_header","timebase":0}"#);
+        w.define(2, CLASS_INSTANCE, builtin, "wtf.scope#leave", "")
+            .unwrap();
+        w.define(3, CLASS_SCOPE, 0, "App#work", "int32 n").unwrap();
+        w.define(4, CLASS_INSTANCE, 0, "App#tick", "uint32 i, ascii label")
+            .unwrap();
+        for i in 0..n {
+            let t = 10 * i;
+            w.event(3, t, &[WValue::Int32(i as i32)]).unwrap();
+            let label = WValue::Ascii(Some(format!("tick {}", i % 8)));
+            w.event(4, t + 1, &[WValue::Uint32(i), label]).unwrap();
+            w.event(2, t + 5, &[]).unwrap();
+        }
+        w.finish()
+    }
+
+    #[test]
+    fn converting_more_events_allocates_nothing_more() {
+        super::check("wtf", tracecap::Format::Wtf, &trace(1_000), &trace(8_000));
+    }
+}
