@@ -1,11 +1,11 @@
 //! The whole file: header, section list, the capture section's bound and its events, USER_DATA.
 
-use crate::error::{Error, ErrorKind, Overlap};
+use crate::error::{what, Error, ErrorKind, Overlap};
 use crate::event::Event;
 use crate::header::{Header, HEADER_LEN};
 use crate::kind::EventKind;
 use crate::section::{Layout, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA};
-use crate::wire::varint;
+use crate::wire::{malformed_varint, varint};
 
 /// How far ahead of the current event the walk touches the input.
 const PREFETCH_AHEAD: usize = 256;
@@ -239,12 +239,11 @@ fn read_list(data: &[u8], list: u64) -> Result<(Layout, Sections<'_>, u64), Erro
         let count_bytes = usize::try_from(list)
             .ok()
             .and_then(|l| data.get(l..)?.get(..8))
-            .ok_or(Error::new(
-                ErrorKind::TruncatedSectionList {
-                    needed: 8,
-                    available: file_len.saturating_sub(list),
-                },
+            .ok_or(Error::truncated(
+                what::SECTION_LIST,
                 list.min(file_len),
+                8,
+                file_len.saturating_sub(list),
             ))?;
         let mut c = [0u8; 8];
         c.copy_from_slice(count_bytes);
@@ -272,9 +271,11 @@ fn read_list(data: &[u8], list: u64) -> Result<(Layout, Sections<'_>, u64), Erro
             .ok()
             .zip(usize::try_from(needed).ok())
             .and_then(|(at, len)| data.get(at..)?.get(..len))
-            .ok_or(Error::new(
-                ErrorKind::TruncatedSectionList { needed, available },
+            .ok_or(Error::truncated(
+                what::SECTION_LIST,
                 entries_at.min(file_len),
+                needed,
+                available,
             ))?;
         sections = Sections { entries, index: 0 };
         list_len = entries_at.saturating_sub(list).saturating_add(needed);
@@ -311,7 +312,7 @@ fn read_message(section: &[u8], pos: usize, base: u64) -> Result<(&[u8], usize),
     let len = match varint(section, &mut p) {
         Ok(v) => v,
         Err(true) => return Err(Error::new(ErrorKind::TruncatedMessageSize, at(pos))),
-        Err(false) => return Err(Error::new(ErrorKind::MalformedVarint, at(pos))),
+        Err(false) => return Err(malformed_varint(section, pos, what::MESSAGE_SIZE, at(pos))),
     };
     if len > MAX_MESSAGE_LEN {
         return Err(Error::new(ErrorKind::MessageTooBig(len), at(pos)));
@@ -319,12 +320,11 @@ fn read_message(section: &[u8], pos: usize, base: u64) -> Result<(&[u8], usize),
     let available = section.len().saturating_sub(p);
     match section.get(p..p.saturating_add(len as usize)) {
         Some(m) if len as usize <= available => Ok((m, p - pos)),
-        _ => Err(Error::new(
-            ErrorKind::TruncatedMessage {
-                needed: len,
-                available: available as u64,
-            },
+        _ => Err(Error::truncated(
+            what::MESSAGE,
             at(p),
+            len,
+            available as u64,
         )),
     }
 }

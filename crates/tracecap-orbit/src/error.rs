@@ -1,71 +1,57 @@
 //! The crate's error: what is wrong with a capture, and the absolute file offset where.
 //!
 //! Where Orbit itself rejects a file, the message contains Orbit's own wording (so a user can
-//! match it with what Orbit printed), followed by what we know more.
+//! match it with what Orbit printed), followed by what we know more. The faults every format
+//! shares are [`ErrorKind::Shared`], worded the shared way: a truncation quotes Orbit's words in
+//! its `what` (see [`what`]); the version mismatch keeps Orbit's words (`incompatible version 2,
+//! expected 1`).
 
-/// The header field a too-short file could not provide.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeaderField {
-    /// Bytes 0..4, `ORBT`.
-    Signature,
-    /// Bytes 4..8, the format version.
-    Version,
-    /// Bytes 8..16, the capture section's offset.
-    CaptureSectionOffset,
-    /// Bytes 16..24, the section list's offset.
-    SectionListOffset,
-}
-
-impl core::fmt::Display for HeaderField {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            HeaderField::Signature => "failed to read the file signature",
-            HeaderField::Version => "could not read the file's version",
-            HeaderField::CaptureSectionOffset => {
-                "could not read the capture section's offset value"
-            }
-            HeaderField::SectionListOffset => "could not read the section list's offset value",
-        })
-    }
+/// The `what` of the truncations Orbit itself reports: the part, then Orbit's own words, so
+/// that `truncated {what} (needs .. bytes, .. left)` still quotes what Orbit printed.
+pub mod what {
+    /// Bytes 0..4 of the header, `ORBT`.
+    pub const SIGNATURE: &str = "header: failed to read the file signature";
+    /// Bytes 4..8 of the header, the format version.
+    pub const VERSION: &str = "header: could not read the file's version";
+    /// Bytes 8..16 of the header, the capture section's offset.
+    pub const CAPTURE_SECTION_OFFSET: &str =
+        "header: could not read the capture section's offset value";
+    /// Bytes 16..24 of the header, the section list's offset.
+    pub const SECTION_LIST_OFFSET: &str = "header: could not read the section list's offset value";
+    /// The section list's count or entries, which run past the end of the file.
+    pub const SECTION_LIST: &str = "section list: unexpected EOF while reading section list";
+    /// A message of the capture section, which runs past the section's bound.
+    pub const MESSAGE: &str = "message: unexpected end of section while reading the message";
+    /// A message's varint length, malformed (Orbit has no words for it: it reads the length
+    /// with protobuf's own reader).
+    pub const MESSAGE_SIZE: &str = "message size";
+    /// A protobuf field (its tag, its value or a packed element) that runs past the end of its
+    /// message or holds a malformed varint.
+    pub const FIELD: &str = "protobuf field";
 }
 
 /// What is wrong with an `.orbit` file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The file ends inside the 24-byte header.
-    #[error("{field} (truncated header: needs {needed} bytes, {available} left)")]
-    TruncatedHeader {
-        /// The field that could not be read.
-        field: HeaderField,
-        /// Bytes needed for it.
-        needed: u64,
-        /// Bytes left.
-        available: u64,
-    },
+    /// A fault every format shares: a truncation (of the header, the section list, a message
+    /// or a protobuf field, named by one of the [`what`] texts), a malformed varint, the
+    /// format version other than 1. Worded the shared way, except the version mismatch, which
+    /// keeps Orbit's words: `incompatible version 2, expected 1`.
+    #[error("{}", Worded(.0))]
+    Shared(tracecap_wire::ErrorKind),
     /// The first four bytes are not `ORBT`.
     #[error("invalid file signature (expected \"ORBT\")")]
     InvalidSignature,
     /// A capture written by Orbit 1.63 or older (the pre-ORBT serializer, format "1.59").
     #[error("invalid file signature: legacy pre-ORBT Orbit capture (format 1.59, Orbit <= 1.64), unsupported")]
     LegacyCapture,
-    /// The format version is not 1.
-    #[error("incompatible version {0}, expected 1")]
-    IncompatibleVersion(u32),
     /// The section list count is above Orbit's limit.
     #[error("the section list is too large: {0} (must be <= 65535)")]
     SectionListTooLarge(u64),
     /// The section list offset is set, but the list holds no section (Orbit aborts on this).
     #[error("the section list is empty although its offset is set")]
     EmptySectionList,
-    /// The section list's entries run past the end of the file.
-    #[error("unexpected EOF while reading section list (needs {needed} bytes, {available} left)")]
-    TruncatedSectionList {
-        /// Bytes the entries need.
-        needed: u64,
-        /// Bytes left.
-        available: u64,
-    },
     /// A section (index in the list) reaches beyond the end of the file.
     #[error("section {index} (offset {start}, size {size}) lies beyond the end of the file ({file_len} bytes)")]
     SectionOutOfBounds {
@@ -100,14 +86,6 @@ pub enum ErrorKind {
     /// A message length above Orbit's 1 MiB limit.
     #[error("the message size {0} is too big (maximum allowed message size is 1048576)")]
     MessageTooBig(u64),
-    /// A message runs past the section bound.
-    #[error("unexpected end of section while reading the message (needs {needed} bytes, {available} left)")]
-    TruncatedMessage {
-        /// The message length.
-        needed: u64,
-        /// Bytes left before the bound.
-        available: u64,
-    },
     /// An event of length 0 before `CaptureFinished`: no writer produces one (the zero bytes
     /// Orbit leaves are padding after `CaptureFinished`), and a run of zeros would otherwise read
     /// as one event per byte.
@@ -120,17 +98,6 @@ pub enum ErrorKind {
         parsed: u64,
         /// The length stated in the file.
         stated: u64,
-    },
-    /// A protobuf varint is longer than 10 bytes or overflows 64 bits.
-    #[error("malformed protobuf varint")]
-    MalformedVarint,
-    /// A protobuf field runs past the end of its message.
-    #[error("truncated protobuf field (needs {needed} bytes, {available} left)")]
-    TruncatedField {
-        /// Bytes needed.
-        needed: u64,
-        /// Bytes left in the message.
-        available: u64,
     },
     /// A field tag with number 0 or above 2^29-1.
     #[error("invalid protobuf field number {0}")]
@@ -157,9 +124,20 @@ pub enum ErrorKind {
     /// Messages nest deeper than the parser allows.
     #[error("messages nested too deeply")]
     TooDeep,
-    /// A byte-level read failed.
-    #[error("{0}")]
-    Wire(tracecap_wire::ErrorKind),
+}
+
+/// A shared fault in Orbit's words where Orbit has its own: the version mismatch.
+struct Worded<'a>(&'a tracecap_wire::ErrorKind);
+
+impl core::fmt::Display for Worded<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self.0 {
+            tracecap_wire::ErrorKind::UnsupportedVersion { found, expected } => {
+                write!(f, "incompatible version {found}, expected {expected}")
+            }
+            ref kind => kind.fmt(f),
+        }
+    }
 }
 
 /// What a section overlaps.
@@ -187,26 +165,53 @@ impl core::fmt::Display for Overlap {
 }
 
 /// An error in an `.orbit` file: its kind and the absolute offset where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} at offset {offset:#x}")]
-pub struct Error {
-    /// What went wrong.
-    pub kind: ErrorKind,
-    /// Absolute file offset.
-    pub offset: u64,
-}
+pub type Error = tracecap_wire::Error<ErrorKind>;
 
-impl Error {
-    /// An error of `kind` at absolute `offset`.
+impl From<tracecap_wire::ErrorKind> for ErrorKind {
     #[cold]
-    pub const fn new(kind: ErrorKind, offset: u64) -> Self {
-        Error { kind, offset }
+    fn from(kind: tracecap_wire::ErrorKind) -> Self {
+        ErrorKind::Shared(kind)
     }
 }
 
-impl From<tracecap_wire::Error> for Error {
-    #[cold]
-    fn from(e: tracecap_wire::Error) -> Self {
-        Error::new(ErrorKind::Wire(e.kind), e.offset)
+impl tracecap_wire::FormatKind for ErrorKind {
+    fn shared_mut(&mut self) -> Option<&mut tracecap_wire::ErrorKind> {
+        match self {
+            ErrorKind::Shared(kind) => Some(kind),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_stays_48_bytes() {
+        assert_eq!(core::mem::size_of::<Error>(), 48);
+    }
+
+    #[test]
+    fn the_version_mismatch_keeps_orbits_words() {
+        let e = Error::unsupported_version(2, "1", 4);
+        assert_eq!(
+            e.to_string(),
+            "incompatible version 2, expected 1 at offset 0x4"
+        );
+        assert_eq!(
+            e.shared(),
+            Some(tracecap_wire::ErrorKind::UnsupportedVersion {
+                found: 2,
+                expected: "1"
+            })
+        );
+        let e = Error::truncated(what::SECTION_LIST, 0x20, 24, 3);
+        assert_eq!(
+            e.to_string(),
+            "truncated section list: unexpected EOF while reading section list \
+             (needs 24 bytes, 3 left) at offset 0x20"
+        );
+        assert!(e.is_truncation());
     }
 }

@@ -3,7 +3,7 @@
 use tracecap_wire::zerocopy::byteorder::little_endian::{U32, U64};
 use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
-use crate::error::{Error, ErrorKind, HeaderField};
+use crate::error::{what, Error, ErrorKind};
 
 /// The four bytes every ORBT capture starts with.
 pub const MAGIC: [u8; 4] = *b"ORBT";
@@ -60,18 +60,11 @@ impl Header {
     /// own error wording for each short read.
     pub fn parse(data: &[u8]) -> Result<Header, Error> {
         let len = data.len() as u64;
-        let short = |field: HeaderField, start: u64, needed: u64| {
-            Error::new(
-                ErrorKind::TruncatedHeader {
-                    field,
-                    needed,
-                    available: len.saturating_sub(start),
-                },
-                start.min(len),
-            )
+        let short = |what: &'static str, start: u64, needed: u64| {
+            Error::truncated(what, start.min(len), needed, len.saturating_sub(start))
         };
         if data.len() < 4 {
-            return Err(short(HeaderField::Signature, 0, 4));
+            return Err(short(what::SIGNATURE, 0, 4));
         }
         if !is_orbit(data) {
             let kind = if is_legacy(data) {
@@ -82,19 +75,19 @@ impl Header {
             return Err(Error::new(kind, 0));
         }
         if data.len() < 8 {
-            return Err(short(HeaderField::Version, 4, 4));
+            return Err(short(what::VERSION, 4, 4));
         }
         let mut r = tracecap_wire::Reader::at(data, 0);
         r.skip(4)?;
         let version = r.u32_le()?;
         if version != VERSION {
-            return Err(Error::new(ErrorKind::IncompatibleVersion(version), 4));
+            return Err(Error::unsupported_version(version.into(), "1", 4));
         }
         if data.len() < 16 {
-            return Err(short(HeaderField::CaptureSectionOffset, 8, 8));
+            return Err(short(what::CAPTURE_SECTION_OFFSET, 8, 8));
         }
         let Ok((raw, _)) = RawHeader::ref_from_prefix(data) else {
-            return Err(short(HeaderField::SectionListOffset, 16, 8));
+            return Err(short(what::SECTION_LIST_OFFSET, 16, 8));
         };
         Ok(Header {
             version,

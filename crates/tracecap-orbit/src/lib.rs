@@ -129,7 +129,7 @@ pub mod write;
 
 pub use api_name::{ApiName, ApiNameBytes};
 pub use capture::{Capture, Events, Framed, UserData, MAX_MESSAGE_LEN};
-pub use error::{Error, ErrorKind, HeaderField, Overlap};
+pub use error::{what, Error, ErrorKind, Overlap};
 pub use event::Event;
 #[cfg(feature = "alloc")]
 pub use functions::FunctionMap;

@@ -15,7 +15,7 @@
 use alloc::vec::Vec;
 
 use crate::capture::{Capture, Events, UserData};
-use crate::error::{Error, ErrorKind};
+use crate::error::{what, Error, ErrorKind};
 use crate::event::Event;
 use crate::kind::EventKind;
 use crate::schema::{
@@ -173,12 +173,11 @@ fn check_fields(desc: &MessageDesc, bytes: &[u8], base: u64, depth: u32) -> Resu
                 };
                 let rest = p.len() % width;
                 if rest != 0 {
-                    return Err(Error::new(
-                        ErrorKind::TruncatedField {
-                            needed: width as u64,
-                            available: rest as u64,
-                        },
+                    return Err(Error::truncated(
+                        what::FIELD,
                         f.value_offset.saturating_add((p.len() - rest) as u64),
+                        width as u64,
+                        rest as u64,
                     ));
                 }
             }

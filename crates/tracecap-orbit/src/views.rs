@@ -7,7 +7,7 @@
 //! decoder checks (wire types of known fields, well-formed packed data, UTF-8 of `string`
 //! fields); unknown fields are skipped. Nothing is allocated.
 
-use crate::error::{Error, ErrorKind};
+use crate::error::{what, Error, ErrorKind};
 use crate::event::Event;
 use crate::kind::EventKind;
 use crate::repeated::{Element, Repeated, RepeatedLen};
@@ -93,13 +93,12 @@ fn check_rep_fixed64(f: &Field<'_>) -> Result<(), Error> {
     match f.value {
         Value::Fixed64(_) => Ok(()),
         Value::Len(p) if p.len() % 8 == 0 => Ok(()),
-        Value::Len(p) => Err(Error::new(
-            ErrorKind::TruncatedField {
-                needed: 8,
-                available: (p.len() % 8) as u64,
-            },
+        Value::Len(p) => Err(Error::truncated(
+            what::FIELD,
             f.value_offset
                 .saturating_add((p.len() - p.len() % 8) as u64),
+            8,
+            (p.len() % 8) as u64,
         )),
         _ => Err(wrong(f, WIRE_FIXED64)),
     }

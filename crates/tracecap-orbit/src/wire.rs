@@ -7,7 +7,7 @@
 //! so every message that protobuf libraries accept is accepted here too; groups (wire types 3
 //! and 4) are rejected because no Orbit message uses them.
 
-use crate::error::{Error, ErrorKind};
+use crate::error::{what, Error, ErrorKind};
 
 /// Wire type 0: a varint.
 pub const WIRE_VARINT: u8 = 0;
@@ -110,6 +110,23 @@ pub(crate) fn varint(data: &[u8], pos: &mut usize) -> Result<u64, bool> {
     Err(false)
 }
 
+/// The error for a varint that [`varint`] rejects as malformed at `data[start..]` (absolute
+/// offset `offset`): a tenth byte holding bits above bit 63 overflows 64 bits; a tenth byte
+/// holding at most bit 63 but followed by more bytes makes the varint longer than ten bytes.
+#[cold]
+pub(crate) fn malformed_varint(
+    data: &[u8],
+    start: usize,
+    what: &'static str,
+    offset: u64,
+) -> Error {
+    let kind = match data.get(start.saturating_add(9)) {
+        Some(&b) if b & 0x7f > 1 => tracecap_wire::ErrorKind::VarintOverflow { what, bits: 64 },
+        _ => tracecap_wire::ErrorKind::VarintOverlong { what },
+    };
+    Error::new(kind.into(), offset)
+}
+
 /// Encoded size of `v` as a varint (1 ..= 10 bytes).
 #[inline]
 pub fn varint_len(v: u64) -> usize {
@@ -152,18 +169,14 @@ impl<'a> Fields<'a> {
 
     #[cold]
     fn varint_fail(&mut self, truncated: bool, pos: usize) -> Option<Result<Field<'a>, Error>> {
-        if truncated {
+        self.done = true;
+        let at = self.at(pos);
+        Some(Err(if truncated {
             let available = self.data.len().saturating_sub(pos) as u64;
-            self.fail(
-                ErrorKind::TruncatedField {
-                    needed: available.saturating_add(1),
-                    available,
-                },
-                pos,
-            )
+            Error::truncated(what::FIELD, at, available.saturating_add(1), available)
         } else {
-            self.fail(ErrorKind::MalformedVarint, pos)
-        }
+            malformed_varint(self.data, pos, what::FIELD, at)
+        }))
     }
 }
 
@@ -251,9 +264,11 @@ impl Fields<'_> {
     fn truncated(&mut self, needed: u64, pos: usize) -> Option<Result<Field<'static>, Error>> {
         let available = self.data.len().saturating_sub(pos) as u64;
         self.done = true;
-        Some(Err(Error::new(
-            ErrorKind::TruncatedField { needed, available },
+        Some(Err(Error::truncated(
+            what::FIELD,
             self.at(pos),
+            needed,
+            available,
         )))
     }
 }
@@ -279,16 +294,17 @@ impl<'a> PackedVarints<'a> {
         while pos < data.len() {
             let at = pos;
             if let Err(t) = varint(data, &mut pos) {
+                let offset = base.saturating_add(at as u64);
+                if !t {
+                    return Err(malformed_varint(data, at, what::FIELD, offset));
+                }
                 let available = data.len().saturating_sub(at) as u64;
-                let kind = if t {
-                    ErrorKind::TruncatedField {
-                        needed: available.saturating_add(1),
-                        available,
-                    }
-                } else {
-                    ErrorKind::MalformedVarint
-                };
-                return Err(Error::new(kind, base.saturating_add(at as u64)));
+                return Err(Error::truncated(
+                    what::FIELD,
+                    offset,
+                    available.saturating_add(1),
+                    available,
+                ));
             }
         }
         Ok(())
@@ -351,10 +367,33 @@ mod tests {
         // a length claiming 4 GiB fails without allocating anything
         let huge = [0x12, 0xff, 0xff, 0xff, 0xff, 0x0f];
         let e = Fields::new(&huge, 0).next().unwrap().unwrap_err(); // ok: unit test
-        assert!(matches!(e.kind, ErrorKind::TruncatedField { .. }));
+        assert!(matches!(
+            e.kind,
+            ErrorKind::Shared(tracecap_wire::ErrorKind::Truncated {
+                what: what::FIELD,
+                ..
+            })
+        ));
         let group = [0x0b];
         let e = Fields::new(&group, 7).next().unwrap().unwrap_err(); // ok: unit test
         assert_eq!(e, Error::new(ErrorKind::Group(1), 7));
+        // A tenth byte above bit 63 overflows; one that continues makes the varint overlong.
+        let over = [
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+        ];
+        let e = Fields::new(&over, 10).next().unwrap().unwrap_err(); // ok: unit test
+        assert_eq!(
+            e.to_string(),
+            "varint overflows 64 bits in protobuf field at offset 0xb"
+        );
+        let long = [
+            0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+        ];
+        let e = PackedVarints::check(&long, 3).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "overlong varint in protobuf field at offset 0x3"
+        );
         let zero = [0x00];
         assert!(Fields::new(&zero, 0).next().unwrap().is_err()); // ok: unit test
     }

@@ -185,7 +185,10 @@ fn hostile_lengths_fail_cleanly() {
     let e = c.section_list_fault().unwrap();
     assert!(matches!(
         e.kind,
-        tracecap_orbit::ErrorKind::TruncatedSectionList { .. }
+        tracecap_orbit::ErrorKind::Shared(tracecap_wire::ErrorKind::Truncated {
+            what: tracecap_orbit::what::SECTION_LIST,
+            ..
+        })
     ));
     assert_eq!(c.user_data().unwrap_err(), e);
     assert_eq!(c.check_layout(24).unwrap_err(), e);
