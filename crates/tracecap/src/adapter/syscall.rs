@@ -46,6 +46,22 @@ fn lossy(b: &[u8]) -> alloc::borrow::Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
 
+/// Appends `b` to `out` as text, each invalid UTF-8 sequence as U+FFFD (what `lossy` gives,
+/// without a temporary string).
+fn push_lossy(out: &mut String, b: &[u8]) {
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            out.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+}
+
+const NO_ARG: Arg<'static> = Arg {
+    name: "",
+    value: Value::Bool(false),
+};
+
 /// Converts a syscall_capture file, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
     let capture = Capture::parse(data)?;
@@ -232,26 +248,29 @@ impl<S: Sink> State<'_, S> {
             }
             n += 1;
         }
-        let mut args: Vec<Arg<'_>> = Vec::with_capacity(n + 1);
-        if call.result.is_some() {
-            args.push(Arg {
-                name: "ret",
-                value: Value::Int(call.ret()),
-            });
-        }
-        for (a, (name, text)) in call
+        // The return value and up to ARG_NAMES.len() arguments, on the stack.
+        let mut args = [NO_ARG; ARG_NAMES.len() + 1];
+        let mut used = 0;
+        let ret = call.result.is_some().then(|| Arg {
+            name: "ret",
+            value: Value::Int(call.ret()),
+        });
+        let rest = call
             .args()
             .zip(ARG_NAMES.iter().zip(self.texts.iter()))
             .take(n)
-        {
-            args.push(Arg {
+            .map(|(a, (name, text))| Arg {
                 name,
                 value: match a {
                     SysArg::Int(x) => Value::Int(x),
                     _ => Value::Str(text),
                 },
             });
+        for (slot, arg) in args.iter_mut().zip(ret.into_iter().chain(rest)) {
+            *slot = arg;
+            used += 1;
         }
+        let args = args.get(..used).unwrap_or(&[]);
         self.label.clear();
         let name: &str = match call.name() {
             Some(name) => name,
@@ -267,7 +286,7 @@ impl<S: Sink> State<'_, S> {
                     ts,
                     name,
                     category: CATEGORY,
-                    args: &args,
+                    args,
                     flows: &[],
                 },
                 dur,
@@ -278,7 +297,7 @@ impl<S: Sink> State<'_, S> {
 
 fn bytes_text(out: &mut String, data: &[u8]) {
     let cut = data.get(..MAX_TEXT).unwrap_or(data);
-    out.push_str(&lossy(cut));
+    push_lossy(out, cut);
     if cut.len() < data.len() {
         let _ = write!(out, "... ({} bytes)", data.len());
     }

@@ -189,23 +189,42 @@ impl<'a> ArgBuf<'a> {
         }
     }
 
-    fn args(&self) -> Vec<Arg<'_>> {
-        self.names
-            .iter()
-            .zip(&self.slots)
-            .map(|(name, s)| Arg {
-                name,
-                value: match *s {
-                    Slot::Bool(b) => Value::Bool(b),
-                    Slot::Int(i) => Value::Int(i),
-                    Slot::Uint(u) => Value::Uint(u),
-                    Slot::Double(d) => Value::Double(d),
-                    Slot::Text(i) => Value::Str(self.texts.get(i).map_or("", |s| s.as_str())),
-                },
-            })
-            .collect()
+    /// Calls `f` with the arguments as the sink takes them: from a buffer on the stack for up to
+    /// [`STACK_ARGS`] of them, so that an event allocates nothing.
+    fn with_args<R>(&self, f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
+        let arg = |(name, s): (&&'a str, &Slot)| Arg {
+            name,
+            value: match *s {
+                Slot::Bool(b) => Value::Bool(b),
+                Slot::Int(i) => Value::Int(i),
+                Slot::Uint(u) => Value::Uint(u),
+                Slot::Double(d) => Value::Double(d),
+                Slot::Text(i) => Value::Str(self.texts.get(i).map_or("", |s| s.as_str())),
+            },
+        };
+        let all = self.names.iter().zip(&self.slots);
+        if self.names.len() > STACK_ARGS {
+            let args: Vec<Arg<'_>> = all.map(arg).collect();
+            return f(&args);
+        }
+        let mut buf = [NO_ARG; STACK_ARGS];
+        let mut n = 0;
+        for (slot, a) in buf.iter_mut().zip(all) {
+            *slot = arg(a);
+            n += 1;
+        }
+        f(buf.get(..n).unwrap_or(&[]))
     }
 }
+
+/// Arguments an event passes to the sink from the stack (a WTF event has at most
+/// [`tracecap_wtf::MAX_ARGS`]; appended scope data can add more, which then take a `Vec`).
+const STACK_ARGS: usize = tracecap_wtf::MAX_ARGS;
+
+const NO_ARG: Arg<'static> = Arg {
+    name: "",
+    value: Value::Bool(false),
+};
 
 fn cut_into(out: &mut String, s: &str) {
     if s.len() <= MAX_TEXT {
@@ -771,15 +790,17 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                     }
                 }
                 let track = self.thread(z)?;
-                let args = self.args.args();
-                self.sink
-                    .begin(&TEvent {
-                        track,
-                        ts,
-                        name: &name,
-                        category: CATEGORY,
-                        args: &args,
-                        flows: &[],
+                let sink = &mut self.sink;
+                self.args
+                    .with_args(|args| {
+                        sink.begin(&TEvent {
+                            track,
+                            ts,
+                            name: &name,
+                            category: CATEGORY,
+                            args,
+                            flows: &[],
+                        })
                     })
                     .map_err(ConvertError::Sink)
             }
@@ -820,15 +841,17 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                     _ => self.add_args(ev, usize::from(renamed)),
                 }
                 let track = self.thread(z)?;
-                let args = self.args.args();
-                self.sink
-                    .instant(&TEvent {
-                        track,
-                        ts,
-                        name: &name,
-                        category: CATEGORY,
-                        args: &args,
-                        flows,
+                let sink = &mut self.sink;
+                self.args
+                    .with_args(|args| {
+                        sink.instant(&TEvent {
+                            track,
+                            ts,
+                            name: &name,
+                            category: CATEGORY,
+                            args,
+                            flows,
+                        })
                     })
                     .map_err(ConvertError::Sink)
             }
@@ -892,15 +915,17 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         };
         self.args.clear();
         self.add_args(ev, 0);
-        let args = self.args.args();
-        self.sink
-            .begin(&TEvent {
-                track,
-                ts,
-                name: &name,
-                category: CATEGORY,
-                args: &args,
-                flows: &[],
+        let sink = &mut self.sink;
+        self.args
+            .with_args(|args| {
+                sink.begin(&TEvent {
+                    track,
+                    ts,
+                    name: &name,
+                    category: CATEGORY,
+                    args,
+                    flows: &[],
+                })
             })
             .map_err(ConvertError::Sink)
     }
