@@ -46,13 +46,13 @@ fn check_prefix(file: &[u8], cut_from: &[u8]) {
         .collect();
     let cut = usize::from(u16::from_le_bytes([a, b])) % file.len().max(1);
     let part = file.get(..cut).unwrap_or(&[]);
-    let ends = whole
-        .iter()
-        .skip(1)
-        .map(|w| w.0)
-        .chain(capture.events().map_while(Result::ok).last().map(|ev| {
-            ev.message_offset + ev.message.len() as u64
-        }));
+    let ends = whole.iter().skip(1).map(|w| w.0).chain(
+        capture
+            .events()
+            .map_while(Result::ok)
+            .last()
+            .map(|ev| ev.message_offset + ev.message.len() as u64),
+    );
     let must = ends.take_while(|&e| e <= cut as u64).count();
     let mut got = Vec::new();
     let mut fault = None;
@@ -69,11 +69,18 @@ fn check_prefix(file: &[u8], cut_from: &[u8]) {
     } else {
         fault = Capture::parse(part).err();
     }
-    assert!(got.len() >= must, "cut at {cut}: {} of {must} events", got.len());
+    assert!(
+        got.len() >= must,
+        "cut at {cut}: {} of {must} events",
+        got.len()
+    );
     assert_eq!(got[..], whole[..got.len()], "cut at {cut}");
     if cut < file.len() {
         let fault = fault.or_else(|| validate(part).err());
-        assert!(fault.is_some_and(|e| e.offset <= cut as u64), "cut at {cut}: {fault:?}");
+        assert!(
+            fault.is_some_and(|e| e.offset <= cut as u64),
+            "cut at {cut}: {fault:?}"
+        );
     }
 }
 

@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::timeline::Timeline;
-use tracecap_wtf::{ErrorKind, FixedDefinitionTable, Capture};
+use tracecap_wtf::{Capture, FixedDefinitionTable};
 
 /// A prefix of the input (cut where its last two bytes say) gives the input's events, in order,
 /// up to where it stops, and its fault lies inside it.
@@ -122,7 +122,7 @@ fuzz_target!(|data: &[u8]| {
     }
     match fixed_err {
         // A full table may stop the fixed walk early; up to there both agree.
-        Some(e) if matches!(e.shared(), Some(tracecap_wire::ErrorKind::TableFull { .. })) => {
+        Some(e) if matches!(e.shared(), Some(tracecap_wtf::SharedKind::TableFull { .. })) => {
             assert!(fixed.len() <= grown.len());
             assert_eq!(fixed[..], grown[..fixed.len()]);
         }

@@ -3,8 +3,8 @@
 //! Where Orbit itself rejects a file, the message contains Orbit's own wording (so a user can
 //! match it with what Orbit printed), followed by what we know more. The faults every format
 //! shares are [`ErrorKind::Shared`], worded the shared way: a truncation quotes Orbit's words in
-//! its `what` (see [`what`]); the version mismatch keeps Orbit's words (`incompatible version 2,
-//! expected 1`).
+//! its `what` (see [`what`]); the shared version mismatch is worded as Orbit words it
+//! (`incompatible version 2, expected 1`).
 
 /// The `what` of the truncations Orbit itself reports: the part, then Orbit's own words, so
 /// that `truncated {what} (needs .. bytes, .. left)` still quotes what Orbit printed.
@@ -36,9 +36,8 @@ pub mod what {
 pub enum ErrorKind {
     /// A fault every format shares: a truncation (of the header, the section list, a message
     /// or a protobuf field, named by one of the [`what`] texts), a malformed varint, the
-    /// format version other than 1. Worded the shared way, except the version mismatch, which
-    /// keeps Orbit's words: `incompatible version 2, expected 1`.
-    #[error("{}", Worded(.0))]
+    /// format version other than 1.
+    #[error("{0}")]
     Shared(tracecap_wire::ErrorKind),
     /// The first four bytes are not `ORBT`.
     #[error("invalid file signature (expected \"ORBT\")")]
@@ -124,20 +123,6 @@ pub enum ErrorKind {
     /// Messages nest deeper than the parser allows.
     #[error("messages nested too deeply")]
     TooDeep,
-}
-
-/// A shared fault in Orbit's words where Orbit has its own: the version mismatch.
-struct Worded<'a>(&'a tracecap_wire::ErrorKind);
-
-impl core::fmt::Display for Worded<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match *self.0 {
-            tracecap_wire::ErrorKind::UnsupportedVersion { found, expected } => {
-                write!(f, "incompatible version {found}, expected {expected}")
-            }
-            ref kind => kind.fmt(f),
-        }
-    }
 }
 
 /// What a section overlaps.

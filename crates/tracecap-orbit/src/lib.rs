@@ -140,3 +140,5 @@ pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};
 pub use section::{
     Layout, RawSection, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA,
 };
+/// The faults every format shares, held by [`ErrorKind::Shared`] (re-exported from `tracecap-wire`).
+pub use tracecap_wire::ErrorKind as SharedKind;

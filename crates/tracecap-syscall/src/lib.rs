@@ -93,3 +93,5 @@ pub use header::{
 pub use names::{syscall_name, syscall_number};
 pub use record::{Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP, KNOWN_FLAGS};
 pub use tracecap_wire::Endian;
+/// The faults every format shares, held by [`ErrorKind::Shared`] (re-exported from `tracecap-wire`).
+pub use tracecap_wire::ErrorKind as SharedKind;

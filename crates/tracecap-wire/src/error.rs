@@ -168,7 +168,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "{what} table full (capacity {capacity})")
             }
             ErrorKind::UnsupportedVersion { found, expected } => {
-                write!(f, "unsupported version {found}, expected {expected}")
+                write!(f, "incompatible version {found}, expected {expected}")
             }
         }
     }
@@ -402,7 +402,7 @@ mod tests {
         assert_eq!(version.what("header").kind.what(), "format");
         assert_eq!(
             version.to_string(),
-            "unsupported version 7, expected 1 at offset 0x4"
+            "incompatible version 7, expected 1 at offset 0x4"
         );
     }
 

@@ -99,6 +99,8 @@ pub use signature::{ArgDecl, ArgType, Signature};
 #[cfg(feature = "alloc")]
 pub use strings::StringIndex;
 pub use strings::{StringIter, StringTable, EMPTY_ORDINAL, NULL_ORDINAL};
+/// The faults every format shares, held by [`ErrorKind::Shared`] (re-exported from `tracecap-wire`).
+pub use tracecap_wire::ErrorKind as SharedKind;
 #[cfg(feature = "alloc")]
 pub use value::{latin1, text_lossy};
 pub use value::{utf16_units, Arg, Args, Array, Elem, Str, Value};
