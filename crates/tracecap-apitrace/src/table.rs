@@ -311,7 +311,7 @@ impl Table for SigTable {
             return Ok(());
         }
         let index =
-            u32::try_from(self.entries.len()).map_err(|_| ErrorKind::TableFull(kind.name()))?;
+            u32::try_from(self.entries.len()).map_err(|_| kind.table_full(1 << 32))?;
         let mut e = Entry {
             info,
             name: Span::default(),
