@@ -121,9 +121,7 @@ pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error
     let fault = match end {
         // Container faults, the stream limit and events past the window: walking `data`
         // (which ends there) meets a cut stream, explained by this fault.
-        Err(e)
-            if e.kind.space() == Space::File || matches!(e.kind, ErrorKind::WindowLimit(_)) =>
-        {
+        Err(e) if e.kind.space() == Space::File || matches!(e.kind, ErrorKind::WindowLimit(_)) => {
             Some(e)
         }
         // A fault of the stream itself: `data` holds it, walking it finds it.
