@@ -84,7 +84,7 @@ fn whole(stream: &[u8]) -> (Vec<u8>, Option<String>) {
                 }
             }
             Err(e) => {
-                assert_eq!(e.space, Space::Stream);
+                assert_eq!(e.kind.space(), Space::Stream);
                 assert!(e.offset <= stream.len() as u64, "{e} past {}", stream.len());
                 return (out, Some(e.to_string()));
             }
@@ -157,7 +157,7 @@ fuzz_target!(|data: &[u8]| {
         // A few KiB of zstd or brotli can claim gigabytes: cap the stream.
         if let Ok(d) = decompress_limited(rest, 64 << 20) {
             if let Some(e) = d.fault {
-                assert_eq!(e.space, Space::File);
+                assert_eq!(e.kind.space(), Space::File);
                 assert!(e.offset <= rest.len() as u64, "{e} past {}", rest.len());
             }
             let _ = dump_text(&d.data, |_| {});

@@ -246,7 +246,7 @@ fn apply<'a, T: Table + ?Sized>(
         match d? {
             Detail::Arg { index, value } => {
                 if index >= num_args.saturating_add(ARG_SLACK) {
-                    return Err(Error::stream(ErrorKind::ArgIndex(index), ev.offset));
+                    return Err(Error::new(ErrorKind::ArgIndex(index), ev.offset));
                 }
                 let i = index as usize;
                 if i >= call.args.len() {

@@ -235,14 +235,14 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
         }
         match &self.header {
             Some(h) => Ok(h),
-            None => Err(Error::stream(ErrorKind::NotATrace("no header"), 0)),
+            None => Err(Error::new(ErrorKind::NotATrace("no header"), 0)),
         }
     }
 
     fn refill(&mut self) -> Result<(), Error> {
         if self.window.len().saturating_sub(self.pos) >= self.limit {
             self.failed = true;
-            return Err(Error::stream(
+            return Err(Error::new(
                 ErrorKind::WindowLimit(self.limit as u64),
                 self.base.saturating_add(self.pos as u64),
             ));
@@ -280,7 +280,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                     }
                     if self.window.len().saturating_sub(self.pos) >= self.limit {
                         self.failed = true;
-                        return Err(Error::stream(
+                        return Err(Error::new(
                             ErrorKind::WindowLimit(self.limit as u64),
                             self.base.saturating_add(self.pos as u64),
                         ));
@@ -435,7 +435,7 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
                     let tail = self.window.len().saturating_sub(self.pos) as u64;
                     let end = self.base.saturating_add(self.window.len() as u64);
                     let mut until = end.saturating_add(tail);
-                    if let crate::error::ErrorKind::Truncated { needed, .. } = e.kind {
+                    if let Some(tracecap_wire::ErrorKind::Truncated { needed, .. }) = e.shared() {
                         until = until.max(e.offset.saturating_add(needed.min(1 << 40)));
                     }
                     self.need_until = until.min(self.base.saturating_add(self.limit as u64));

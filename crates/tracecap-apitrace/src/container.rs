@@ -34,7 +34,7 @@ impl Container {
     /// without a known magic is taken as brotli, which has none; decoding it then tells.
     pub fn detect(file: &[u8]) -> Result<Container, Error> {
         if file.len() < 4 {
-            return Err(Error::file(ErrorKind::NotATrace("shorter than 4 bytes"), 0));
+            return Err(Error::new(ErrorKind::NotATrace("shorter than 4 bytes"), 0));
         }
         Ok(if file.starts_with(b"at") {
             Container::Snappy
@@ -83,7 +83,7 @@ impl SnappyChunk<'_> {
     pub fn uncompressed_len(&self) -> Result<u64, Error> {
         let mut r = Reader::at(self.block, self.offset.saturating_add(4));
         r.uleb64()
-            .map_err(|e| Error::file(ErrorKind::Container("snappy"), e.offset))
+            .map_err(|e| Error::new(ErrorKind::Container("snappy"), e.offset))
     }
 }
 
@@ -101,7 +101,7 @@ impl<'a> SnappyChunks<'a> {
         let mut r = Reader::new(file);
         match r.bytes(2) {
             Ok(b"at") => Ok(SnappyChunks { r, done: false }),
-            _ => Err(Error::file(ErrorKind::NotATrace("no 'at' magic"), 0)),
+            _ => Err(Error::new(ErrorKind::NotATrace("no 'at' magic"), 0)),
         }
     }
 }
@@ -122,17 +122,12 @@ impl<'a> Iterator for SnappyChunks<'a> {
         let offset = self.r.offset();
         let fail = |this: &mut Self, e: tracecap_wire::Error| {
             this.done = true;
-            let kind = match e.kind {
-                tracecap_wire::ErrorKind::Truncated {
-                    needed, available, ..
-                } => ErrorKind::Truncated {
-                    what: "snappy chunk",
-                    needed,
-                    available,
-                },
-                _ => ErrorKind::Container("snappy"),
+            let kind = if e.is_truncation() {
+                ErrorKind::ContainerTruncated("snappy")
+            } else {
+                ErrorKind::Container("snappy")
             };
-            Some(Err(Error::file(kind, e.offset)))
+            Some(Err(Error::new(kind, e.offset)))
         };
         let len = match self.r.view::<ChunkHeader>() {
             Ok(h) => h.compressed_len.get(),

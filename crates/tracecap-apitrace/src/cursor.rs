@@ -5,7 +5,7 @@
 //! reads are one tag byte, so those are a bounds check and an increment; everything else (long
 //! varints, errors) is out of line. Errors name what was being read.
 
-use tracecap_wire::decode_uleb64;
+use tracecap_wire::{decode_uleb64, Context};
 
 use crate::error::{Error, ErrorKind};
 
@@ -86,14 +86,7 @@ impl<'a> Cur<'a> {
     #[inline(never)]
     fn truncated(&self, what: &'static str, needed: u64) -> Error {
         let available = self.data.len().saturating_sub(self.pos) as u64;
-        Error::stream(
-            ErrorKind::Truncated {
-                what,
-                needed,
-                available,
-            },
-            self.offset(),
-        )
+        Error::truncated(what, self.offset(), needed, available)
     }
 
     /// One byte.
@@ -215,7 +208,7 @@ impl<'a> Cur<'a> {
         match self.byte(what)? {
             3 => self.uint(what).map(|v| (v as i64).wrapping_neg()),
             4 => self.uint(what).map(|v| v as i64),
-            t => Err(Error::stream(ErrorKind::BadEnumValueTag(t), at)),
+            t => Err(Error::new(ErrorKind::BadEnumValueTag(t), at)),
         }
     }
 }
@@ -228,6 +221,5 @@ fn varint_error(
     offset: u64,
     at: usize,
 ) -> Error {
-    let e = tracecap_wire::Error::new(kind, offset.saturating_add(at as u64));
-    Error::wire(e, what)
+    Error::new(ErrorKind::Shared(kind), offset.saturating_add(at as u64)).what(what)
 }

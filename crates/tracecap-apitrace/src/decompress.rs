@@ -54,6 +54,25 @@ impl Decompressed {
         }
     }
 
+    /// The file offset of error `e`: its own for a fault of the container, else (a fault of
+    /// the stream) the file offset of the snappy chunk or zstd frame holding it, or 0 (the
+    /// start of the one compressed stream of gzip and brotli).
+    pub fn error_offset(&self, e: &Error) -> u64 {
+        match e.kind.space() {
+            Space::File => e.offset,
+            Space::Stream => self.file_offset(e.offset),
+        }
+    }
+
+    /// What starts at [`Decompressed::file_offset`]`(at)`: the snappy `chunk` or zstd `frame`
+    /// holding stream offset `at`, else the whole compressed `stream`.
+    pub fn piece_at(&self, at: u64) -> &'static str {
+        match self.chunk_offset(at) {
+            Some(_) => self.piece_name(),
+            None => "stream",
+        }
+    }
+
     /// What the pieces [`Decompressed::chunk_offset`] finds are called in this container:
     /// `chunk` (snappy), `frame` (zstd) or `stream` (one stream: gzip, brotli).
     pub fn piece_name(&self) -> &'static str {
@@ -102,7 +121,9 @@ pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error
     let fault = match end {
         // Container faults, the stream limit and events past the window: walking `data`
         // (which ends there) meets a cut stream, explained by this fault.
-        Err(e) if e.space == Space::File || matches!(e.kind, ErrorKind::WindowLimit(_)) => Some(e),
+        Err(e) if e.kind.space() == Space::File || matches!(e.kind, ErrorKind::WindowLimit(_)) => {
+            Some(e)
+        }
         // A fault of the stream itself: `data` holds it, walking it finds it.
         _ => None,
     };
@@ -126,7 +147,7 @@ struct Tee<'f> {
 impl ByteSource for Tee<'_> {
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
         if self.data.len() as u64 > self.limit {
-            return Err(Error::file(
+            return Err(Error::new(
                 ErrorKind::StreamLimit(self.limit),
                 self.src.consumed(),
             ));
@@ -143,7 +164,7 @@ impl ByteSource for Tee<'_> {
                 self.chunks.push((before, off));
             }
             if self.data.try_reserve(piece.len()).is_err() {
-                return Err(Error::file(
+                return Err(Error::new(
                     ErrorKind::OutOfMemory(before.saturating_add(piece.len() as u64)),
                     self.src.consumed(),
                 ));
@@ -505,11 +526,11 @@ impl ByteSource for ContainerSource<'_> {
                     }
                     Some(Err(e)) => {
                         self.done = true;
-                        let ErrorKind::Truncated { .. } = e.kind else {
+                        let ErrorKind::ContainerTruncated(_) = e.kind else {
                             return Err(e);
                         };
                         // The file ends inside this chunk: whatever its bytes hold, then the cut.
-                        let cut = Error::file(
+                        let cut = Error::new(
                             ErrorKind::ContainerTruncated("snappy"),
                             self.file.len() as u64,
                         );
@@ -527,7 +548,7 @@ impl ByteSource for ContainerSource<'_> {
                     Ok(n) if n <= MAX_SNAPPY_CHUNK => n as usize,
                     Ok(n) => {
                         self.done = true;
-                        return Err(Error::file(ErrorKind::ImplausibleChunk(n), chunk.offset));
+                        return Err(Error::new(ErrorKind::ImplausibleChunk(n), chunk.offset));
                     }
                     Err(e) => {
                         self.done = true;
@@ -541,7 +562,7 @@ impl ByteSource for ContainerSource<'_> {
                         .saturating_add(64)
                 {
                     self.done = true;
-                    return Err(Error::file(
+                    return Err(Error::new(
                         ErrorKind::ImplausibleChunk(len as u64),
                         chunk.offset,
                     ));
@@ -550,7 +571,7 @@ impl ByteSource for ContainerSource<'_> {
                 if out.try_reserve(len).is_err() {
                     self.done = true;
                     let want = (start as u64).saturating_add(len as u64);
-                    return Err(Error::file(ErrorKind::OutOfMemory(want), chunk.offset));
+                    return Err(Error::new(ErrorKind::OutOfMemory(want), chunk.offset));
                 }
                 out.resize(start.saturating_add(len), 0);
                 let dst = out.get_mut(start..).unwrap_or(&mut []);
@@ -564,7 +585,7 @@ impl ByteSource for ContainerSource<'_> {
                         // the fault (as for a block the file cuts short).
                         out.truncate(start);
                         self.done = true;
-                        let bad = Error::file(ErrorKind::Container("snappy"), chunk.offset);
+                        let bad = Error::new(ErrorKind::Container("snappy"), chunk.offset);
                         let n = snappy_prefix(chunk.block, out);
                         if n == 0 {
                             return Err(bad);
@@ -585,7 +606,7 @@ impl ByteSource for ContainerSource<'_> {
             } else {
                 self.consumed()
             };
-            Error::file(kind, off)
+            Error::new(kind, off)
         });
         if n == 0 || fault.is_some() {
             self.done = true;

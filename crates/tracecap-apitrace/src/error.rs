@@ -1,28 +1,19 @@
 //! The crate's one error type: what went wrong, and where.
+//!
+//! An [`Error`] is the shared error core of `tracecap-wire`: a kind and an absolute offset. The
+//! offset counts in the file for a fault of the container, and in the decompressed event stream
+//! for every other fault; [`ErrorKind::space`] says which (they are the same bytes only for an
+//! uncompressed stream).
 
 /// What went wrong while reading a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// Fewer bytes remain than a read needs.
-    #[error("truncated {what} (needs {needed} bytes, {available} left)")]
-    Truncated {
-        /// What was being read.
-        what: &'static str,
-        /// Bytes the read needed.
-        needed: u64,
-        /// Bytes that were left.
-        available: u64,
-    },
-    /// A varint is malformed (overlong or wider than 64 bits).
-    #[error("malformed varint in {what}")]
-    BadVarint {
-        /// What was being read.
-        what: &'static str,
-    },
-    /// The stream's version number is above 6, the newest apitrace knows.
-    #[error("unsupported trace version {0}")]
-    UnsupportedVersion(u64),
+    /// A fault every format shares, met in the decompressed stream: truncation of a named
+    /// structure, an overlong or overflowing varint, a count too large for memory, a full
+    /// signature table, a stream version above 6 (the newest apitrace knows).
+    #[error("{0}")]
+    Shared(tracecap_wire::ErrorKind),
     /// An event byte other than 0 (enter) or 1 (leave).
     #[error("unknown event byte {0:#04x}")]
     UnknownEvent(u8),
@@ -44,33 +35,24 @@ pub enum ErrorKind {
     /// A signature id used before (or without) its definition, seen while re-reading a value.
     #[error("{0} signature used before its definition")]
     Undefined(&'static str),
-    /// A fixed-capacity signature table is full.
-    #[error("{0} signature table full")]
-    TableFull(&'static str),
-    /// A number that does not fit the platform (a count or length).
-    #[error("{what} {value} does not fit in memory")]
-    TooLarge {
-        /// What it counts.
-        what: &'static str,
-        /// The number read.
-        value: u64,
-    },
-    /// The file is too short to be any container.
+    /// The file is too short to be any container (a file offset).
     #[error("not an apitrace file: {0}")]
     NotATrace(&'static str),
-    /// A compressed container is damaged.
+    /// A compressed container is damaged (a file offset).
     #[error("damaged {0} container")]
     Container(&'static str),
-    /// A compressed container ends before its end marker (a cut file or a crashed tracer).
+    /// A compressed container ends before its end marker (a cut file or a crashed tracer; a
+    /// file offset).
     #[error("{0} container cut short")]
     ContainerTruncated(&'static str),
-    /// A snappy chunk claims an uncompressed size it cannot have.
+    /// A snappy chunk claims an uncompressed size it cannot have (a file offset).
     #[error("snappy chunk claims {0} uncompressed bytes")]
     ImplausibleChunk(u64),
-    /// The decompressed stream is larger than the caller allowed.
+    /// The decompressed stream is larger than the caller allowed (a file offset).
     #[error("decompressed stream larger than the {0}-byte limit")]
     StreamLimit(u64),
-    /// Memory for the decompressed stream could not be had (the stream is that large).
+    /// Memory for the decompressed stream could not be had (the stream is that large; a file
+    /// offset).
     #[error("no memory for {0} bytes of decompressed stream")]
     OutOfMemory(u64),
     /// A single event is larger than the streaming window may grow.
@@ -90,66 +72,69 @@ pub enum Space {
     Stream,
 }
 
-/// A trace error: its kind, the absolute offset, and whether the offset counts in the file or in
-/// the decompressed stream (they are the same bytes only for an uncompressed stream).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} at {} offset {offset:#x}", match .space { Space::File => "file", Space::Stream => "stream" })]
-pub struct Error {
-    /// What went wrong.
-    pub kind: ErrorKind,
-    /// Absolute offset (see [`Error::space`]).
-    pub offset: u64,
-    /// What the offset counts in.
-    pub space: Space,
-}
-
-impl Error {
-    /// An error in the decompressed stream.
-    #[cold]
-    pub const fn stream(kind: ErrorKind, offset: u64) -> Self {
-        Error {
-            kind,
-            offset,
-            space: Space::Stream,
+impl ErrorKind {
+    /// What the offset of an error of this kind counts in: the file for the faults of the
+    /// container ([`ErrorKind::NotATrace`], [`ErrorKind::Container`],
+    /// [`ErrorKind::ContainerTruncated`], [`ErrorKind::ImplausibleChunk`],
+    /// [`ErrorKind::StreamLimit`], [`ErrorKind::OutOfMemory`]), the decompressed stream for the
+    /// others.
+    pub const fn space(&self) -> Space {
+        match self {
+            ErrorKind::NotATrace(_)
+            | ErrorKind::Container(_)
+            | ErrorKind::ContainerTruncated(_)
+            | ErrorKind::ImplausibleChunk(_)
+            | ErrorKind::StreamLimit(_)
+            | ErrorKind::OutOfMemory(_) => Space::File,
+            ErrorKind::Shared(_)
+            | ErrorKind::UnknownEvent(_)
+            | ErrorKind::UnknownDetail(_)
+            | ErrorKind::UnknownTag(_)
+            | ErrorKind::UnknownFrameDetail(_)
+            | ErrorKind::BadEnumValueTag(_)
+            | ErrorKind::TooDeep(_)
+            | ErrorKind::Undefined(_)
+            | ErrorKind::WindowLimit(_)
+            | ErrorKind::ArgIndex(_) => Space::Stream,
         }
-    }
-
-    /// An error in the container (file offsets).
-    #[cold]
-    pub const fn file(kind: ErrorKind, offset: u64) -> Self {
-        Error {
-            kind,
-            offset,
-            space: Space::File,
-        }
-    }
-
-    /// Converts a byte-layer error met while reading `what` in the stream.
-    #[cold]
-    pub fn wire(e: tracecap_wire::Error, what: &'static str) -> Self {
-        let kind = match e.kind {
-            tracecap_wire::ErrorKind::Truncated {
-                needed, available, ..
-            } => ErrorKind::Truncated {
-                what,
-                needed,
-                available,
-            },
-            tracecap_wire::ErrorKind::TooLarge { value, .. } => ErrorKind::TooLarge { what, value },
-            _ => ErrorKind::BadVarint { what },
-        };
-        Error::stream(kind, e.offset)
-    }
-
-    /// True when more stream bytes could make the failed read succeed.
-    pub fn is_truncation(&self) -> bool {
-        matches!(self.kind, ErrorKind::Truncated { .. })
     }
 }
 
-impl From<tracecap_wire::Error> for Error {
+/// A trace error: its kind and the absolute offset, in the file or in the decompressed stream
+/// as [`ErrorKind::space`] says.
+pub type Error = tracecap_wire::Error<ErrorKind>;
+
+impl From<tracecap_wire::ErrorKind> for ErrorKind {
     #[cold]
-    fn from(e: tracecap_wire::Error) -> Self {
-        Error::wire(e, "data")
+    fn from(kind: tracecap_wire::ErrorKind) -> Self {
+        ErrorKind::Shared(kind)
+    }
+}
+
+impl tracecap_wire::FormatKind for ErrorKind {
+    fn shared_mut(&mut self) -> Option<&mut tracecap_wire::ErrorKind> {
+        match self {
+            ErrorKind::Shared(kind) => Some(kind),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_stay_small() {
+        assert_eq!(core::mem::size_of::<Error>(), 48);
+    }
+
+    #[test]
+    fn container_faults_count_in_the_file_the_others_in_the_stream() {
+        assert_eq!(ErrorKind::ContainerTruncated("gzip").space(), Space::File);
+        assert_eq!(ErrorKind::StreamLimit(1).space(), Space::File);
+        let cut: Error = Error::truncated("call number", 9, 1, 0);
+        assert_eq!(cut.kind.space(), Space::Stream);
+        assert_eq!(ErrorKind::WindowLimit(1).space(), Space::Stream);
     }
 }

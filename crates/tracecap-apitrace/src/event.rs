@@ -226,7 +226,7 @@ pub(crate) fn parse_detail<'a, R: Resolve>(
         2 => Detail::Ret(parse_value(r, res, version, 0)?),
         4 => Detail::Backtrace(backtrace(r, res, version)?),
         5 => Detail::Flags(r.uint("call flags")?),
-        d => return Err(Error::stream(ErrorKind::UnknownDetail(d), at)),
+        d => return Err(Error::new(ErrorKind::UnknownDetail(d), at)),
     }))
 }
 
@@ -267,7 +267,7 @@ fn skip_detail<R: Resolve>(r: &mut Cur<'_>, res: &mut R, version: u64) -> Result
         5 => {
             r.uint("call flags")?;
         }
-        d => return Err(Error::stream(ErrorKind::UnknownDetail(d), at)),
+        d => return Err(Error::new(ErrorKind::UnknownDetail(d), at)),
     }
     Ok(true)
 }
@@ -382,7 +382,7 @@ pub(crate) fn next_event_slow<'a, T: Table + ?Sized>(
             (EventKind::Enter, state.next_call_no, thread, sig)
         }
         1 => (EventKind::Leave, c.uint("call number")?, 0, 0),
-        b => return Err(Error::stream(ErrorKind::UnknownEvent(b), offset)),
+        b => return Err(Error::new(ErrorKind::UnknownEvent(b), offset)),
     };
     let start = c.pos();
     while skip_detail(&mut c, &mut res, version)? {}

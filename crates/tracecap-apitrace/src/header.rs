@@ -3,7 +3,7 @@
 use tracecap_wire::Reader;
 
 use crate::cursor::{Cur, Span};
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 
 /// The newest stream version apitrace writes (and the newest this crate reads).
 pub const MAX_VERSION: u64 = 6;
@@ -33,7 +33,7 @@ impl<'a> Header<'a> {
         let at = r.offset();
         let version = r.uint("version number")?;
         if version > MAX_VERSION {
-            return Err(Error::stream(ErrorKind::UnsupportedVersion(version), at));
+            return Err(Error::unsupported_version(version, "0 to 6", at));
         }
         let mut semantic_version = version;
         let mut body = Span::empty(r.offset());

@@ -36,6 +36,19 @@ impl SigKind {
         }
     }
 
+    /// The fault of a full table of these signatures, which holds `capacity` of them.
+    #[cold]
+    pub(crate) fn table_full(self, capacity: u64) -> ErrorKind {
+        let what = match self {
+            SigKind::Function => "function signature",
+            SigKind::Struct => "struct signature",
+            SigKind::Enum => "enum signature",
+            SigKind::Bitmask => "bitmask signature",
+            SigKind::Frame => "frame signature",
+        };
+        ErrorKind::Shared(tracecap_wire::ErrorKind::TableFull { what, capacity })
+    }
+
     pub(crate) const fn index(self) -> usize {
         match self {
             SigKind::Function => 0,
@@ -301,7 +314,7 @@ pub(crate) fn parse_definition<'a>(
                     3 => f.filename = Some(r.string("frame file name")?),
                     4 => f.line = Some(r.uint("frame line")?),
                     5 => f.offset = Some(r.uint("frame offset")?),
-                    d => return Err(Error::stream(ErrorKind::UnknownFrameDetail(d), at)),
+                    d => return Err(Error::new(ErrorKind::UnknownFrameDetail(d), at)),
                 }
             }
             Definition::Frame(f)
@@ -383,10 +396,10 @@ impl<const N: usize> Table for FixedTable<N> {
             Err(at) => at,
         };
         if len >= N {
-            return Err(ErrorKind::TableFull(kind.name()));
+            return Err(kind.table_full(N as u64));
         }
         let (Some(ids), Some(infos)) = (self.ids.get_mut(k), self.infos.get_mut(k)) else {
-            return Err(ErrorKind::TableFull(kind.name()));
+            return Err(kind.table_full(N as u64));
         };
         if let (Some(ids), Some(infos)) = (ids.get_mut(at..=len), infos.get_mut(at..=len)) {
             ids.rotate_right(1);

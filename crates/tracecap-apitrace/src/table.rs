@@ -310,8 +310,7 @@ impl Table for SigTable {
         if self.entry(kind, id).is_some() {
             return Ok(());
         }
-        let index =
-            u32::try_from(self.entries.len()).map_err(|_| ErrorKind::TableFull(kind.name()))?;
+        let index = u32::try_from(self.entries.len()).map_err(|_| kind.table_full(1 << 32))?;
         let mut e = Entry {
             info,
             name: Span::default(),

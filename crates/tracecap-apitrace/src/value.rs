@@ -265,7 +265,7 @@ impl<T: Table + ?Sized> Resolve for Define<'_, T> {
                 };
                 self.0
                     .define(kind, id, info, &def)
-                    .map_err(|k| Error::stream(k, at))?;
+                    .map_err(|k| Error::new(k, at))?;
                 Ok((id, info))
             }
         }
@@ -288,7 +288,7 @@ impl<T: Table + ?Sized> Resolve for Lookup<'_, T> {
                 parse_definition(r, kind, version)?;
                 Ok((id, info))
             }
-            None => Err(Error::stream(ErrorKind::Undefined(kind.name()), at)),
+            None => Err(Error::new(ErrorKind::Undefined(kind.name()), at)),
         }
     }
 }
@@ -296,7 +296,7 @@ impl<T: Table + ?Sized> Resolve for Lookup<'_, T> {
 /// The error for a compound value nested deeper than [`MAX_DEPTH`].
 #[cold]
 fn too_deep(at: u64) -> Error {
-    Error::stream(ErrorKind::TooDeep(MAX_DEPTH), at)
+    Error::new(ErrorKind::TooDeep(MAX_DEPTH), at)
 }
 
 /// Parses one value at `r`. Scalars (the bulk of a trace) are read in line; compound values,
@@ -412,7 +412,7 @@ fn parse_other<'a, R: Resolve>(
                 body: r.since(start),
             })
         }
-        t => return Err(Error::stream(ErrorKind::UnknownTag(t), at)),
+        t => return Err(Error::new(ErrorKind::UnknownTag(t), at)),
     })
 }
 
@@ -516,7 +516,7 @@ fn skip_other<R: Resolve>(
             let count = r.uint("wide string length")?;
             skip_units(r, count)?;
         }
-        t => return Err(Error::stream(ErrorKind::UnknownTag(t), at)),
+        t => return Err(Error::new(ErrorKind::UnknownTag(t), at)),
     }
     Ok(())
 }

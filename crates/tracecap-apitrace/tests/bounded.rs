@@ -130,7 +130,7 @@ fn traces_cut_inside_their_first_chunk_are_cut_short() {
                 "{what}: {fault}"
             );
             assert_eq!(
-                (fault.offset, fault.space),
+                (fault.offset, fault.kind.space()),
                 (cut as u64, Space::File),
                 "{what}"
             );

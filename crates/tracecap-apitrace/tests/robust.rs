@@ -39,7 +39,7 @@ fn walk_stream(stream: &[u8]) -> (Vec<u8>, Option<tracecap_apitrace::Error>) {
     let _ = dump_text(stream, |_| {});
     one_pass_agrees(&trace);
     if let Some(e) = err {
-        assert_eq!(e.space, Space::Stream);
+        assert_eq!(e.kind.space(), Space::Stream);
         assert!(
             e.offset <= stream.len() as u64,
             "{e} beyond {}",
@@ -93,7 +93,7 @@ fn one_pass_agrees(trace: &Trace<'_>) {
 fn walk_file(file: &[u8]) {
     let Ok(d) = decompress(file) else { return };
     if let Some(e) = d.fault {
-        assert_eq!(e.space, Space::File);
+        assert_eq!(e.kind.space(), Space::File);
         assert!(e.offset <= file.len() as u64, "{e} beyond {}", file.len());
     }
     walk_stream(&d.data);
@@ -165,7 +165,7 @@ fn cut_compressed_files() {
                 let mut err = None;
                 while let Some(ev) = r.next_event() {
                     if let Err(e) = ev {
-                        let bound = match e.space {
+                        let bound = match e.kind.space() {
                             Space::File => cut as u64,
                             Space::Stream => u64::MAX,
                         };

@@ -62,7 +62,7 @@ impl FormatError {
                     #[cfg(feature = "wtf")]
                     FormatError::Wtf(e) => write!(f, "{}", e.kind),
                     #[cfg(feature = "apitrace")]
-                    FormatError::Apitrace { error, .. } => match error.space {
+                    FormatError::Apitrace { error, .. } => match error.kind.space() {
                         tracecap_apitrace::Space::File => write!(f, "{}", error.kind),
                         tracecap_apitrace::Space::Stream => write!(
                             f,

@@ -14,37 +14,33 @@ use super::DumpOptions;
 use crate::error::CliError;
 use crate::json::{f64_num, str_lossy};
 
-/// Turns a crate error into a CLI error with a file offset: stream offsets are mapped to the
-/// snappy chunk that holds them (other containers have no index: offset 0), and the stream
-/// offset is kept in the message.
+/// Turns a crate error into a CLI error with a file offset ([`Decompressed::error_offset`]: a
+/// stream offset is mapped to the snappy chunk or zstd frame that holds it, 0 for the other
+/// containers), the stream offset kept in the message.
 fn fault(d: &Decompressed, e: Error) -> CliError {
-    match e.space {
+    let at = d.error_offset(&e);
+    match e.kind.space() {
         // The container's own fault: the stream before it was read whole, and the message says
         // how many calls that gave (zlib-no-eof.trace: every call, but no gzip trailer).
         Space::File if d.fault == Some(e) => {
             let n = calls_read(d);
             let calls = if n == 1 { "call was" } else { "calls were" };
-            CliError::format(format!("{} after {n} {calls} read", e.kind), e.offset)
+            CliError::format(format!("{} after {n} {calls} read", e.kind), at)
         }
-        Space::File => CliError::format(e.kind, e.offset),
+        Space::File => CliError::format(e.kind, at),
         // Both offsets: in the stream, and (printed last, as every fault's) the file offset of
         // the snappy chunk or zstd frame it was decompressed from, or of the whole compressed
         // stream for gzip and brotli.
-        Space::Stream => {
-            let (piece, at) = match d.chunk_offset(e.offset) {
-                Some(at) => (d.piece_name(), at),
-                None => ("stream", 0),
-            };
-            CliError::format(
-                format!(
-                    "{} at decompressed stream offset {:#x}, in the {} {piece} starting",
-                    e.kind,
-                    e.offset,
-                    d.container.name(),
-                ),
-                at,
-            )
-        }
+        Space::Stream => CliError::format(
+            format!(
+                "{} at decompressed stream offset {:#x}, in the {} {} starting",
+                e.kind,
+                e.offset,
+                d.container.name(),
+                d.piece_at(e.offset),
+            ),
+            at,
+        ),
     }
 }
 
@@ -61,10 +57,11 @@ fn calls_read(d: &Decompressed) -> u64 {
     n
 }
 
-/// A stream cut short because its container was cut short: the container fault says more.
+/// A stream cut short because its container was cut short: the container fault says more (a
+/// truncation is always one of the stream).
 fn cause(d: &Decompressed, e: Error) -> Error {
     match d.fault {
-        Some(f) if e.is_truncation() && e.space == Space::Stream => f,
+        Some(f) if e.is_truncation() => f,
         _ => e,
     }
 }

@@ -168,7 +168,7 @@ fn utf8(b: &[u8]) -> &str {
 }
 
 fn fault(map: &Rc<RefCell<OffsetMap>>, e: ApiError) -> FormatError {
-    let file = match e.space {
+    let file = match e.kind.space() {
         Space::File => e.offset,
         Space::Stream => map.borrow().file_offset(e.offset),
     };
