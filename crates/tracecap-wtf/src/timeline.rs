@@ -72,10 +72,48 @@ pub struct Timeline<'a> {
     pub fault: Option<Error>,
 }
 
+/// Where the timeline puts an event.
+enum Route<'a> {
+    /// Consumed by the loader (`wtf.event#define`, `wtf.zone#set`, `wtf.zone#delete`).
+    Skip,
+    /// `wtf.zone#create`: declares a zone.
+    Declare(ZoneInfo<'a>),
+    /// An event of the zone with this id.
+    Zone(Option<u16>),
+}
+
+fn route<'a>(ev: &Event<'a>) -> Route<'a> {
+    let builtin = ev.flags() & crate::FLAG_BUILTIN != 0;
+    match ev.builtin() {
+        Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete) if builtin => {
+            Route::Skip
+        }
+        Some(Builtin::ZoneCreate) if builtin => match ev.zone_create() {
+            Some(info) => Route::Declare(info),
+            None => Route::Skip,
+        },
+        _ => Route::Zone(ev.zone),
+    }
+}
+
 impl<'a> Timeline<'a> {
     /// Walks every event of `trace` with the table `table` and groups them per zone. A damaged
     /// file gives every event before its first fault, and the fault in [`Timeline::fault`].
-    pub fn build_with<T: DefinitionStore<'a>>(trace: &Capture<'a>, table: T) -> Self {
+    ///
+    /// The events are walked twice: first to count each zone's, so that each zone's list is
+    /// allocated once at its size. The heap then holds the events
+    /// ([`size_of::<Event>()`](core::mem::size_of) bytes each) and little more.
+    pub fn build_with<T: DefinitionStore<'a> + Clone>(trace: &Capture<'a>, table: T) -> Self {
+        // Events per zone id, in the order the zones are met.
+        let mut counts: Vec<(Option<u16>, usize)> = Vec::new();
+        for ev in trace.events_with(table.clone()).map_while(Result::ok) {
+            if let Route::Zone(id) = route(&ev) {
+                match counts.iter_mut().find(|(z, _)| *z == id) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((id, 1)),
+                }
+            }
+        }
         let mut zones: Vec<Zone<'a>> = Vec::new();
         let mut fault = None;
         for ev in trace.events_with(table) {
@@ -86,31 +124,26 @@ impl<'a> Timeline<'a> {
                     break;
                 }
             };
-            match ev.builtin() {
-                Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete)
-                    if ev.flags() & crate::FLAG_BUILTIN != 0 =>
-                {
-                    continue
-                }
-                Some(Builtin::ZoneCreate) if ev.flags() & crate::FLAG_BUILTIN != 0 => {
-                    if let Some(info) = ev.zone_create() {
-                        let i = zone_index(&mut zones, Some(info.id));
-                        if let Some(z) = zones.get_mut(i) {
-                            z.info = Some(info);
-                        }
+            match route(&ev) {
+                Route::Skip => {}
+                Route::Declare(info) => {
+                    let i = zone_index(&mut zones, Some(info.id), &counts);
+                    if let Some(z) = zones.get_mut(i) {
+                        z.info = Some(info);
                     }
-                    continue;
                 }
-                _ => {}
-            }
-            let i = zone_index(&mut zones, ev.zone);
-            if let Some(z) = zones.get_mut(i) {
-                z.events.push(ev);
+                Route::Zone(id) => {
+                    let i = zone_index(&mut zones, id, &counts);
+                    if let Some(z) = zones.get_mut(i) {
+                        z.events.push(ev);
+                    }
+                }
             }
         }
         for z in &mut zones {
-            // Stable: equal times keep file order.
-            z.events.sort_by_key(|e| e.time);
+            // Equal times keep file order (offsets grow through the file); an unstable sort
+            // needs no buffer as large as the events.
+            z.events.sort_unstable_by_key(|e| (e.time, e.offset));
         }
         Timeline { zones, fault }
     }
@@ -121,14 +154,20 @@ impl<'a> Timeline<'a> {
     }
 }
 
-fn zone_index(zones: &mut Vec<Zone<'_>>, id: Option<u16>) -> usize {
+/// The index of the zone `id`, added (with room for its `counts`) when new.
+fn zone_index(
+    zones: &mut Vec<Zone<'_>>,
+    id: Option<u16>,
+    counts: &[(Option<u16>, usize)],
+) -> usize {
     match zones.iter().position(|z| z.id == id) {
         Some(p) => p,
         None => {
+            let n = counts.iter().find(|(z, _)| *z == id).map_or(0, |(_, n)| *n);
             zones.push(Zone {
                 id,
                 info: None,
-                events: Vec::new(),
+                events: Vec::with_capacity(n),
             });
             zones.len() - 1
         }

@@ -97,6 +97,7 @@ fn read_zero_filled(name: &str, file: &[u8], cut: usize, size: usize) -> (Error,
 
 #[test]
 fn zero_filled_tails_fail_fast_in_bounded_memory() {
+    let _serial = tracecap_testkit::serial();
     for (name, file) in [("chunked", chunked()), ("legacy", legacy())] {
         every_reader(&file).unwrap();
         // The prologue, the header chunk (its header, part table, JSON), the event chunks (their
@@ -117,4 +118,28 @@ fn zero_filled_tails_fail_fast_in_bounded_memory() {
             );
         }
     }
+}
+
+/// The timeline's heap is its events and little more: each zone's list is allocated once at its
+/// size, and sorting it takes no buffer.
+#[test]
+fn the_timeline_holds_its_events_and_little_more() {
+    let _serial = tracecap_testkit::serial();
+    let mut w = ChunkedWriter::new(0xE821_4400, HEADER);
+    w.define(10, 0, 0, "app#frame", "uint32 n, utf8 label, uint8[] bytes")
+        .unwrap();
+    // Out of time order, so that the sort has work to do.
+    for i in 0..20_000 {
+        w.event(10, (i * 7919) % 20_000, &args(i)).unwrap();
+    }
+    let bytes = w.finish();
+    let trace = Capture::parse(&bytes).unwrap();
+    let (timeline, peak) = tracecap_testkit::peak_of(|| Timeline::build(&trace));
+    let events: usize = timeline.zones.iter().map(|z| z.events.len()).sum();
+    assert_eq!(events, 20_000);
+    let per_event = core::mem::size_of::<tracecap_wtf::Event>();
+    assert!(
+        peak <= events * per_event + (64 << 10),
+        "peak heap {peak} B for {events} events of {per_event} B"
+    );
 }
