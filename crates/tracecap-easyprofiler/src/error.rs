@@ -89,6 +89,20 @@ mod tests {
     }
 
     #[test]
+    fn a_reader_fault_keeps_its_kind() {
+        use tracecap_wire::{Context, Reader};
+        fn read(bytes: &[u8]) -> Result<u16, Error> {
+            let mut r = Reader::at(bytes, 0x20);
+            r.u16_le().what("bookmark count")?;
+            Ok(r.uleb32().what("count")? as u16)
+        }
+        let e = read(&[1, 0, 0x80, 0x00]).unwrap_err();
+        let want = tracecap_wire::ErrorKind::VarintOverlong { what: "count" };
+        assert_eq!(e, Error::new(ErrorKind::Shared(want), 0x23));
+        assert!(!e.is_truncation());
+    }
+
+    #[test]
     fn errors_stay_small() {
         // The largest kind (a shared truncation: a name and two counts) and the offset.
         assert_eq!(core::mem::size_of::<Error>(), 48);
