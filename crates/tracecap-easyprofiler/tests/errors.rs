@@ -14,7 +14,7 @@ fn sample() -> Vec<u8> {
 }
 
 fn parse_err(bytes: &[u8]) -> Error {
-    Capture::parse(bytes).err().expect("the file is refused")
+    Capture::parse(bytes).expect_err("the file is refused")
 }
 
 #[test]
@@ -83,9 +83,7 @@ fn a_fixed_kind_table_too_small_is_full_at_the_descriptor_past_it() {
     let b = sample();
     let c = Capture::parse(&b).unwrap();
     let ninth = c.descriptors().nth(8).unwrap().unwrap().offset;
-    let e = FixedKindTable::<8>::new(&c)
-        .err()
-        .expect("25 descriptors do not fit 8");
+    let e = FixedKindTable::<8>::new(&c).expect_err("25 descriptors do not fit 8");
     assert_eq!(e, Error::table_full("descriptor kind", 8, ninth));
     assert_eq!(
         e.to_string(),
@@ -104,8 +102,7 @@ fn nesting_slots_too_few_are_full_at_the_record_past_them() {
     let mut slots = vec![NestSlot::default(); 2];
     let e = c
         .nest(&thread, &kinds, &mut slots)
-        .err()
-        .expect("2 slots are too few");
+        .expect_err("2 slots are too few");
     assert_eq!(e, Error::table_full("nesting slot", 2, third));
     assert_eq!(
         e.shared(),
