@@ -5,7 +5,8 @@ use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use tracecap_wire::Reader;
 
 use crate::descriptor::until_nul;
-use crate::error::{Context, Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
+use tracecap_wire::Context;
 
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
@@ -48,10 +49,10 @@ impl<'a> Bookmark<'a> {
         let h: &BookmarkHead = body.view().what("bookmark")?;
         let text = body.take_rest();
         if text.last() != Some(&0) {
-            return Err(Error::new(
-                ErrorKind::MissingNul("bookmark text"),
-                body.offset().saturating_sub(1),
-            ));
+            let kind = tracecap_wire::ErrorKind::MissingNul {
+                what: "bookmark text",
+            };
+            return Err(Error::new(kind.into(), body.offset().saturating_sub(1)));
         }
         Ok(Bookmark {
             offset,

@@ -4,12 +4,13 @@ use tracecap_wire::Reader;
 
 use crate::bookmark::Bookmark;
 use crate::descriptor::Descriptors;
-use crate::error::{Context, Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
 use crate::header::{Header, SIGNATURE};
 use crate::lookup::KindLookup;
-use crate::nesting::{capacity_error, NestSlot, Nesting, Tree};
+use crate::nesting::{NestSlot, Nesting, Tree};
 use crate::thread::Thread;
 use crate::version::Version;
+use tracecap_wire::Context;
 
 /// A parsed `.prof` file: the header and the positions of its sections, borrowing the bytes.
 ///
@@ -160,7 +161,9 @@ impl<'a> Capture<'a> {
     }
 
     /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
-    /// comparing times as their nanosecond values, as upstream does.
+    /// comparing times as their nanosecond values, as upstream does. Fails with a full
+    /// `"nesting slot"` table ([`tracecap_wire::ErrorKind::TableFull`]) at the first record that
+    /// has no slot; [`Thread::records_count`] slots always suffice.
     pub fn nest<'s, K: KindLookup + ?Sized>(
         &self,
         thread: &Thread<'a>,
@@ -172,9 +175,9 @@ impl<'a> Capture<'a> {
         for rec in thread.records(kinds) {
             let rec = rec?;
             if nesting.push(rec.begin(), rec.end()).is_none() {
-                return Err(capacity_error(
-                    thread.records_count(),
-                    capacity,
+                return Err(Error::table_full(
+                    "nesting slot",
+                    capacity as u64,
                     rec.offset(),
                 ));
             }

@@ -4,7 +4,8 @@ use tracecap_wire::zerocopy::byteorder::little_endian::{U32, U64};
 use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use tracecap_wire::Reader;
 
-use crate::error::{Context, Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
+use tracecap_wire::Context;
 
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]

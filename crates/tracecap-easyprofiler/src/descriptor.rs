@@ -4,7 +4,8 @@ use tracecap_wire::zerocopy::byteorder::little_endian::{I32, U16, U32};
 use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use tracecap_wire::Reader;
 
-use crate::error::{Context, Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
+use tracecap_wire::Context;
 
 /// What records of a descriptor are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

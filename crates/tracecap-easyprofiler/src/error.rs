@@ -7,22 +7,6 @@ pub enum ErrorKind {
     /// The first four bytes are not `79 73 61 45` ("ysaE").
     #[error("not an EasyProfiler file (bad magic)")]
     BadMagic,
-    /// The version is older than 0.1.0, the oldest any reader accepts.
-    #[error("unsupported version {0:#010x}")]
-    UnsupportedVersion(u32),
-    /// The 2.1+ header padding after the bookmark count is not zero.
-    #[error("non-zero header padding")]
-    HeaderPadding,
-    /// A read ran past the end of the file or of a record.
-    #[error("truncated {what} (needs {needed} bytes, {available} left)")]
-    Truncated {
-        /// The part being read.
-        what: &'static str,
-        /// Bytes needed.
-        needed: u64,
-        /// Bytes left.
-        available: u64,
-    },
     /// A record's size field is smaller than its fixed part.
     #[error("{what} of {size} bytes is shorter than its {min}-byte fixed part")]
     RecordTooShort {
@@ -33,9 +17,6 @@ pub enum ErrorKind {
         /// The minimum.
         min: u16,
     },
-    /// A string that must end in NUL does not.
-    #[error("{0} without NUL terminator")]
-    MissingNul(&'static str),
     /// A descriptor's name length runs past the descriptor.
     #[error("descriptor name length {name_len} exceeds its record")]
     DescriptorNameTooLong {
@@ -54,14 +35,6 @@ pub enum ErrorKind {
     /// The end signature after the threads (2.1+) or after the bookmarks is missing or wrong.
     #[error("bad end signature {0:#010x}")]
     BadEndSignature(u32),
-    /// A caller-provided buffer (nesting scratch, fixed table) is too small.
-    #[error("buffer too small: needs {needed} entries, has {capacity}")]
-    CapacityExceeded {
-        /// Entries needed.
-        needed: u64,
-        /// Entries available.
-        capacity: u64,
-    },
     /// A file without a thread count (older than 2.1) ends between two threads before the
     /// header's `blocks_count` records were read: the rest of the file is missing.
     #[error("the file ends after {read} of the header's {stated} records")]
@@ -74,56 +47,64 @@ pub enum ErrorKind {
     /// Bytes follow the last part of the file.
     #[error("{0} unexpected trailing bytes")]
     TrailingBytes(u64),
+    /// A fault every format shares: a read past the end of the file or of a record, a string
+    /// without its NUL, non-zero header padding, a caller's fixed table or buffer too small, a
+    /// version older than 0.1.0.
+    #[error("{0}")]
+    Shared(tracecap_wire::ErrorKind),
 }
 
 /// An error in a `.prof` file: its kind and the absolute offset where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} at offset {offset:#x}")]
-pub struct Error {
-    /// What went wrong.
-    pub kind: ErrorKind,
-    /// Absolute file offset.
-    pub offset: u64,
-}
+pub type Error = tracecap_wire::Error<ErrorKind>;
 
-impl Error {
-    /// An error of `kind` at `offset`.
+impl From<tracecap_wire::ErrorKind> for ErrorKind {
     #[cold]
-    pub const fn new(kind: ErrorKind, offset: u64) -> Self {
-        Error { kind, offset }
+    fn from(kind: tracecap_wire::ErrorKind) -> Self {
+        ErrorKind::Shared(kind)
     }
 }
 
-/// Attaches the name of the part being read to a byte-level error.
-pub(crate) trait Context<T> {
-    fn what(self, what: &'static str) -> Result<T, Error>;
-}
-
-impl<T> Context<T> for Result<T, tracecap_wire::Error> {
-    #[inline]
-    fn what(self, what: &'static str) -> Result<T, Error> {
-        self.map_err(|e| wire_error(e, what))
+impl tracecap_wire::FormatKind for ErrorKind {
+    fn shared_mut(&mut self) -> Option<&mut tracecap_wire::ErrorKind> {
+        match self {
+            ErrorKind::Shared(kind) => Some(kind),
+            _ => None,
+        }
     }
 }
 
-#[cold]
-fn wire_error(e: tracecap_wire::Error, what: &'static str) -> Error {
-    use tracecap_wire::ErrorKind as W;
-    let kind = match e.kind {
-        W::Truncated {
-            needed, available, ..
-        } => ErrorKind::Truncated {
-            what,
-            needed,
-            available,
-        },
-        W::MissingNul { .. } => ErrorKind::MissingNul(what),
-        // The remaining byte-level kinds (varints, padding) do not occur in this format.
-        _ => ErrorKind::Truncated {
-            what,
-            needed: 1,
-            available: 0,
-        },
-    };
-    Error::new(kind, e.offset)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_ends_with_the_offset() {
+        let e = Error::truncated("record", 0x1382, 21, 6);
+        assert_eq!(
+            e.to_string(),
+            "truncated record (needs 21 bytes, 6 left) at offset 0x1382"
+        );
+        let e = Error::new(ErrorKind::BadEndSignature(0x1234), 0x40);
+        assert_eq!(e.to_string(), "bad end signature 0x00001234 at offset 0x40");
+    }
+
+    #[test]
+    fn a_reader_fault_keeps_its_kind() {
+        use tracecap_wire::{Context, Reader};
+        fn read(bytes: &[u8]) -> Result<u16, Error> {
+            let mut r = Reader::at(bytes, 0x20);
+            r.u16_le().what("bookmark count")?;
+            Ok(r.uleb32().what("count")? as u16)
+        }
+        let e = read(&[1, 0, 0x80, 0x00]).unwrap_err();
+        let want = tracecap_wire::ErrorKind::VarintOverlong { what: "count" };
+        assert_eq!(e, Error::new(ErrorKind::Shared(want), 0x23));
+        assert!(!e.is_truncation());
+    }
+
+    #[test]
+    fn errors_stay_small() {
+        // The largest kind (a shared truncation: a name and two counts) and the offset.
+        assert_eq!(core::mem::size_of::<Error>(), 48);
+    }
 }

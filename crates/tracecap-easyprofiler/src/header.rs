@@ -4,9 +4,10 @@ use tracecap_wire::zerocopy::byteorder::little_endian::{I64, U16, U32, U64};
 use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use tracecap_wire::Reader;
 
-use crate::error::{Context, Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
 use crate::time::ticks_to_ns;
 use crate::version::Version;
+use tracecap_wire::Context;
 
 /// The 4 bytes every `.prof` file starts with (the u32 0x45617379 stored little-endian).
 pub const MAGIC: [u8; 4] = [0x79, 0x73, 0x61, 0x45];
@@ -97,8 +98,9 @@ impl Header {
         }
         let version = Version(prefix.version.get());
         if version < Version::V0_1_0 {
-            return Err(Error::new(
-                ErrorKind::UnsupportedVersion(version.0),
+            return Err(Error::unsupported_version(
+                u64::from(version.0),
+                "0x00010000 (0.1.0) or newer",
                 start + 4,
             ));
         }
@@ -148,7 +150,10 @@ impl Header {
             let at = r.offset();
             let t: &TailV21 = r.view().what("header")?;
             if t.padding.get() != 0 {
-                return Err(Error::new(ErrorKind::HeaderPadding, at + 6));
+                let kind = tracecap_wire::ErrorKind::NonZeroPadding {
+                    what: "bookmark count",
+                };
+                return Err(Error::new(kind.into(), at + 6));
             }
             h.threads_count = Some(t.threads_count.get());
             h.bookmarks_count = t.bookmarks_count.get();

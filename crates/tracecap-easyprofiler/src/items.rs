@@ -5,12 +5,13 @@ use tracecap_wire::Reader;
 use crate::bookmark::Bookmark;
 use crate::capture::{read_signature, records_missing, Capture};
 use crate::context_switch::ContextSwitch;
-use crate::error::{Context, Error};
+use crate::error::Error;
 use crate::lookup::KindLookup;
 use crate::record::{read_record, read_record_fast, Record};
 use crate::thread::read_thread_head;
 use crate::time::Clock;
 use crate::version::Version;
+use tracecap_wire::Context;
 
 /// How far ahead of the current record the walks touch the input (bytes); see [`Items`].
 pub(crate) const READ_AHEAD: usize = 256;

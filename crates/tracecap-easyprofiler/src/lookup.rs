@@ -7,7 +7,7 @@
 
 use crate::capture::Capture;
 use crate::descriptor::DescriptorKind;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 
 /// Answers "what kind of records does descriptor `index` have?".
 pub trait KindLookup {
@@ -31,7 +31,9 @@ pub struct FixedKindTable<const N: usize> {
 }
 
 impl<const N: usize> FixedKindTable<N> {
-    /// Reads the descriptor section of `capture`; fails when it holds more than `N` descriptors.
+    /// Reads the descriptor section of `capture`; fails with a full `"descriptor kind"` table
+    /// ([`tracecap_wire::ErrorKind::TableFull`]) at the first descriptor past `N` (the header's
+    /// `descriptors_count` says how many there are).
     pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
         let mut t = FixedKindTable {
             kinds: [DescriptorKind::Block; N],
@@ -39,13 +41,10 @@ impl<const N: usize> FixedKindTable<N> {
         };
         for d in capture.descriptors() {
             let d = d?;
-            let slot = t.kinds.get_mut(t.len).ok_or(Error::new(
-                ErrorKind::CapacityExceeded {
-                    needed: u64::from(capture.header().descriptors_count),
-                    capacity: N as u64,
-                },
-                d.offset,
-            ))?;
+            let slot = t
+                .kinds
+                .get_mut(t.len)
+                .ok_or_else(|| Error::table_full("descriptor kind", N as u64, d.offset))?;
             *slot = d.kind;
             t.len = t.len.saturating_add(1);
         }

@@ -16,7 +16,6 @@
 //! subtree to subtree. The whole rebuild is linear (each node is adopted at most once), and depth
 //! is limited only by the buffer: a thread of N records may nest N deep (upstream gives up at 254).
 
-use crate::error::{Error, ErrorKind};
 use crate::time::Clock;
 use tracecap_wire::zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -339,18 +338,6 @@ pub(crate) fn adopt(stack: &[NestSlot], len: usize, clock: Clock, begin: u64) ->
 /// The size a stack of `have` entries grows to so that index `len` fits.
 pub(crate) fn grown(have: usize, len: usize) -> usize {
     have.saturating_mul(2).max(64).max(len.saturating_add(1))
-}
-
-/// The error for a nesting buffer smaller than the thread.
-#[cold]
-pub(crate) fn capacity_error(needed: u32, capacity: usize, offset: u64) -> Error {
-    Error::new(
-        ErrorKind::CapacityExceeded {
-            needed: u64::from(needed),
-            capacity: capacity as u64,
-        },
-        offset,
-    )
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@ use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use tracecap_wire::Reader;
 
 use crate::descriptor::DescriptorKind;
-use crate::error::{Context, Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
 use crate::value::{DataType, Elements};
+use tracecap_wire::Context;
 
 /// Begin, end and descriptor id: the start of every block, event and value payload.
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]

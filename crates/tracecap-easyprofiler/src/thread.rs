@@ -4,10 +4,11 @@ use tracecap_wire::Reader;
 
 use crate::context_switch::ContextSwitch;
 use crate::descriptor::until_nul;
-use crate::error::{Context, Error, ErrorKind};
+use crate::error::Error;
 use crate::lookup::KindLookup;
 use crate::record::{read_record, Record};
 use crate::version::Version;
+use tracecap_wire::Context;
 
 /// One thread: its header fields and the regions of its two record lists.
 ///
@@ -75,12 +76,12 @@ impl<'a> Thread<'a> {
         };
         thread.cs = match r.u32_le().what("context switch count") {
             Ok(count) => frame_records(r, count, ("context switch size", "context switch")),
-            Err(e) => Region::fault(*r, e),
+            Err(e) => Region::fault(*r, e.into()),
         };
         if thread.cs.fault.is_none() {
             thread.records = match r.u32_le().what("block count") {
                 Ok(count) => frame_records(r, count, ("record size", "record")),
-                Err(e) => Region::fault(*r, e),
+                Err(e) => Region::fault(*r, e.into()),
             };
         }
         Ok(thread)
@@ -180,7 +181,10 @@ pub(crate) fn read_thread_head<'a>(
         // The size counts the NUL, so every writer writes at least 1. Refusing 0 also makes a
         // run of zero bytes (a cut file padded with zeros) fail at its first "thread" instead of
         // reading as millions of empty ones.
-        return Err(Error::new(ErrorKind::MissingNul("thread name"), size_at));
+        let kind = tracecap_wire::ErrorKind::MissingNul {
+            what: "thread name",
+        };
+        return Err(Error::new(kind.into(), size_at));
     }
     let name = until_nul(r.bytes(usize::from(name_size)).what("thread name")?);
     Ok((offset, id, name))
@@ -217,7 +221,7 @@ fn frame_records<'a>(
         match step {
             Ok(()) => *r = next,
             Err(e) => {
-                fault = Some(e);
+                fault = Some(e.into());
                 break;
             }
         }

@@ -17,7 +17,7 @@ use crate::descriptor::DescriptorKind;
 use crate::error::Error;
 use crate::items::{Item, Items, Run};
 use crate::lookup::KindLookup;
-use crate::nesting::{adopt, capacity_error, grown, NestSlot, SlotSource};
+use crate::nesting::{adopt, grown, NestSlot, SlotSource};
 use crate::record::{Block, Record, Value, BLOCK_MIN_SIZE, VALUE_FIXED_SIZE};
 use crate::time::Clock;
 use crate::value::DataType;
@@ -56,9 +56,9 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
     ///
     /// `stack` holds each thread's top-level nodes while it is read: a `Vec` grows as needed, a
     /// fixed slice must hold as many as the thread ever has at once (often a handful), or the
-    /// walk fails with [`crate::ErrorKind::CapacityExceeded`] at the record that did not fit, as
-    /// [`crate::Forest`] would. The visitor's methods are inlined into the walk; nothing is
-    /// allocated except by a growing `stack`.
+    /// walk fails with a full `"top-level node"` table ([`tracecap_wire::ErrorKind::TableFull`])
+    /// at the record that did not fit, as [`crate::Forest`] would. The visitor's methods are
+    /// inlined into the walk; nothing is allocated except by a growing `stack`.
     ///
     /// ```
     /// use tracecap_easyprofiler::{Capture, Error, KindTable, Nest, Record, Visitor};
@@ -106,8 +106,7 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
                 Item::Record(r) => {
                     let nest =
                         push(stack, &mut roots, clock, r.begin(), r.end()).ok_or_else(|| {
-                            let needed = u32::try_from(roots).unwrap_or(u32::MAX);
-                            capacity_error(needed.saturating_add(1), roots, r.offset())
+                            Error::table_full("top-level node", roots as u64, r.offset())
                         })?;
                     visitor.record(r, nest)?;
                 }

@@ -60,11 +60,7 @@ fn forest_with(c: &Capture<'_>, kinds: &KindTable, stack: &mut [NestSlot]) -> (u
                 Item::Record(r) => {
                     if forest.push(r.begin(), r.end()).is_none() {
                         let roots = forest.roots() as u64;
-                        let kind = ErrorKind::CapacityExceeded {
-                            needed: roots + 1,
-                            capacity: roots,
-                        };
-                        return Err(Error::new(kind, r.offset()));
+                        return Err(Error::table_full("top-level node", roots, r.offset()));
                     }
                     n += 1;
                 }

@@ -13,12 +13,6 @@ use super::DumpOptions;
 use crate::error::CliError;
 use crate::json::{f64_num, str_lossy};
 
-impl From<Error> for CliError {
-    fn from(e: Error) -> Self {
-        CliError::format(e.kind, e.offset)
-    }
-}
-
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
