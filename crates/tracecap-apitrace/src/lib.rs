@@ -100,6 +100,8 @@ pub use sig::{
     BitmaskFlags, Definition, EnumValues, FixedTable, FrameDef, SigInfo, SigKind, Strings, Table,
 };
 pub use trace::{Events, Trace};
+/// The faults every format shares, held by [`ErrorKind::Shared`] (re-exported from `tracecap-wire`).
+pub use tracecap_wire::ErrorKind as SharedKind;
 pub use value::{Array, Repr, Struct, Value, Values, WStr, WUnits, MAX_DEPTH};
 
 #[cfg(feature = "alloc")]

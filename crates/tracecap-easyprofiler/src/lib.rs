@@ -110,6 +110,8 @@ pub use record::{Block, Record, Value};
 pub use summary::Summary;
 pub use thread::{ContextSwitches, Records, Thread};
 pub use time::{ticks_to_ns, Clock};
+/// The faults every format shares, held by [`ErrorKind::Shared`] (re-exported from `tracecap-wire`).
+pub use tracecap_wire::ErrorKind as SharedKind;
 pub use value::{DataType, Element, Elements};
 pub use version::Version;
 pub use visit::{Nest, Visitor};

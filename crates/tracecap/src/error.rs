@@ -1,78 +1,148 @@
 //! Errors of a conversion: the capture is bad (with an offset), or the sink failed.
 
-/// A fault in a capture, from its format crate (every one carries an absolute offset).
-#[derive(Clone, Copy, Debug)]
+use crate::Format;
+
+/// What is wrong with a capture: the kind of its format crate's error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum FormatError {
+pub enum FormatKind {
     /// From `tracecap-easyprofiler`.
     #[cfg(feature = "easyprofiler")]
-    EasyProfiler(tracecap_easyprofiler::Error),
+    EasyProfiler(tracecap_easyprofiler::ErrorKind),
     /// From `tracecap-syscall`.
     #[cfg(feature = "syscall")]
-    Syscall(tracecap_syscall::Error),
+    Syscall(tracecap_syscall::ErrorKind),
     /// From `tracecap-wtf`.
     #[cfg(feature = "wtf")]
-    Wtf(tracecap_wtf::Error),
-    /// From `tracecap-apitrace`, with the file offset of the fault (for a fault in the
-    /// decompressed stream: the offset of the snappy chunk holding it, 0 in other containers).
+    Wtf(tracecap_wtf::ErrorKind),
+    /// From `tracecap-apitrace`.
     #[cfg(feature = "apitrace")]
-    Apitrace {
-        /// The crate's error (its offset may count in the decompressed stream).
-        error: tracecap_apitrace::Error,
-        /// File offset.
-        file: u64,
-    },
+    Apitrace(tracecap_apitrace::ErrorKind),
     /// From `tracecap-orbit`.
     #[cfg(feature = "orbit")]
-    Orbit(tracecap_orbit::Error),
+    Orbit(tracecap_orbit::ErrorKind),
     /// No format is enabled (never constructed).
     #[doc(hidden)]
     None(core::convert::Infallible),
 }
 
-impl FormatError {
-    /// Absolute file offset of the fault.
-    pub fn offset(&self) -> u64 {
+macro_rules! format_kind {
+    ($feature:literal, $variant:ident, $kind:ty) => {
+        #[cfg(feature = $feature)]
+        impl From<$kind> for FormatKind {
+            fn from(kind: $kind) -> Self {
+                FormatKind::$variant(kind)
+            }
+        }
+    };
+}
+
+format_kind!(
+    "easyprofiler",
+    EasyProfiler,
+    tracecap_easyprofiler::ErrorKind
+);
+format_kind!("syscall", Syscall, tracecap_syscall::ErrorKind);
+format_kind!("wtf", Wtf, tracecap_wtf::ErrorKind);
+format_kind!("apitrace", Apitrace, tracecap_apitrace::ErrorKind);
+format_kind!("orbit", Orbit, tracecap_orbit::ErrorKind);
+
+impl FormatKind {
+    /// The format whose crate reported it.
+    pub fn format(&self) -> Format {
         match self {
             #[cfg(feature = "easyprofiler")]
-            FormatError::EasyProfiler(e) => e.offset,
+            FormatKind::EasyProfiler(_) => Format::EasyProfiler,
             #[cfg(feature = "syscall")]
-            FormatError::Syscall(e) => e.offset,
+            FormatKind::Syscall(_) => Format::Syscall,
             #[cfg(feature = "wtf")]
-            FormatError::Wtf(e) => e.offset,
+            FormatKind::Wtf(_) => Format::Wtf,
             #[cfg(feature = "apitrace")]
-            FormatError::Apitrace { file, .. } => *file,
+            FormatKind::Apitrace(_) => Format::Apitrace,
             #[cfg(feature = "orbit")]
-            FormatError::Orbit(e) => e.offset,
-            FormatError::None(n) => match *n {},
+            FormatKind::Orbit(_) => Format::Orbit,
+            FormatKind::None(n) => match *n {},
+        }
+    }
+}
+
+impl core::fmt::Display for FormatKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let _ = &f; // unused when no format is enabled
+        match self {
+            #[cfg(feature = "easyprofiler")]
+            FormatKind::EasyProfiler(k) => k.fmt(f),
+            #[cfg(feature = "syscall")]
+            FormatKind::Syscall(k) => k.fmt(f),
+            #[cfg(feature = "wtf")]
+            FormatKind::Wtf(k) => k.fmt(f),
+            #[cfg(feature = "apitrace")]
+            FormatKind::Apitrace(k) => k.fmt(f),
+            #[cfg(feature = "orbit")]
+            FormatKind::Orbit(k) => k.fmt(f),
+            FormatKind::None(n) => match *n {},
+        }
+    }
+}
+
+/// A fault in a capture: what is wrong and the absolute file offset where. Every format crate's
+/// error (a `tracecap_wire::Error<K>`) converts into it with `?` or `From`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FormatError {
+    kind: FormatKind,
+    offset: u64,
+    stream_offset: Option<u64>,
+}
+
+impl FormatError {
+    /// A fault of `kind` at the absolute file offset `offset`.
+    #[allow(unused_variables)] // with no format enabled, FormatKind has no value
+    pub fn new(kind: impl Into<FormatKind>, offset: u64) -> Self {
+        FormatError {
+            kind: kind.into(),
+            offset,
+            stream_offset: None,
         }
     }
 
-    /// What is wrong, without the offset (for messages that print the offset themselves).
+    /// A fault found in a compressed capture's decompressed stream (apitrace): at
+    /// `stream_offset` in the stream, which lies in the container piece (snappy chunk, zstd
+    /// frame) starting at file offset `offset` (0 for a container without pieces).
+    #[allow(unused_variables)] // with no format enabled, FormatKind has no value
+    pub fn in_stream(kind: impl Into<FormatKind>, offset: u64, stream_offset: u64) -> Self {
+        FormatError {
+            kind: kind.into(),
+            offset,
+            stream_offset: Some(stream_offset),
+        }
+    }
+
+    /// What is wrong.
+    pub fn kind(&self) -> &FormatKind {
+        &self.kind
+    }
+
+    /// Absolute file offset of the fault.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// For a fault in a decompressed stream, its offset there.
+    pub fn stream_offset(&self) -> Option<u64> {
+        self.stream_offset
+    }
+
+    /// What is wrong, without the file offset (for messages that print the offset themselves);
+    /// a fault in a decompressed stream names its offset there.
     pub fn what(&self) -> impl core::fmt::Display + '_ {
         struct What<'e>(&'e FormatError);
         impl core::fmt::Display for What<'_> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                let _ = &f; // unused when no format is enabled
-                match self.0 {
-                    #[cfg(feature = "easyprofiler")]
-                    FormatError::EasyProfiler(e) => write!(f, "{}", e.kind),
-                    #[cfg(feature = "syscall")]
-                    FormatError::Syscall(e) => write!(f, "{}", e.kind),
-                    #[cfg(feature = "wtf")]
-                    FormatError::Wtf(e) => write!(f, "{}", e.kind),
-                    #[cfg(feature = "apitrace")]
-                    FormatError::Apitrace { error, .. } => match error.kind.space() {
-                        tracecap_apitrace::Space::File => write!(f, "{}", error.kind),
-                        tracecap_apitrace::Space::Stream => write!(
-                            f,
-                            "{} (decompressed stream offset {:#x})",
-                            error.kind, error.offset
-                        ),
-                    },
-                    #[cfg(feature = "orbit")]
-                    FormatError::Orbit(e) => write!(f, "{}", e.kind),
-                    FormatError::None(n) => match *n {},
+                match self.0.stream_offset {
+                    None => write!(f, "{}", self.0.kind),
+                    Some(at) => {
+                        write!(f, "{} (decompressed stream offset {at:#x})", self.0.kind)
+                    }
                 }
             }
         }
@@ -82,16 +152,19 @@ impl FormatError {
 
 impl core::fmt::Display for FormatError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{} at offset {:#x}", self.what(), self.offset())
+        write!(f, "{} at offset {:#x}", self.what(), self.offset)
     }
 }
 
 impl core::error::Error for FormatError {}
 
-#[cfg(feature = "easyprofiler")]
-impl From<tracecap_easyprofiler::Error> for FormatError {
-    fn from(e: tracecap_easyprofiler::Error) -> Self {
-        FormatError::EasyProfiler(e)
+/// The one conversion from a format crate's error.
+impl<K> From<tracecap_wire::Error<K>> for FormatError
+where
+    FormatKind: From<K>,
+{
+    fn from(e: tracecap_wire::Error<K>) -> Self {
+        FormatError::new(FormatKind::from(e.kind), e.offset)
     }
 }
 
@@ -124,30 +197,13 @@ impl<E> From<FormatError> for ConvertError<E> {
     }
 }
 
-#[cfg(feature = "easyprofiler")]
-impl<E> From<tracecap_easyprofiler::Error> for ConvertError<E> {
-    fn from(e: tracecap_easyprofiler::Error) -> Self {
-        ConvertError::Format(FormatError::EasyProfiler(e))
-    }
-}
-
-#[cfg(feature = "syscall")]
-impl<E> From<tracecap_syscall::Error> for ConvertError<E> {
-    fn from(e: tracecap_syscall::Error) -> Self {
-        ConvertError::Format(FormatError::Syscall(e))
-    }
-}
-
-#[cfg(feature = "orbit")]
-impl<E> From<tracecap_orbit::Error> for ConvertError<E> {
-    fn from(e: tracecap_orbit::Error) -> Self {
-        ConvertError::Format(FormatError::Orbit(e))
-    }
-}
-
-#[cfg(feature = "wtf")]
-impl<E> From<tracecap_wtf::Error> for ConvertError<E> {
-    fn from(e: tracecap_wtf::Error) -> Self {
-        ConvertError::Format(FormatError::Wtf(e))
+/// A format crate's error stops a conversion.
+impl<E, K> From<tracecap_wire::Error<K>> for ConvertError<E>
+where
+    FormatKind: From<K>,
+{
+    #[allow(unreachable_code)] // with no format enabled, FormatKind has no value
+    fn from(e: tracecap_wire::Error<K>) -> Self {
+        ConvertError::Format(e.into())
     }
 }

@@ -68,7 +68,7 @@ pub use tracecap_wtf as wtf;
 
 #[cfg(feature = "alloc")]
 pub use adapter::convert;
-pub use error::{ConvertError, FormatError};
+pub use error::{ConvertError, FormatError, FormatKind};
 pub use format::{detect, Format};
 #[cfg(feature = "std")]
 pub use open::{open, Input};

@@ -168,11 +168,12 @@ fn utf8(b: &[u8]) -> &str {
 }
 
 fn fault(map: &Rc<RefCell<OffsetMap>>, e: ApiError) -> FormatError {
-    let file = match e.kind.space() {
-        Space::File => e.offset,
-        Space::Stream => map.borrow().file_offset(e.offset),
-    };
-    FormatError::Apitrace { error: e, file }
+    match e.kind.space() {
+        Space::File => FormatError::new(e.kind, e.offset),
+        Space::Stream => {
+            FormatError::in_stream(e.kind, map.borrow().file_offset(e.offset), e.offset)
+        }
+    }
 }
 
 /// Converts an apitrace file (any container), driving `sink`.
