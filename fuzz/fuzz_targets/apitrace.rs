@@ -125,7 +125,11 @@ fn events_of(stream: &[u8]) -> Vec<(u64, String)> {
 
 /// A prefix of a file (cut where its last two bytes say) gives the file's events, in order, up
 /// to where it stops, and its container fault lies inside the prefix.
-fn check_prefix(file: &[u8], whole: &[(u64, String)], whole_fault: Option<tracecap_apitrace::Error>) {
+fn check_prefix(
+    file: &[u8],
+    whole: &[(u64, String)],
+    whole_fault: Option<tracecap_apitrace::Error>,
+) {
     let Some(&[a, b]) = file.last_chunk::<2>() else {
         return;
     };
@@ -141,7 +145,10 @@ fn check_prefix(file: &[u8], whole: &[(u64, String)], whole_fault: Option<tracec
     // A damaged file may give less than its prefix (a gzip or brotli decoder drops what it
     // decoded in the call that met the damage); a sound one never does.
     if whole_fault.is_none() {
-        assert!(got.len() <= whole.len(), "cut at {cut}: more events than the file");
+        assert!(
+            got.len() <= whole.len(),
+            "cut at {cut}: more events than the file"
+        );
     }
     for (i, (g, w)) in got.iter().zip(whole).enumerate() {
         assert_eq!(g, w, "cut at {cut}: event {i}");
@@ -164,7 +171,9 @@ fuzz_target!(|data: &[u8]| {
             whole(&d.data);
             // Only when the whole file decompressed within the cap: a prefix may then not
             // stop earlier for the cap's sake.
-            if d.fault.is_none_or(|e| !matches!(e.kind, ErrorKind::StreamLimit(_))) {
+            if d.fault
+                .is_none_or(|e| !matches!(e.kind, ErrorKind::StreamLimit(_)))
+            {
                 check_prefix(rest, &events_of(&d.data), d.fault);
             }
         }

@@ -205,3 +205,89 @@ fn mutations_big_files() {
     mutations("py_big_filler_zerogap.dat", 25);
     mutations("py_sigkill_after_flush.dat", 25);
 }
+
+/// A capture written by the crate's writer: calls with and without arguments on two threads, a
+/// filler, a zero gap and a second header (what a fork leaves), in both byte orders.
+#[cfg(feature = "write")]
+fn written(big_endian: bool) -> Vec<u8> {
+    use tracecap_syscall::write::{ArgModel, CaptureModel, EntryModel, HeaderModel, SyscallModel};
+    let header = HeaderModel {
+        big_endian,
+        pid: 42,
+        ..HeaderModel::default()
+    };
+    let mut entries = Vec::new();
+    for i in 0..300u16 {
+        let args = match i % 3 {
+            0 => vec![
+                ArgModel::Int(3),
+                ArgModel::Data(vec![b'x'; usize::from(i % 40)]),
+            ],
+            1 => vec![ArgModel::Int(i64::from(i))],
+            _ => Vec::new(),
+        };
+        entries.push(EntryModel::Syscall(SyscallModel {
+            number: i % 60,
+            result: Some(i64::from(i)),
+            tid: Some(42 + i32::from(i % 2)),
+            timestamp_ns: Some(1_000 * i64::from(i)),
+            duration_ns: Some(250.0),
+            args,
+        }));
+        match i {
+            100 => entries.push(EntryModel::Filler(64)),
+            200 => entries.push(EntryModel::Gap(128)),
+            250 => entries.push(EntryModel::Header(HeaderModel {
+                pid: 43,
+                ..header.clone()
+            })),
+            _ => {}
+        }
+    }
+    CaptureModel { header, entries }.to_bytes().unwrap()
+}
+
+/// The rule every format's cut test shares (`tracecap_testkit::cut_points` and `check_cut`), on
+/// every corpus file and on written captures: a capture cut anywhere gives the whole file's
+/// entries in order, every entry whose next entry starts at or before the cut among them.
+#[test]
+fn cuts_keep_every_record_before_them() {
+    let mut files: Vec<(String, Vec<u8>)> = tracecap_testkit::corpus_files("syscall", &["."])
+        .into_iter()
+        .filter(|(name, _)| name.ends_with(".dat"))
+        .collect();
+    #[cfg(feature = "write")]
+    files.extend([
+        ("written, little-endian".to_string(), written(false)),
+        ("written, big-endian".to_string(), written(true)),
+    ]);
+    assert!(
+        !files.is_empty(),
+        "no capture to cut: enable the write feature"
+    );
+    let mut rng = tracecap_testkit::Rng(0x5EED_0017);
+    for (name, bytes) in &files {
+        let (whole, err) = walk(bytes);
+        let len = bytes.len() as u64;
+        let spans: Vec<(u64, u64)> = whole
+            .iter()
+            .zip(ends(&whole, err, len))
+            .map(|(&(start, _), end)| (start, end))
+            .collect();
+        let mut cuts = tracecap_testkit::cut_points(&spans, bytes.len() + 1, &mut rng);
+        cuts.retain(|&c| c <= len);
+        for cut in cuts {
+            let (mut got, fault) = walk(&bytes[..cut as usize]);
+            // A zero gap the cut falls in is a gap to the end of the cut file: the same entry,
+            // shorter. Every other entry must be the whole file's.
+            let i = got.len().wrapping_sub(1);
+            if let (Some(g), Some(w)) = (got.get(i), whole.get(i)) {
+                if g.0 == w.0 && g.1 .0 == 2 && w.1 .0 == 2 && g.1 .7 < w.1 .7 {
+                    got.pop();
+                }
+            }
+            let at = fault.map(|e| e.offset);
+            tracecap_testkit::check_cut(name, cut, &whole, &spans, &got, at);
+        }
+    }
+}
