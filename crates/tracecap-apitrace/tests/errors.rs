@@ -64,7 +64,7 @@ fn a_version_above_6_is_the_shared_version_fault() {
     );
     assert_eq!(
         e.to_string(),
-        "unsupported version 7, expected 0 to 6 at offset 0x0"
+        "incompatible version 7, expected 0 to 6 at offset 0x0"
     );
 }
 

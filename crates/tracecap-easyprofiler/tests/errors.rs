@@ -29,7 +29,7 @@ fn a_version_older_than_0_1_0_is_unsupported() {
     assert_eq!(e, Error::new(ErrorKind::Shared(want), 4));
     assert_eq!(
         e.to_string(),
-        "unsupported version 65535, expected 0x00010000 (0.1.0) or newer at offset 0x4"
+        "incompatible version 65535, expected 0x00010000 (0.1.0) or newer at offset 0x4"
     );
 }
 
