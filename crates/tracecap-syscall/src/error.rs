@@ -49,21 +49,7 @@ pub enum ErrorKind {
 /// An error in a capture: its kind and the absolute file offset where it was found.
 pub type Error = tracecap_wire::Error<ErrorKind>;
 
-impl From<tracecap_wire::ErrorKind> for ErrorKind {
-    #[cold]
-    fn from(kind: tracecap_wire::ErrorKind) -> Self {
-        ErrorKind::Shared(kind)
-    }
-}
-
-impl tracecap_wire::FormatKind for ErrorKind {
-    fn shared_mut(&mut self) -> Option<&mut tracecap_wire::ErrorKind> {
-        match self {
-            ErrorKind::Shared(kind) => Some(kind),
-            _ => None,
-        }
-    }
-}
+tracecap_wire::shared_kind!(ErrorKind, Shared);
 
 #[cfg(test)]
 mod tests {

@@ -10,31 +10,19 @@
 //! same way:
 //!
 //! ```
-//! use tracecap_wire::{Context, Error, ErrorKind, FormatKind, Reader};
+//! use tracecap_wire::{Context, Error, ErrorKind, Reader};
 //!
 //! #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 //! enum Kind {
 //!     Shared(ErrorKind),
 //!     BadMagic,
 //! }
-//! impl From<ErrorKind> for Kind {
-//!     fn from(k: ErrorKind) -> Self {
-//!         Kind::Shared(k)
-//!     }
-//! }
+//! tracecap_wire::shared_kind!(Kind, Shared);
 //! impl core::fmt::Display for Kind {
 //!     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
 //!         match self {
 //!             Kind::Shared(k) => k.fmt(f),
 //!             Kind::BadMagic => f.write_str("bad magic"),
-//!         }
-//!     }
-//! }
-//! impl FormatKind for Kind {
-//!     fn shared_mut(&mut self) -> Option<&mut ErrorKind> {
-//!         match self {
-//!             Kind::Shared(k) => Some(k),
-//!             _ => None,
 //!         }
 //!     }
 //! }
@@ -182,6 +170,44 @@ impl fmt::Display for ErrorKind {
 pub trait FormatKind: Copy + From<ErrorKind> {
     /// The shared fault this kind holds, if it is one.
     fn shared_mut(&mut self) -> Option<&mut ErrorKind>;
+}
+
+/// Makes `$kind` (a format crate's kind enum) a [`FormatKind`] whose variant `$variant` holds
+/// the shared faults: implements `From<tracecap_wire::ErrorKind>` (to that variant) and
+/// [`FormatKind::shared_mut`].
+///
+/// ```
+/// #[derive(Clone, Copy, Debug)]
+/// enum Kind {
+///     Shared(tracecap_wire::ErrorKind),
+///     BadMagic,
+/// }
+/// tracecap_wire::shared_kind!(Kind, Shared);
+///
+/// let e: tracecap_wire::Error<Kind> = tracecap_wire::Error::truncated("magic", 0, 4, 1);
+/// assert!(e.is_truncation());
+/// assert!(e.shared().is_some());
+/// ```
+#[macro_export]
+macro_rules! shared_kind {
+    ($kind:ident, $variant:ident) => {
+        impl ::core::convert::From<$crate::ErrorKind> for $kind {
+            #[cold]
+            fn from(kind: $crate::ErrorKind) -> Self {
+                $kind::$variant(kind)
+            }
+        }
+
+        impl $crate::FormatKind for $kind {
+            fn shared_mut(&mut self) -> ::core::option::Option<&mut $crate::ErrorKind> {
+                #[allow(unreachable_patterns)] // a kind may have no other variant
+                match self {
+                    $kind::$variant(kind) => ::core::option::Option::Some(kind),
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    };
 }
 
 /// An error: its kind and the absolute file offset (not an offset in a sub-slice) where it was

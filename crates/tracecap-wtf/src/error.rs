@@ -56,18 +56,4 @@ pub enum ErrorKind {
 /// An error and the absolute file offset where it happened.
 pub type Error = tracecap_wire::Error<ErrorKind>;
 
-impl From<tracecap_wire::ErrorKind> for ErrorKind {
-    #[cold]
-    fn from(kind: tracecap_wire::ErrorKind) -> Self {
-        ErrorKind::Shared(kind)
-    }
-}
-
-impl tracecap_wire::FormatKind for ErrorKind {
-    fn shared_mut(&mut self) -> Option<&mut tracecap_wire::ErrorKind> {
-        match self {
-            ErrorKind::Shared(kind) => Some(kind),
-            _ => None,
-        }
-    }
-}
+tracecap_wire::shared_kind!(ErrorKind, Shared);
