@@ -8,11 +8,13 @@ use tracecap_wire::Reader;
 use crate::cursor::{Cur, Span};
 use crate::decompress::ContainerSource;
 use crate::error::{Error, ErrorKind};
-use crate::event::{next_event, version_byte, Event, EventKind, State};
+use crate::event::{DetailBuf, Event, EventKind, State};
 use crate::header::Header;
-use crate::parsed::{read_kept, DetailBuf, Parsed};
+use crate::parsed::{read_kept, Parsed};
+use crate::read::next_event;
 use crate::sig::Table;
 use crate::table::SigTable;
+use crate::value::version_byte;
 
 /// Where the decompressed stream comes from, piece by piece.
 pub trait ByteSource {

@@ -67,6 +67,7 @@ mod fast;
 mod flags;
 mod header;
 mod parsed;
+mod read;
 mod sig;
 mod trace;
 mod value;
@@ -91,11 +92,12 @@ pub mod write;
 pub use container::{Container, SnappyChunk, SnappyChunks, SEEKABLE_MAGIC, ZSTD_MAGIC};
 pub use error::{Error, ErrorKind, Space};
 pub use event::{
-    parse_event, Backtrace, Detail, DetailIter, Details, Event, EventKind, Frames, State,
+    Backtrace, Detail, DetailIter, Details, Event, EventKind, Frames, State, PARSED_DETAILS,
 };
 pub use flags::{call_flags, Api, END_FRAME, MARKER, MARKER_POP, MARKER_PUSH, SWAP_RENDERTARGET};
 pub use header::{Header, Properties, MAX_VERSION};
-pub use parsed::{Parsed, ParsedDetails, PARSED_DETAILS};
+pub use parsed::{Parsed, ParsedDetails};
+pub use read::parse_event;
 pub use sig::{
     BitmaskFlags, Definition, EnumValues, FixedTable, FrameDef, SigInfo, SigKind, Strings, Table,
 };
