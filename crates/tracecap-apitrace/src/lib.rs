@@ -84,6 +84,8 @@ pub mod dump;
 mod guids;
 #[cfg(feature = "std")]
 mod read_ahead;
+#[cfg(feature = "std")]
+mod source;
 #[cfg(feature = "alloc")]
 mod table;
 #[cfg(feature = "write")]
@@ -109,12 +111,12 @@ pub use value::{Array, Repr, Struct, Value, Values, WStr, WUnits, MAX_DEPTH};
 #[cfg(feature = "alloc")]
 pub use calls::{Call, Calls};
 #[cfg(feature = "std")]
-pub use chunked::{ByteSource, ChunkedReader, OwnedHeader, SliceSource, DEFAULT_WINDOW_LIMIT};
+pub use chunked::{ChunkedReader, OwnedHeader, DEFAULT_WINDOW_LIMIT};
 #[cfg(feature = "std")]
 pub use decompress::{decompress, decompress_limited, is_apitrace, Decompressed};
 #[cfg(feature = "std")]
-pub use decompress::{ContainerSource, MAX_SNAPPY_CHUNK};
-#[cfg(feature = "std")]
 pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
+#[cfg(feature = "std")]
+pub use source::{ByteSource, ContainerSource, SliceSource, MAX_SNAPPY_CHUNK};
 #[cfg(feature = "alloc")]
 pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};
