@@ -6,86 +6,15 @@ use std::vec::Vec;
 use tracecap_wire::Reader;
 
 use crate::cursor::{Cur, Span};
-use crate::decompress::ContainerSource;
 use crate::error::{Error, ErrorKind};
-use crate::event::{next_event, version_byte, Event, EventKind, State};
+use crate::event::{DetailBuf, Event, EventKind, State};
 use crate::header::Header;
-use crate::parsed::{read_kept, DetailBuf, Parsed};
+use crate::parsed::{read_kept, Parsed};
+use crate::read::next_event;
 use crate::sig::Table;
+use crate::source::{ByteSource, ContainerSource};
 use crate::table::SigTable;
-
-/// Where the decompressed stream comes from, piece by piece.
-pub trait ByteSource {
-    /// Appends the next piece of the stream to `out` and returns its length; `Ok(0)` at the end.
-    /// After an error, the source is finished.
-    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error>;
-
-    /// Puts the next piece behind the unread tail of `window` (`window[from..]`) and returns
-    /// where that tail now starts and the piece's length (`Ok(0)` at the end). The tail may be
-    /// moved at most `max_start` bytes from the front of the window. By default the read bytes
-    /// are dropped (the tail moves to the front) and [`ByteSource::fill`] appends the piece; a
-    /// source that owns each piece's buffer may instead hand it over as the new window, with
-    /// the tail copied in front of the piece (see [`ReadAhead`](crate::ReadAhead)).
-    fn refill(
-        &mut self,
-        window: &mut Vec<u8>,
-        from: usize,
-        max_start: usize,
-    ) -> Result<(usize, usize), Error> {
-        let _ = max_start;
-        drop_read(window, from);
-        self.fill(window).map(|n| (0, n))
-    }
-}
-
-/// Drops the read bytes `window[..from]`: the unread tail moves to the front.
-pub(crate) fn drop_read(window: &mut Vec<u8>, from: usize) {
-    window.drain(..from.min(window.len()));
-}
-
-/// An in-memory stream handed out in pieces of chosen sizes (tests, fuzzing).
-#[derive(Clone, Debug)]
-pub struct SliceSource<'a> {
-    data: &'a [u8],
-    sizes: Vec<usize>,
-    next: usize,
-}
-
-impl<'a> SliceSource<'a> {
-    /// Pieces of `piece` bytes (at least 1).
-    pub fn new(data: &'a [u8], piece: usize) -> Self {
-        Self::with_sizes(data, &[piece])
-    }
-
-    /// Pieces whose sizes cycle through `sizes` (zeros count as 1).
-    pub fn with_sizes(data: &'a [u8], sizes: &[usize]) -> Self {
-        let mut sizes: Vec<usize> = sizes.iter().map(|&s| s.max(1)).collect();
-        if sizes.is_empty() {
-            sizes.push(1 << 16);
-        }
-        SliceSource {
-            data,
-            sizes,
-            next: 0,
-        }
-    }
-}
-
-impl ByteSource for SliceSource<'_> {
-    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
-        let size = self
-            .sizes
-            .get(self.next % self.sizes.len().max(1))
-            .copied()
-            .unwrap_or(1);
-        self.next = self.next.wrapping_add(1);
-        let n = size.min(self.data.len());
-        let (head, tail) = self.data.split_at(n);
-        out.extend_from_slice(head);
-        self.data = tail;
-        Ok(n)
-    }
-}
+use crate::value::version_byte;
 
 /// The owned copy of a header read in chunked mode.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,12 +1,12 @@
-//! Events: ENTER (a call starts) and LEAVE (a call returns), each with its call details.
-
-use tracecap_wire::Reader;
+//! Events: ENTER (a call starts) and LEAVE (a call returns), each with its call details; and the
+//! precise event parser, which reads every shape and names every error. The readers that try the
+//! fast path first and fall back to this parser are in `read` (among them the `Iterator` of
+//! [`DetailIter`]).
 
 use crate::cursor::{Cur, Span};
 use crate::error::{Error, ErrorKind};
-use crate::fast;
 use crate::sig::{SigKind, Table};
-use crate::value::{parse_value, skip_value, Define, Lookup, Resolve, Value};
+use crate::value::{parse_value, skip_value, version_byte, Define, Lookup, Resolve, Value};
 
 /// Whether an event starts or ends a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct Event<'a> {
     pub sig: u64,
     /// Absolute stream offset of the event byte.
     pub offset: u64,
-    details: Details<'a>,
+    pub(crate) details: Details<'a>,
 }
 
 impl<'a> Event<'a> {
@@ -116,6 +116,67 @@ pub enum Detail<'a> {
     Flags(u64),
 }
 
+/// How many details an event may have and still be handed over already read. GL calls have
+/// at most a dozen arguments; a leave has one detail per output argument plus the return value.
+pub const PARSED_DETAILS: usize = 16;
+
+/// The details the validating pass read, in stream order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DetailBuf<'a> {
+    /// One slot more than is kept: the fast path writes every detail straight into a slot (no
+    /// copy through a temporary), and details past [`PARSED_DETAILS`] all land in the spare
+    /// last one, which is never handed out.
+    items: [Detail<'a>; PARSED_DETAILS + 1],
+    len: usize,
+    /// False when some details were not kept (too many, or read by the precise parser).
+    pub(crate) complete: bool,
+}
+
+impl<'a> DetailBuf<'a> {
+    pub(crate) const fn new() -> Self {
+        DetailBuf {
+            items: [Detail::Flags(0); PARSED_DETAILS + 1],
+            len: 0,
+            complete: true,
+        }
+    }
+
+    /// A buffer that kept nothing: the details are read again on demand.
+    #[cfg(feature = "std")]
+    pub(crate) const fn not_kept() -> Self {
+        let mut b = Self::new();
+        b.complete = false;
+        b
+    }
+
+    /// Empties the buffer for the next event.
+    #[cfg(feature = "std")]
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.complete = true;
+    }
+
+    /// The slot for the detail that comes after `n` others: its own while it can be kept,
+    /// else the spare one.
+    #[inline(always)]
+    pub(crate) fn slot(&mut self, n: usize) -> Option<&mut Detail<'a>> {
+        // Always `Some`: the index is at most PARSED_DETAILS.
+        self.items.get_mut(n.min(PARSED_DETAILS))
+    }
+
+    /// Records that an event had `n` details, written by [`DetailBuf::slot`].
+    #[inline(always)]
+    pub(crate) fn set_len(&mut self, n: usize) {
+        self.len = n.min(PARSED_DETAILS);
+        self.complete = n <= PARSED_DETAILS;
+    }
+
+    pub(crate) fn kept(&self) -> &[Detail<'a>] {
+        self.items.get(..self.len).unwrap_or(&[])
+    }
+}
+
 /// A backtrace: frame ids (resolve them with the table).
 #[derive(Clone, Copy, Debug)]
 pub struct Backtrace<'a> {
@@ -168,44 +229,9 @@ impl<T: Table + ?Sized> Iterator for Frames<'_, '_, T> {
 
 /// Iterator over an event's details.
 pub struct DetailIter<'a, 't, T: ?Sized> {
-    body: Cur<'a>,
-    version: u8,
-    table: &'t T,
-}
-
-impl<'a, T: Table + ?Sized> Iterator for DetailIter<'a, '_, T> {
-    type Item = Result<Detail<'a>, Error>;
-    #[inline(always)]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.body.is_empty() {
-            return None;
-        }
-        // A local cursor: the iterator itself may live in memory, the cursor should not.
-        let mut body = self.body;
-        if let Some(d) = fast::detail(&mut body, self.table, self.version) {
-            self.body = body;
-            return Some(Ok(d));
-        }
-        self.next_slow()
-    }
-}
-
-impl<'a, T: Table + ?Sized> DetailIter<'a, '_, T> {
-    #[inline(never)]
-    fn next_slow(&mut self) -> Option<Result<Detail<'a>, Error>> {
-        let version = u64::from(self.version);
-        match parse_detail(&mut self.body, &mut Lookup(self.table), version) {
-            Ok(Some(d)) => Some(Ok(d)),
-            Ok(None) => {
-                self.body = Cur::new(&[], 0);
-                None
-            }
-            Err(e) => {
-                self.body = Cur::new(&[], 0);
-                Some(Err(e))
-            }
-        }
-    }
+    pub(crate) body: Cur<'a>,
+    pub(crate) version: u8,
+    pub(crate) table: &'t T,
 }
 
 /// Parses one detail; `None` at the 0x00 terminator.
@@ -281,13 +307,6 @@ pub struct State {
     pub next_call_no: u64,
 }
 
-/// The stream version as values and details keep it: a byte (versions past 255 read as 255; the
-/// version only decides layouts below 7).
-#[inline(always)]
-pub(crate) fn version_byte(version: u64) -> u8 {
-    version.min(255) as u8
-}
-
 impl State {
     /// The state at the first event of a stream of `version`.
     pub const fn new(version: u64) -> Self {
@@ -298,69 +317,7 @@ impl State {
     }
 }
 
-/// Parses the event at `r`: `Ok(None)` when `r` is empty (the normal end of a stream).
-///
-/// On error, `r` and `state` are unchanged (signatures defined by the failed event stay in the
-/// table, and are recognised by their offset when the event is parsed again with more bytes).
-pub fn parse_event<'a, T: Table + ?Sized>(
-    r: &mut Reader<'a>,
-    state: &mut State,
-    table: &mut T,
-) -> Result<Option<Event<'a>>, Error> {
-    let mut c = Cur::new(r.rest(), r.offset());
-    if c.is_empty() {
-        return Ok(None);
-    }
-    let ev = next_event(&mut c, state, table)?;
-    r.skip(c.pos())?;
-    Ok(Some(ev))
-}
-
-/// Parses the event at `r` (which must not be empty), validating every detail and defining the
-/// signatures it meets; on error, `r` and `state` are unchanged.
-#[inline(always)]
-pub(crate) fn next_event<'a, T: Table + ?Sized>(
-    r: &mut Cur<'a>,
-    state: &mut State,
-    table: &mut T,
-) -> Result<Event<'a>, Error> {
-    let mut c = *r;
-    let offset = c.offset();
-    match fast::event(&mut c, state, &*table) {
-        Some(head) => {
-            *r = c;
-            let version = version_byte(state.version);
-            Ok(accept(&head, offset, state, version))
-        }
-        None => next_event_slow(r, state, table),
-    }
-}
-
-/// The event a fast path read, counted in `state`; `version` is the state's, as a byte.
-#[inline(always)]
-pub(crate) fn accept<'a>(
-    head: &fast::Head<'a>,
-    offset: u64,
-    state: &mut State,
-    version: u8,
-) -> Event<'a> {
-    if head.kind == EventKind::Enter {
-        state.next_call_no = state.next_call_no.wrapping_add(1);
-    }
-    Event {
-        kind: head.kind,
-        call_no: head.call_no,
-        thread: head.thread,
-        sig: head.sig,
-        offset,
-        details: Details {
-            body: head.body,
-            version,
-        },
-    }
-}
-
-/// [`next_event`] for every event: signature definitions, errors, rare shapes.
+/// [`next_event`](crate::read::next_event) for every event: signature definitions, errors, rare shapes.
 #[inline(never)]
 pub(crate) fn next_event_slow<'a, T: Table + ?Sized>(
     r: &mut Cur<'a>,

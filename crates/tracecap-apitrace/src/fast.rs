@@ -13,8 +13,7 @@
 //! that would pin it in memory for the whole loop.
 
 use crate::cursor::{Cur, Span};
-use crate::event::{Backtrace, Detail, EventKind, State};
-use crate::parsed::DetailBuf;
+use crate::event::{Backtrace, Detail, DetailBuf, EventKind, State};
 use crate::sig::{SigInfo, SigKind, Table};
 use crate::value::{Array, Repr, Struct, Value, WStr, MAX_DEPTH};
 

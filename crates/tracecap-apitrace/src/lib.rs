@@ -67,6 +67,7 @@ mod fast;
 mod flags;
 mod header;
 mod parsed;
+mod read;
 mod sig;
 mod trace;
 mod value;
@@ -83,6 +84,8 @@ pub mod dump;
 mod guids;
 #[cfg(feature = "std")]
 mod read_ahead;
+#[cfg(feature = "std")]
+mod source;
 #[cfg(feature = "alloc")]
 mod table;
 #[cfg(feature = "write")]
@@ -91,11 +94,12 @@ pub mod write;
 pub use container::{Container, SnappyChunk, SnappyChunks, SEEKABLE_MAGIC, ZSTD_MAGIC};
 pub use error::{Error, ErrorKind, Space};
 pub use event::{
-    parse_event, Backtrace, Detail, DetailIter, Details, Event, EventKind, Frames, State,
+    Backtrace, Detail, DetailIter, Details, Event, EventKind, Frames, State, PARSED_DETAILS,
 };
 pub use flags::{call_flags, Api, END_FRAME, MARKER, MARKER_POP, MARKER_PUSH, SWAP_RENDERTARGET};
 pub use header::{Header, Properties, MAX_VERSION};
-pub use parsed::{Parsed, ParsedDetails, PARSED_DETAILS};
+pub use parsed::{Parsed, ParsedDetails};
+pub use read::parse_event;
 pub use sig::{
     BitmaskFlags, Definition, EnumValues, FixedTable, FrameDef, SigInfo, SigKind, Strings, Table,
 };
@@ -107,12 +111,12 @@ pub use value::{Array, Repr, Struct, Value, Values, WStr, WUnits, MAX_DEPTH};
 #[cfg(feature = "alloc")]
 pub use calls::{Call, Calls};
 #[cfg(feature = "std")]
-pub use chunked::{ByteSource, ChunkedReader, OwnedHeader, SliceSource, DEFAULT_WINDOW_LIMIT};
+pub use chunked::{ChunkedReader, OwnedHeader, DEFAULT_WINDOW_LIMIT};
 #[cfg(feature = "std")]
 pub use decompress::{decompress, decompress_limited, is_apitrace, Decompressed};
 #[cfg(feature = "std")]
-pub use decompress::{ContainerSource, MAX_SNAPPY_CHUNK};
-#[cfg(feature = "std")]
 pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
+#[cfg(feature = "std")]
+pub use source::{ByteSource, ContainerSource, SliceSource, MAX_SNAPPY_CHUNK};
 #[cfg(feature = "alloc")]
 pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};

@@ -3,7 +3,7 @@
 //! [`Events::next`](crate::Events) must read an event to its end before yielding it (to find
 //! the end, and to define the signatures it introduces); a caller that then walks the details
 //! reads them a second time. [`Events::next_parsed`](crate::Events::next_parsed) keeps what the
-//! validating pass read, up to [`PARSED_DETAILS`] details, so each byte is read once. Events
+//! validating pass read, up to [`PARSED_DETAILS`](crate::PARSED_DETAILS) details, so each byte is read once. Events
 //! with more details, and the rare events only the precise parser reads (signature definitions,
 //! unusual encodings), have their details read again on demand: same results either way.
 
@@ -11,68 +11,10 @@ use core::slice;
 
 use crate::cursor::Cur;
 use crate::error::Error;
-use crate::event::{accept, Detail, DetailIter, Event, State};
+use crate::event::{Detail, DetailBuf, DetailIter, Event, State};
 use crate::fast;
+use crate::read::accept;
 use crate::sig::Table;
-
-/// How many details an event may have and still be handed over already read. GL calls have
-/// at most a dozen arguments; a leave has one detail per output argument plus the return value.
-pub const PARSED_DETAILS: usize = 16;
-
-/// The details the validating pass read, in stream order.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct DetailBuf<'a> {
-    /// One slot more than is kept: the fast path writes every detail straight into a slot (no
-    /// copy through a temporary), and details past [`PARSED_DETAILS`] all land in the spare
-    /// last one, which is never handed out.
-    items: [Detail<'a>; PARSED_DETAILS + 1],
-    len: usize,
-    /// False when some details were not kept (too many, or read by the precise parser).
-    pub(crate) complete: bool,
-}
-
-impl<'a> DetailBuf<'a> {
-    pub(crate) const fn new() -> Self {
-        DetailBuf {
-            items: [Detail::Flags(0); PARSED_DETAILS + 1],
-            len: 0,
-            complete: true,
-        }
-    }
-
-    /// A buffer that kept nothing: the details are read again on demand.
-    pub(crate) const fn not_kept() -> Self {
-        let mut b = Self::new();
-        b.complete = false;
-        b
-    }
-
-    /// Empties the buffer for the next event.
-    #[inline(always)]
-    pub(crate) fn clear(&mut self) {
-        self.len = 0;
-        self.complete = true;
-    }
-
-    /// The slot for the detail that comes after `n` others: its own while it can be kept,
-    /// else the spare one.
-    #[inline(always)]
-    pub(crate) fn slot(&mut self, n: usize) -> Option<&mut Detail<'a>> {
-        // Always `Some`: the index is at most PARSED_DETAILS.
-        self.items.get_mut(n.min(PARSED_DETAILS))
-    }
-
-    /// Records that an event had `n` details, written by [`DetailBuf::slot`].
-    #[inline(always)]
-    pub(crate) fn set_len(&mut self, n: usize) {
-        self.len = n.min(PARSED_DETAILS);
-        self.complete = n <= PARSED_DETAILS;
-    }
-
-    fn kept(&self) -> &[Detail<'a>] {
-        self.items.get(..self.len).unwrap_or(&[])
-    }
-}
 
 /// Reads the event at `c` when the fast path takes it whole, keeping its details in `kept`
 /// (which then holds this event's details only): `c` moves past it and `state` counts it.

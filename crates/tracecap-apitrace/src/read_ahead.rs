@@ -1,7 +1,7 @@
 //! Read-ahead: decompression on a second thread, a few pieces ahead of the parser.
 //!
-//! Decompressing and parsing an apitrace stream cost the same order of time. A [`ChunkedReader`]
-//! (crate::ChunkedReader) over a [`ReadAhead`] parses piece `n` while the other thread
+//! Decompressing and parsing an apitrace stream cost the same order of time. A [`ChunkedReader`](crate::ChunkedReader)
+//! over a [`ReadAhead`] parses piece `n` while the other thread
 //! decompresses pieces `n + 1` and `n + 2`, so the wall time is close to the larger of the two
 //! instead of their sum. Memory stays bounded: at most [`PIECES_AHEAD`] pieces wait, and their
 //! buffers are reused.
@@ -9,8 +9,8 @@
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::vec::Vec;
 
-use crate::chunked::{drop_read, ByteSource};
 use crate::error::Error;
+use crate::source::{drop_read, ByteSource};
 
 /// How many decompressed pieces may wait for the parser.
 pub const PIECES_AHEAD: usize = 2;

@@ -4,10 +4,12 @@ use tracecap_wire::Reader;
 
 use crate::cursor::Cur;
 use crate::error::Error;
-use crate::event::{next_event, next_event_slow, version_byte, Event, State};
+use crate::event::{next_event_slow, DetailBuf, Event, State};
 use crate::header::Header;
-use crate::parsed::{read_kept, DetailBuf, Parsed};
+use crate::parsed::{read_kept, Parsed};
+use crate::read::next_event;
 use crate::sig::Table;
+use crate::value::version_byte;
 
 /// A decompressed apitrace stream held in memory.
 #[derive(Clone, Copy, Debug)]

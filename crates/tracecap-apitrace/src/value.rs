@@ -1,8 +1,17 @@
-//! Values: the tagged data of arguments and return values.
+//! Values: the tagged data of arguments and return values; and the precise value parser, which
+//! reads every shape and names every error. The `Iterator` of [`Values`], which tries the fast
+//! path first and falls back to this parser, is in `read`.
 
 use crate::cursor::{Cur, Span};
 use crate::error::{Error, ErrorKind};
 use crate::sig::{extra_of, parse_definition, SigInfo, SigKind, Table};
+
+/// The stream version as values and details keep it: a byte (versions past 255 read as 255; the
+/// version only decides layouts below 7).
+#[inline(always)]
+pub(crate) fn version_byte(version: u64) -> u8 {
+    version.min(255) as u8
+}
 
 /// How deep values may nest (arrays of structs of arrays ...). Real traces use fewer than 8.
 pub const MAX_DEPTH: u32 = 64;
@@ -87,36 +96,10 @@ pub struct WStr<'a> {
 
 /// Iterator over the values of an array or the members of a struct.
 pub struct Values<'a, 't, T: ?Sized> {
-    count: u64,
-    body: Cur<'a>,
-    version: u8,
-    table: &'t T,
-}
-
-impl<'a, T: Table + ?Sized> Iterator for Values<'a, '_, T> {
-    type Item = Result<Value<'a>, Error>;
-    #[inline(always)]
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.count == 0 {
-            return None;
-        }
-        self.count -= 1;
-        let mut body = self.body;
-        if let Some(v) = crate::fast::value(&mut body, self.table, self.version) {
-            self.body = body;
-            return Some(Ok(v));
-        }
-        let r = parse_value(
-            &mut self.body,
-            &mut Lookup(self.table),
-            u64::from(self.version),
-            0,
-        );
-        if r.is_err() {
-            self.count = 0;
-        }
-        Some(r)
-    }
+    pub(crate) count: u64,
+    pub(crate) body: Cur<'a>,
+    pub(crate) version: u8,
+    pub(crate) table: &'t T,
 }
 
 impl<'a> Array<'a> {
@@ -338,7 +321,7 @@ fn parse_other<'a, R: Resolve>(
     version: u64,
     depth: u32,
 ) -> Result<Value<'a>, Error> {
-    let v8 = crate::event::version_byte(version);
+    let v8 = version_byte(version);
     Ok(match tag {
         0x07 => {
             let n = r.uint("string length")?;

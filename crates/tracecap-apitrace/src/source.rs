@@ -1,0 +1,630 @@
+//! Where the event stream comes from, piece by piece: the [`ByteSource`] trait, an in-memory
+//! [`SliceSource`], and [`ContainerSource`], which decompresses a file of any container.
+
+use std::boxed::Box;
+use std::io::Read;
+use std::vec::Vec;
+
+use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
+
+use crate::container::{Container, SnappyChunks};
+use crate::error::{Error, ErrorKind};
+
+/// Where the decompressed stream comes from, piece by piece.
+pub trait ByteSource {
+    /// Appends the next piece of the stream to `out` and returns its length; `Ok(0)` at the end.
+    /// After an error, the source is finished.
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error>;
+
+    /// Puts the next piece behind the unread tail of `window` (`window[from..]`) and returns
+    /// where that tail now starts and the piece's length (`Ok(0)` at the end). The tail may be
+    /// moved at most `max_start` bytes from the front of the window. By default the read bytes
+    /// are dropped (the tail moves to the front) and [`ByteSource::fill`] appends the piece; a
+    /// source that owns each piece's buffer may instead hand it over as the new window, with
+    /// the tail copied in front of the piece (see [`ReadAhead`](crate::ReadAhead)).
+    fn refill(
+        &mut self,
+        window: &mut Vec<u8>,
+        from: usize,
+        max_start: usize,
+    ) -> Result<(usize, usize), Error> {
+        let _ = max_start;
+        drop_read(window, from);
+        self.fill(window).map(|n| (0, n))
+    }
+}
+
+/// Drops the read bytes `window[..from]`: the unread tail moves to the front.
+pub(crate) fn drop_read(window: &mut Vec<u8>, from: usize) {
+    window.drain(..from.min(window.len()));
+}
+
+/// An in-memory stream handed out in pieces of chosen sizes (tests, fuzzing).
+#[derive(Clone, Debug)]
+pub struct SliceSource<'a> {
+    data: &'a [u8],
+    sizes: Vec<usize>,
+    next: usize,
+}
+
+impl<'a> SliceSource<'a> {
+    /// Pieces of `piece` bytes (at least 1).
+    pub fn new(data: &'a [u8], piece: usize) -> Self {
+        Self::with_sizes(data, &[piece])
+    }
+
+    /// Pieces whose sizes cycle through `sizes` (zeros count as 1).
+    pub fn with_sizes(data: &'a [u8], sizes: &[usize]) -> Self {
+        let mut sizes: Vec<usize> = sizes.iter().map(|&s| s.max(1)).collect();
+        if sizes.is_empty() {
+            sizes.push(1 << 16);
+        }
+        SliceSource {
+            data,
+            sizes,
+            next: 0,
+        }
+    }
+}
+
+impl ByteSource for SliceSource<'_> {
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        let size = self
+            .sizes
+            .get(self.next % self.sizes.len().max(1))
+            .copied()
+            .unwrap_or(1);
+        self.next = self.next.wrapping_add(1);
+        let n = size.min(self.data.len());
+        let (head, tail) = self.data.split_at(n);
+        out.extend_from_slice(head);
+        self.data = tail;
+        Ok(n)
+    }
+}
+
+/// Largest uncompressed size accepted for one snappy chunk. The tracer writes 1 MiB chunks; the
+/// reader of upstream accepts more, so do we, within reason.
+pub const MAX_SNAPPY_CHUNK: u64 = 64 << 20;
+
+/// Largest compressed length of one snappy chunk: what snappy makes of [`MAX_SNAPPY_CHUNK`]
+/// bytes at worst (32 + n + n / 6).
+pub(crate) const MAX_SNAPPY_BLOCK: u64 = 32 + MAX_SNAPPY_CHUNK + MAX_SNAPPY_CHUNK / 6;
+
+/// Bytes a streaming decoder (gzip, brotli, zstd) produces per [`ByteSource::fill`].
+const PIECE: usize = 256 << 10;
+
+/// A reader over several concatenated zstd frames, skipping skippable frames (the seek table).
+/// It notes where each frame starts: (stream offset, file offset). Blocks are decoded one at a
+/// time, and a block that is neither the last of its frame nor holds any byte is damage: no
+/// encoder writes one, and a run of them (zeros after a block boundary) would otherwise be
+/// decoded for as long as the file lasts.
+struct ZstdFrames<'f> {
+    input: &'f [u8],
+    file_len: usize,
+    dec: ruzstd::frame_decoder::FrameDecoder,
+    /// A frame is being decoded.
+    active: bool,
+    produced: u64,
+    /// Frame starts, noted only when asked for (streaming keeps constant memory).
+    record: bool,
+    frames: Vec<(u64, u64)>,
+    /// The file ended inside the current frame, which was ended there.
+    cut: bool,
+}
+
+/// An empty raw block marked last, then a 4-byte checksum field: what ends a frame cut short.
+const END_FRAME: [u8; 7] = [1, 0, 0, 0, 0, 0, 0];
+
+impl ZstdFrames<'_> {
+    fn new(input: &[u8]) -> ZstdFrames<'_> {
+        ZstdFrames {
+            input,
+            file_len: input.len(),
+            dec: ruzstd::frame_decoder::FrameDecoder::new(),
+            active: false,
+            produced: 0,
+            record: false,
+            frames: Vec::new(),
+            cut: false,
+        }
+    }
+}
+
+fn zstd_error(cut: bool, what: &'static str) -> std::io::Error {
+    let kind = if cut {
+        std::io::ErrorKind::UnexpectedEof
+    } else {
+        std::io::ErrorKind::InvalidData
+    };
+    std::io::Error::new(kind, what)
+}
+
+impl Read for ZstdFrames<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoderError};
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.active {
+                let n = self.dec.read(buf)?;
+                if n > 0 {
+                    self.produced = self.produced.saturating_add(n as u64);
+                    return Ok(n);
+                }
+                if self.dec.is_finished() {
+                    self.active = false;
+                    continue;
+                }
+                // The next block's 3-byte header: bit 0 = last, bits 3.. = size.
+                if let Some(&[b0, b1, b2]) = self.input.get(..3) {
+                    let h = u32::from(b0) | (u32::from(b1) << 8) | (u32::from(b2) << 16);
+                    if h & 1 == 0 && h >> 3 == 0 {
+                        return Err(zstd_error(false, "empty zstd block"));
+                    }
+                }
+                if self.cut {
+                    return Err(zstd_error(true, "zstd frame cut short"));
+                }
+                if self
+                    .dec
+                    .decode_blocks(&mut self.input, BlockDecodingStrategy::UptoBlocks(1))
+                    .is_err()
+                {
+                    if !self.input.is_empty() {
+                        return Err(zstd_error(false, "zstd block"));
+                    }
+                    // A block (or the checksum) that needed bytes past the end of the file: cut,
+                    // not damaged. The decoder hands out the last window of a frame only once
+                    // the frame ends: end it here with an empty last block (and a checksum
+                    // field, which is not checked), so that every byte the whole blocks before
+                    // the cut decoded comes out before the cut is reported.
+                    self.cut = true;
+                    let _ = self
+                        .dec
+                        .decode_blocks(&END_FRAME[..], BlockDecodingStrategy::UptoBlocks(1));
+                }
+                continue;
+            }
+            if self.cut {
+                return Err(zstd_error(true, "zstd frame cut short"));
+            }
+            if self.input.is_empty() {
+                return Ok(0);
+            }
+            let at = self.file_len.saturating_sub(self.input.len()) as u64;
+            let mut rest = self.input;
+            match self.dec.init(&mut rest) {
+                Ok(()) => {
+                    self.input = rest;
+                    if self.record {
+                        self.frames.push((self.produced, at));
+                    }
+                    self.active = true;
+                }
+                Err(FrameDecoderError::ReadFrameHeaderError(
+                    ruzstd::frame::ReadFrameHeaderError::SkipFrame { length, .. },
+                )) => {
+                    let skip = 8usize.saturating_add(length as usize);
+                    match self.input.get(skip..) {
+                        Some(rest) => self.input = rest,
+                        None => return Err(zstd_error(true, "skippable frame cut short")),
+                    }
+                }
+                // A frame header that needed bytes past the end of the file: cut.
+                Err(_) => return Err(zstd_error(rest.is_empty(), "zstd frame header")),
+            }
+        }
+    }
+}
+
+/// File bytes handed to the brotli decoder per call.
+const BROTLI_INPUT: usize = 1 << 20;
+
+/// A raw brotli stream over the file bytes. Unlike a plain `Read` adapter, it tells a stream
+/// that stops because the file ends (`UnexpectedEof`: cut short) from damaged data
+/// (`InvalidData`), and bytes after the end of the stream are damage too.
+struct BrotliStream<'f> {
+    input: &'f [u8],
+    pos: usize,
+    state: BrotliState<StandardAlloc, StandardAlloc, StandardAlloc>,
+    /// What the next read reports once the bytes decoded before it are handed out.
+    end: Option<std::io::ErrorKind>,
+    finished: bool,
+}
+
+impl<'f> BrotliStream<'f> {
+    fn new(input: &'f [u8]) -> Self {
+        BrotliStream {
+            input,
+            pos: 0,
+            state: BrotliState::new(
+                StandardAlloc::default(),
+                StandardAlloc::default(),
+                StandardAlloc::default(),
+            ),
+            end: None,
+            finished: false,
+        }
+    }
+
+    /// File bytes not yet consumed.
+    fn rest_len(&self) -> usize {
+        self.input.len().saturating_sub(self.pos)
+    }
+}
+
+impl Read for BrotliStream<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(kind) = self.end {
+            return Err(std::io::Error::new(kind, "brotli stream"));
+        }
+        if self.finished || buf.is_empty() {
+            return Ok(0);
+        }
+        let mut avail_out = buf.len();
+        let mut out_off = 0;
+        let mut total = 0;
+        loop {
+            // The input in bounded slices: the decoder keeps offsets in narrower integers.
+            let stop = self.pos.saturating_add(BROTLI_INPUT).min(self.input.len());
+            let input = self.input.get(..stop).unwrap_or(&[]);
+            let mut avail_in = stop.saturating_sub(self.pos);
+            let mut in_off = self.pos;
+            let r = BrotliDecompressStream(
+                &mut avail_in,
+                &mut in_off,
+                input,
+                &mut avail_out,
+                &mut out_off,
+                buf,
+                &mut total,
+                &mut self.state,
+            );
+            self.pos = in_off.min(stop);
+            match r {
+                BrotliResult::NeedsMoreOutput => {}
+                BrotliResult::ResultSuccess => {
+                    self.finished = true;
+                    if self.rest_len() > 0 {
+                        self.end = Some(std::io::ErrorKind::InvalidData);
+                    }
+                }
+                BrotliResult::NeedsMoreInput if self.pos < self.input.len() => {
+                    if out_off == 0 {
+                        continue;
+                    }
+                }
+                BrotliResult::NeedsMoreInput => {
+                    self.end = Some(std::io::ErrorKind::UnexpectedEof);
+                }
+                BrotliResult::ResultFailure => self.end = Some(std::io::ErrorKind::InvalidData),
+            }
+            break;
+        }
+        match self.end {
+            Some(kind) if out_off == 0 => Err(std::io::Error::new(kind, "brotli stream")),
+            _ => Ok(out_off),
+        }
+    }
+}
+
+enum Inner<'f> {
+    Snappy {
+        chunks: SnappyChunks<'f>,
+        decoder: snap::raw::Decoder,
+    },
+    Gzip(Box<flate2::read::MultiGzDecoder<&'f [u8]>>),
+    Brotli(Box<BrotliStream<'f>>),
+    Zstd(Box<ZstdFrames<'f>>),
+}
+
+/// The decompressed stream of a file, produced piece by piece (a snappy chunk, or 256 KiB of a
+/// gzip/brotli/zstd stream, per [`ByteSource::fill`]).
+pub struct ContainerSource<'f> {
+    container: Container,
+    file: &'f [u8],
+    inner: Inner<'f>,
+    done: bool,
+    pending: Option<Error>,
+}
+
+impl<'f> ContainerSource<'f> {
+    /// Detects the container of `file` and prepares to decode it.
+    pub fn new(file: &'f [u8]) -> Result<Self, Error> {
+        let container = Container::detect(file)?;
+        let inner = match container {
+            Container::Snappy => Inner::Snappy {
+                chunks: SnappyChunks::new(file)?,
+                decoder: snap::raw::Decoder::new(),
+            },
+            Container::Gzip => Inner::Gzip(Box::new(flate2::read::MultiGzDecoder::new(file))),
+            Container::Brotli => Inner::Brotli(Box::new(BrotliStream::new(file))),
+            Container::Zstd | Container::ZstdSeekable => {
+                Inner::Zstd(Box::new(ZstdFrames::new(file)))
+            }
+        };
+        Ok(ContainerSource {
+            container,
+            file,
+            inner,
+            done: false,
+            pending: None,
+        })
+    }
+
+    /// The container.
+    pub fn container(&self) -> Container {
+        self.container
+    }
+
+    /// For snappy, the file offset of the chunk the next fill decodes.
+    pub(crate) fn next_chunk_offset(&self) -> Option<u64> {
+        match &self.inner {
+            // Also for a chunk the file cuts short: its first bytes may still decompress.
+            Inner::Snappy { chunks, .. } if chunks.rest_len() > 0 && !self.done => {
+                Some(self.file.len().saturating_sub(chunks.rest_len()) as u64)
+            }
+            _ => None,
+        }
+    }
+
+    /// Moves the zstd frame starts noted since the last call to `out` (and notes them from now
+    /// on).
+    pub(crate) fn take_frames(&mut self, out: &mut Vec<(u64, u64)>) {
+        if let Inner::Zstd(z) = &mut self.inner {
+            z.record = true;
+            out.append(&mut z.frames);
+        }
+    }
+
+    /// The file bytes read so far.
+    pub(crate) fn consumed(&self) -> u64 {
+        let rest = match &self.inner {
+            Inner::Snappy { chunks, .. } => chunks.rest_len(),
+            Inner::Gzip(d) => d.get_ref().len(),
+            Inner::Brotli(d) => d.rest_len(),
+            Inner::Zstd(z) => z.input.len(),
+        };
+        (self.file.len() as u64).saturating_sub(rest as u64)
+    }
+
+    fn read_piece<R: Read>(
+        r: &mut R,
+        out: &mut Vec<u8>,
+        name: &'static str,
+    ) -> (usize, Option<(ErrorKind, bool)>) {
+        let start = out.len();
+        if out.try_reserve(PIECE).is_err() {
+            let want = (start as u64).saturating_add(PIECE as u64);
+            return (0, Some((ErrorKind::OutOfMemory(want), false)));
+        }
+        out.resize(start.saturating_add(PIECE), 0);
+        let mut filled = 0;
+        let result = loop {
+            let Some(buf) = out.get_mut(start + filled..) else {
+                break Ok(());
+            };
+            if buf.is_empty() {
+                break Ok(());
+            }
+            match r.read(buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        out.truncate(start + filled);
+        match result {
+            Ok(()) => (filled, None),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                (filled, Some((ErrorKind::ContainerTruncated(name), true)))
+            }
+            Err(_) => (filled, Some((ErrorKind::Container(name), false))),
+        }
+    }
+}
+
+impl ByteSource for ContainerSource<'_> {
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        if self.done {
+            return Ok(0);
+        }
+        let name = self.container.name();
+        let r = match &mut self.inner {
+            Inner::Snappy { chunks, decoder } => {
+                let at = self.file.len().saturating_sub(chunks.rest_len());
+                let chunk = match chunks.next() {
+                    None => {
+                        self.done = true;
+                        return Ok(0);
+                    }
+                    Some(Err(e)) => {
+                        self.done = true;
+                        let ErrorKind::ContainerTruncated(_) = e.kind else {
+                            return Err(e);
+                        };
+                        // The file ends inside this chunk: whatever its bytes hold, then the cut.
+                        let cut = Error::new(
+                            ErrorKind::ContainerTruncated("snappy"),
+                            self.file.len() as u64,
+                        );
+                        let block = self.file.get(at.saturating_add(4)..).unwrap_or(&[]);
+                        let n = snappy_prefix(block, out);
+                        if n == 0 {
+                            return Err(cut);
+                        }
+                        self.pending = Some(cut);
+                        return Ok(n);
+                    }
+                    Some(Ok(c)) => c,
+                };
+                let len = match chunk.uncompressed_len() {
+                    Ok(n) if n <= MAX_SNAPPY_CHUNK => n as usize,
+                    Ok(n) => {
+                        self.done = true;
+                        return Err(Error::new(ErrorKind::ImplausibleChunk(n), chunk.offset));
+                    }
+                    Err(e) => {
+                        self.done = true;
+                        return Err(e);
+                    }
+                };
+                // A snappy block expands at most ~21x (a 64-byte copy from a 3-byte tag).
+                if len as u64
+                    > (chunk.block.len() as u64)
+                        .saturating_mul(24)
+                        .saturating_add(64)
+                {
+                    self.done = true;
+                    return Err(Error::new(
+                        ErrorKind::ImplausibleChunk(len as u64),
+                        chunk.offset,
+                    ));
+                }
+                let start = out.len();
+                if out.try_reserve(len).is_err() {
+                    self.done = true;
+                    let want = (start as u64).saturating_add(len as u64);
+                    return Err(Error::new(ErrorKind::OutOfMemory(want), chunk.offset));
+                }
+                out.resize(start.saturating_add(len), 0);
+                let dst = out.get_mut(start..).unwrap_or(&mut []);
+                match decoder.decompress(chunk.block, dst) {
+                    Ok(n) => {
+                        out.truncate(start + n);
+                        return Ok(n);
+                    }
+                    Err(_) => {
+                        // A damaged block: what its elements before the damage decode, then
+                        // the fault (as for a block the file cuts short).
+                        out.truncate(start);
+                        self.done = true;
+                        let bad = Error::new(ErrorKind::Container("snappy"), chunk.offset);
+                        let n = snappy_prefix(chunk.block, out);
+                        if n == 0 {
+                            return Err(bad);
+                        }
+                        self.pending = Some(bad);
+                        return Ok(n);
+                    }
+                }
+            }
+            Inner::Gzip(d) => Self::read_piece(d, out, name),
+            Inner::Brotli(d) => Self::read_piece(d, out, name),
+            Inner::Zstd(d) => Self::read_piece(d, out, name),
+        };
+        let (n, fault) = r;
+        let fault = fault.map(|(kind, at_end)| {
+            let off = if at_end {
+                self.file.len() as u64
+            } else {
+                self.consumed()
+            };
+            Error::new(kind, off)
+        });
+        if n == 0 || fault.is_some() {
+            self.done = true;
+        }
+        match fault {
+            Some(e) if n == 0 => Err(e),
+            Some(e) => {
+                self.pending = Some(e);
+                Ok(n)
+            }
+            None => Ok(n),
+        }
+    }
+}
+
+/// Decodes the start of a raw snappy block whose end is cut off, appending to `out` every
+/// byte its whole elements (and the available part of a cut literal) produce, within the
+/// length the block announces. Stops at the cut or at the first malformed element. Returns the
+/// bytes appended.
+fn snappy_prefix(block: &[u8], out: &mut Vec<u8>) -> usize {
+    let mut r = tracecap_wire::Reader::new(block);
+    let Ok(total) = r.uleb64() else { return 0 };
+    // The same plausibility bound as for a whole chunk, against the bytes that are there.
+    let cap = total
+        .min(MAX_SNAPPY_CHUNK)
+        .min((block.len() as u64).saturating_mul(24).saturating_add(64)) as usize;
+    let mut b = r.rest();
+    let start = out.len();
+    let little = |b: &[u8], n: usize| -> Option<usize> {
+        let bytes = b.get(..n)?;
+        Some(
+            bytes
+                .iter()
+                .rev()
+                .fold(0usize, |acc, &x| (acc << 8) | usize::from(x)),
+        )
+    };
+    while let Some((&tag, rest)) = b.split_first() {
+        let made = out.len() - start;
+        let (len, offset, rest) = match tag & 3 {
+            0 => {
+                let (len, rest) = match usize::from(tag >> 2) {
+                    n @ 0..=59 => (n + 1, rest),
+                    n => {
+                        let extra = n - 59;
+                        let Some(v) = little(rest, extra) else { break };
+                        (v.saturating_add(1), rest.get(extra..).unwrap_or(&[]))
+                    }
+                };
+                let len = len.min(cap - made);
+                let take = len.min(rest.len());
+                if out.try_reserve(take).is_err() {
+                    break;
+                }
+                out.extend_from_slice(rest.get(..take).unwrap_or(&[]));
+                if take < len || len == 0 {
+                    break;
+                }
+                b = rest.get(take..).unwrap_or(&[]);
+                continue;
+            }
+            1 => {
+                let Some(&low) = rest.first() else { break };
+                let len = 4 + usize::from((tag >> 2) & 7);
+                let offset = (usize::from(tag >> 5) << 8) | usize::from(low);
+                (len, offset, rest.get(1..).unwrap_or(&[]))
+            }
+            2 => {
+                let Some(offset) = little(rest, 2) else { break };
+                (
+                    1 + usize::from(tag >> 2),
+                    offset,
+                    rest.get(2..).unwrap_or(&[]),
+                )
+            }
+            _ => {
+                let Some(offset) = little(rest, 4) else { break };
+                (
+                    1 + usize::from(tag >> 2),
+                    offset,
+                    rest.get(4..).unwrap_or(&[]),
+                )
+            }
+        };
+        if offset == 0 || offset > made || len > cap - made {
+            break;
+        }
+        if out.try_reserve(len).is_err() {
+            break;
+        }
+        // A copy may overlap what it writes (offset < len): byte by byte.
+        for _ in 0..len {
+            let Some(&x) = out.len().checked_sub(offset).and_then(|i| out.get(i)) else {
+                break;
+            };
+            out.push(x);
+        }
+        b = rest;
+    }
+    out.len() - start
+}
