@@ -1,27 +1,14 @@
-//! Descriptor kinds by index: what a record parser needs to tell values from blocks.
+//! Descriptor kinds by index, read from a capture: what a record parser needs to tell values from
+//! blocks ([`KindLookup`]).
 //!
-//! A value record carries no marker of its own; only its descriptor's kind says how to read it.
-//! [`KindLookup`] is that question. Three answers are offered: a plain slice (fill it yourself), a
-//! fixed-capacity table that needs no allocator ([`FixedKindTable`]), and an owned one sized by the
-//! descriptor count ([`KindTable`], feature `alloc`).
+//! Besides a plain slice (fill it yourself), two tables are offered: a fixed-capacity one that
+//! needs no allocator ([`FixedKindTable`]), and an owned one sized by the descriptor count
+//! ([`KindTable`], feature `alloc`).
 
 use crate::capture::Capture;
 use crate::descriptor::DescriptorKind;
 use crate::error::Error;
-
-/// Answers "what kind of records does descriptor `index` have?".
-pub trait KindLookup {
-    /// The kind of descriptor `index`, or `None` when there is no such descriptor (its records
-    /// then read as blocks).
-    fn kind(&self, index: u32) -> Option<DescriptorKind>;
-}
-
-impl KindLookup for [DescriptorKind] {
-    #[inline]
-    fn kind(&self, index: u32) -> Option<DescriptorKind> {
-        self.get(index as usize).copied()
-    }
-}
+use crate::kind::KindLookup;
 
 /// Kinds of at most `N` descriptors, stored inline: no allocator needed.
 #[derive(Clone, Debug)]
