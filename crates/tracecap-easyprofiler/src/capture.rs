@@ -6,7 +6,7 @@ use crate::bookmark::Bookmark;
 use crate::descriptor::Descriptors;
 use crate::error::{Error, ErrorKind};
 use crate::header::{Header, SIGNATURE};
-use crate::kind::KindLookup;
+use crate::lookup::{FixedKindTable, KindLookup};
 use crate::nesting::{NestSlot, Nesting, Tree};
 use crate::thread::Thread;
 use crate::version::Version;
@@ -165,6 +165,23 @@ impl<'a> Capture<'a> {
             }
         }
         Ok(nesting.finish())
+    }
+}
+
+impl<const N: usize> FixedKindTable<N> {
+    /// Reads the descriptor section of `capture`; fails with a full `"descriptor kind"` table
+    /// ([`tracecap_wire::ErrorKind::TableFull`]) at the first descriptor past `N` (the header's
+    /// `descriptors_count` says how many there are).
+    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+        Self::from_descriptors(capture.descriptors())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl crate::lookup::KindTable {
+    /// Reads the descriptor section of `capture`.
+    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+        Self::from_descriptors(capture.descriptors())
     }
 }
 

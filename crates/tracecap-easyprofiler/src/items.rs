@@ -7,7 +7,7 @@ use crate::bookmark::Bookmark;
 use crate::capture::{read_signature, records_missing, Capture};
 use crate::context_switch::ContextSwitch;
 use crate::error::Error;
-use crate::kind::KindLookup;
+use crate::lookup::KindLookup;
 use crate::record::{read_record, read_record_fast, Record};
 use crate::thread::{read_thread_head, Thread, READ_AHEAD};
 use crate::time::Clock;

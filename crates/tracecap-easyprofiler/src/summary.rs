@@ -3,7 +3,7 @@
 use crate::capture::Capture;
 use crate::error::Error;
 use crate::items::{Item, Items};
-use crate::kind::KindLookup;
+use crate::lookup::KindLookup;
 use crate::nesting::SlotSource;
 use crate::record::Record;
 use crate::value::Element;

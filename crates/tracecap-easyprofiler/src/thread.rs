@@ -5,7 +5,7 @@ use tracecap_wire::Reader;
 use crate::context_switch::ContextSwitch;
 use crate::descriptor::until_nul;
 use crate::error::Error;
-use crate::kind::KindLookup;
+use crate::lookup::KindLookup;
 use crate::record::{read_record, Record};
 use crate::version::Version;
 use tracecap_wire::Context;

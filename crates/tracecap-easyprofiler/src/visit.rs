@@ -16,7 +16,7 @@ use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use crate::descriptor::DescriptorKind;
 use crate::error::Error;
 use crate::items::{Item, Items, Run};
-use crate::kind::KindLookup;
+use crate::lookup::KindLookup;
 use crate::nesting::{adopt, grown, NestSlot, SlotSource};
 use crate::record::{Block, Record, Value, BLOCK_MIN_SIZE, VALUE_FIXED_SIZE};
 use crate::time::Clock;
