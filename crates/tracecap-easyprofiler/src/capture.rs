@@ -6,7 +6,7 @@ use crate::bookmark::Bookmark;
 use crate::descriptor::Descriptors;
 use crate::error::{Error, ErrorKind};
 use crate::header::{Header, SIGNATURE};
-use crate::lookup::KindLookup;
+use crate::lookup::{FixedKindTable, KindLookup};
 use crate::nesting::{NestSlot, Nesting, Tree};
 use crate::thread::Thread;
 use crate::version::Version;
@@ -66,6 +66,17 @@ impl<'a> Capture<'a> {
     /// Absolute offset of the first thread.
     pub fn threads_offset(&self) -> u64 {
         self.threads.offset()
+    }
+
+    /// The thread section, from its first thread to the end of the file (empty when the
+    /// descriptor section is damaged).
+    pub(crate) fn thread_section(&self) -> Reader<'a> {
+        self.threads
+    }
+
+    /// The damage of the descriptor section, which every thread walk reports first.
+    pub(crate) fn descriptors_fault(&self) -> Option<Error> {
+        self.descriptors_fault
     }
 
     /// The threads, in file order. After them, [`Threads::tail`] gives the bookmarks.
@@ -131,35 +142,6 @@ impl<'a> Capture<'a> {
         })
     }
 
-    /// Everything after the descriptors in one forward pass, in file order: each thread's head,
-    /// its context switches, its records, then the bookmarks. The fastest way to see every record
-    /// (the per-thread API of [`Capture::threads`] first checks the framing of a thread's records,
-    /// which is a second pass).
-    pub fn items<'k, K: KindLookup + ?Sized>(
-        &self,
-        kinds: &'k K,
-    ) -> crate::items::Items<'a, 'k, K> {
-        let left = self.header.threads_count;
-        crate::items::Items::new(self, self.threads, left, 0, self.descriptors_fault, kinds)
-    }
-
-    /// The items from the head of `thread` (one of [`Capture::threads`]) on: what
-    /// [`Capture::items`] yields after the items of the threads before it, trailer included.
-    /// With [`crate::Items::stop_after`], a walk over any run of consecutive threads, to check a
-    /// capture in pieces (see [`crate::Summary::check_items`]).
-    pub fn items_from<'k, K: KindLookup + ?Sized>(
-        &self,
-        thread: &Thread<'a>,
-        kinds: &'k K,
-    ) -> crate::items::Items<'a, 'k, K> {
-        let left = self
-            .header
-            .threads_count
-            .map(|n| n.saturating_sub(thread.index()));
-        let before = thread.records_before();
-        crate::items::Items::new(self, thread.head(), left, before, None, kinds)
-    }
-
     /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
     /// comparing times as their nanosecond values, as upstream does. Fails with a full
     /// `"nesting slot"` table ([`tracecap_wire::ErrorKind::TableFull`]) at the first record that
@@ -183,6 +165,23 @@ impl<'a> Capture<'a> {
             }
         }
         Ok(nesting.finish())
+    }
+}
+
+impl<const N: usize> FixedKindTable<N> {
+    /// Reads the descriptor section of `capture`; fails with a full `"descriptor kind"` table
+    /// ([`tracecap_wire::ErrorKind::TableFull`]) at the first descriptor past `N` (the header's
+    /// `descriptors_count` says how many there are).
+    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+        Self::from_descriptors(capture.descriptors())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl crate::lookup::KindTable {
+    /// Reads the descriptor section of `capture`.
+    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+        Self::from_descriptors(capture.descriptors())
     }
 }
 

@@ -5,7 +5,7 @@ use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use tracecap_wire::Reader;
 
 use crate::error::{Error, ErrorKind};
-use crate::time::ticks_to_ns;
+use crate::time::{scale, ticks_to_ns, Clock};
 use crate::version::Version;
 use tracecap_wire::Context;
 
@@ -166,8 +166,8 @@ impl Header {
     }
 
     /// The file's clock: converts and compares its timestamps as upstream does.
-    pub fn clock(&self) -> crate::time::Clock {
-        crate::time::Clock::new(self.cpu_frequency)
+    pub fn clock(&self) -> Clock {
+        Clock::new(self.cpu_frequency)
     }
 
     /// [`Header::begin_time`] in nanoseconds.
@@ -188,64 +188,6 @@ impl Header {
             t
         } else {
             scale(t, self.ns_per_tick)
-        }
-    }
-}
-
-/// `(t as f64 * factor) as u64`, with signed conversions on the common path (values below 2^63),
-/// which x86-64 does in one instruction each. Same result for every input.
-#[inline(always)]
-pub(crate) fn scale(t: u64, factor: f64) -> u64 {
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    let x = match i64::try_from(t) {
-        Ok(small) => small as f64,
-        Err(_) => t as f64,
-    };
-    let y = x * factor;
-    if (0.0..LIMIT).contains(&y) {
-        y as i64 as u64
-    } else {
-        y as u64
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::scale;
-
-    #[test]
-    fn scale_equals_plain_conversion() {
-        let factors = [
-            0.3846,
-            1.0,
-            2.5,
-            1e9 / 2_599_958_000.0,
-            -1.0,
-            1e12,
-            f64::NAN,
-        ];
-        let ticks = [
-            0,
-            1,
-            12345,
-            1 << 40,
-            (1 << 63) - 1,
-            1 << 63,
-            u64::MAX - 5,
-            u64::MAX,
-        ];
-        for f in factors {
-            for t in ticks {
-                assert_eq!(scale(t, f), (t as f64 * f) as u64, "{t} * {f}");
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn scale_matches(t: u64, freq in 1i64..i64::MAX) {
-            let f = 1e9 / freq as f64;
-            proptest::prop_assert_eq!(scale(t, f), (t as f64 * f) as u64);
         }
     }
 }

@@ -1,4 +1,5 @@
-//! One forward pass over the thread section and the trailer, yielding everything in file order.
+//! One forward pass over the thread section and the trailer, yielding everything in file order
+//! ([`Capture::items`], [`Capture::items_from`]).
 
 use tracecap_wire::Reader;
 
@@ -8,13 +9,10 @@ use crate::context_switch::ContextSwitch;
 use crate::error::Error;
 use crate::lookup::KindLookup;
 use crate::record::{read_record, read_record_fast, Record};
-use crate::thread::read_thread_head;
+use crate::thread::{read_thread_head, Thread, READ_AHEAD};
 use crate::time::Clock;
 use crate::version::Version;
 use tracecap_wire::Context;
-
-/// How far ahead of the current record the walks touch the input (bytes); see [`Items`].
-pub(crate) const READ_AHEAD: usize = 256;
 
 /// The start of a thread, as met in the stream: its records follow as [`Item::ContextSwitch`] and
 /// [`Item::Record`] items.
@@ -39,6 +37,41 @@ pub enum Item<'a> {
     Record(Record<'a>),
     /// A bookmark (after all threads).
     Bookmark(Bookmark<'a>),
+}
+
+impl<'a> Capture<'a> {
+    /// Everything after the descriptors in one forward pass, in file order: each thread's head,
+    /// its context switches, its records, then the bookmarks. The fastest way to see every record
+    /// (the per-thread API of [`Capture::threads`] first checks the framing of a thread's records,
+    /// which is a second pass).
+    pub fn items<'k, K: KindLookup + ?Sized>(&self, kinds: &'k K) -> Items<'a, 'k, K> {
+        let left = self.header().threads_count;
+        Items::new(
+            self,
+            self.thread_section(),
+            left,
+            0,
+            self.descriptors_fault(),
+            kinds,
+        )
+    }
+
+    /// The items from the head of `thread` (one of [`Capture::threads`]) on: what
+    /// [`Capture::items`] yields after the items of the threads before it, trailer included.
+    /// With [`crate::Items::stop_after`], a walk over any run of consecutive threads, to check a
+    /// capture in pieces (see [`crate::Summary::check_items`]).
+    pub fn items_from<'k, K: KindLookup + ?Sized>(
+        &self,
+        thread: &Thread<'a>,
+        kinds: &'k K,
+    ) -> Items<'a, 'k, K> {
+        let left = self
+            .header()
+            .threads_count
+            .map(|n| n.saturating_sub(thread.index()));
+        let before = thread.records_before();
+        Items::new(self, thread.head(), left, before, None, kinds)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -3,10 +3,10 @@
 //! A value record carries no marker of its own; only its descriptor's kind says how to read it.
 //! [`KindLookup`] is that question. Three answers are offered: a plain slice (fill it yourself), a
 //! fixed-capacity table that needs no allocator ([`FixedKindTable`]), and an owned one sized by the
-//! descriptor count ([`KindTable`], feature `alloc`).
+//! descriptor count ([`KindTable`], feature `alloc`). The tables' `new`, which reads the descriptors
+//! of a [`crate::Capture`], is defined with the capture, in `capture.rs`.
 
-use crate::capture::Capture;
-use crate::descriptor::DescriptorKind;
+use crate::descriptor::{DescriptorKind, Descriptors};
 use crate::error::Error;
 
 /// Answers "what kind of records does descriptor `index` have?".
@@ -31,15 +31,13 @@ pub struct FixedKindTable<const N: usize> {
 }
 
 impl<const N: usize> FixedKindTable<N> {
-    /// Reads the descriptor section of `capture`; fails with a full `"descriptor kind"` table
-    /// ([`tracecap_wire::ErrorKind::TableFull`]) at the first descriptor past `N` (the header's
-    /// `descriptors_count` says how many there are).
-    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+    /// Reads `descriptors` (see [`FixedKindTable::new`], which reads those of a capture).
+    pub(crate) fn from_descriptors(descriptors: Descriptors<'_>) -> Result<Self, Error> {
         let mut t = FixedKindTable {
             kinds: [DescriptorKind::Block; N],
             len: 0,
         };
-        for d in capture.descriptors() {
+        for d in descriptors {
             let d = d?;
             let slot = t
                 .kinds
@@ -73,10 +71,10 @@ pub struct KindTable {
 
 #[cfg(feature = "alloc")]
 impl KindTable {
-    /// Reads the descriptor section of `capture`.
-    pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
+    /// Reads `descriptors` (see [`KindTable::new`], which reads those of a capture).
+    pub(crate) fn from_descriptors(descriptors: Descriptors<'_>) -> Result<Self, Error> {
         let mut kinds = alloc::vec::Vec::new();
-        for d in capture.descriptors() {
+        for d in descriptors {
             kinds.push(d?.kind);
         }
         Ok(KindTable { kinds })

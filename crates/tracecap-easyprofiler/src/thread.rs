@@ -10,6 +10,11 @@ use crate::record::{read_record, Record};
 use crate::version::Version;
 use tracecap_wire::Context;
 
+/// How far ahead of the current record the record walks (these and [`crate::Items`]) touch the
+/// input, in bytes: each record's size says where the next starts, a chain of dependent loads, and
+/// touching a byte a few records ahead starts the next cache miss early.
+pub(crate) const READ_AHEAD: usize = 256;
+
 /// One thread: its header fields and the regions of its two record lists.
 ///
 /// Reading a `Thread` checks that the size fields of all its records fit the file, so
@@ -212,7 +217,7 @@ fn frame_records<'a>(
     let mut done: u32 = 0;
     let mut fault = None;
     while done < count {
-        core::hint::black_box(r.rest().get(crate::items::READ_AHEAD).copied());
+        core::hint::black_box(r.rest().get(READ_AHEAD).copied());
         let mut next = *r;
         let step = next
             .u16_le()
@@ -307,7 +312,7 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Records<'a, '_, K> {
             return self.fault.take().map(Err);
         }
         self.left -= 1;
-        core::hint::black_box(self.r.rest().get(crate::items::READ_AHEAD).copied());
+        core::hint::black_box(self.r.rest().get(READ_AHEAD).copied());
         let rec = read_record(&mut self.r, |id| self.kinds.kind(id));
         self.failed = rec.is_err();
         Some(rec)

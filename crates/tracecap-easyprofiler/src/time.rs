@@ -17,7 +17,7 @@ pub fn ticks_to_ns(ticks: u64, cpu_frequency: i64) -> u64 {
     if cpu_frequency == 0 {
         ticks
     } else {
-        crate::header::scale(ticks, 1e9 / cpu_frequency as f64)
+        scale(ticks, 1e9 / cpu_frequency as f64)
     }
 }
 
@@ -82,7 +82,7 @@ impl Clock {
         if self.sure_gap == 0 {
             t
         } else {
-            crate::header::scale(t, self.ns_per_tick)
+            scale(t, self.ns_per_tick)
         }
     }
 
@@ -107,12 +107,65 @@ impl Clock {
 #[cold]
 #[inline(never)]
 fn lt_exact(ns_per_tick: f64, a: u64, b: u64) -> bool {
-    crate::header::scale(a, ns_per_tick) < crate::header::scale(b, ns_per_tick)
+    scale(a, ns_per_tick) < scale(b, ns_per_tick)
+}
+
+/// `(t as f64 * factor) as u64`, with signed conversions on the common path (values below 2^63),
+/// which x86-64 does in one instruction each. Same result for every input.
+#[inline(always)]
+pub(crate) fn scale(t: u64, factor: f64) -> u64 {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    let x = match i64::try_from(t) {
+        Ok(small) => small as f64,
+        Err(_) => t as f64,
+    };
+    let y = x * factor;
+    if (0.0..LIMIT).contains(&y) {
+        y as i64 as u64
+    } else {
+        y as u64
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scale_equals_plain_conversion() {
+        let factors = [
+            0.3846,
+            1.0,
+            2.5,
+            1e9 / 2_599_958_000.0,
+            -1.0,
+            1e12,
+            f64::NAN,
+        ];
+        let ticks = [
+            0,
+            1,
+            12345,
+            1 << 40,
+            (1 << 63) - 1,
+            1 << 63,
+            u64::MAX - 5,
+            u64::MAX,
+        ];
+        for f in factors {
+            for t in ticks {
+                assert_eq!(scale(t, f), (t as f64 * f) as u64, "{t} * {f}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn scale_matches(t: u64, freq in 1i64..i64::MAX) {
+            let f = 1e9 / freq as f64;
+            proptest::prop_assert_eq!(scale(t, f), (t as f64 * f) as u64);
+        }
+    }
 
     proptest::proptest! {
         #[test]
