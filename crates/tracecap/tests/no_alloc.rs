@@ -139,3 +139,139 @@ mod wtf {
         super::check("wtf", tracecap::Format::Wtf, &trace(1_000), &trace(8_000));
     }
 }
+
+#[cfg(feature = "easyprofiler")]
+mod easyprofiler {
+    use tracecap_easyprofiler::write::{
+        BookmarkModel, ContextSwitchModel, DescriptorModel, Model, RecordModel, ThreadModel,
+    };
+    use tracecap_easyprofiler::{DataType, DescriptorKind, Version};
+
+    fn desc(id: u32, kind: DescriptorKind, name: &str) -> DescriptorModel {
+        DescriptorModel {
+            id,
+            line: 7,
+            color: 0xff11_2233,
+            kind,
+            status: 1,
+            name: name.as_bytes().to_vec(),
+            file: b"a.cpp".to_vec(),
+        }
+    }
+
+    /// A name that is UTF-8 every other time and not otherwise.
+    fn name(i: usize, what: &str) -> Vec<u8> {
+        let mut n = format!("{what} {}", i % 8).into_bytes();
+        if i % 2 == 0 {
+            n.push(0xff);
+        }
+        n
+    }
+
+    /// A capture of `n` blocks on 2 threads, each a child (with a run-time name) in a parent,
+    /// with an event, scalar, array and string values, a context switch each, and bookmarks.
+    fn capture(n: usize) -> Vec<u8> {
+        let descriptors = vec![
+            desc(0, DescriptorKind::Block, "parent"),
+            desc(1, DescriptorKind::Block, "child"),
+            desc(2, DescriptorKind::Event, "mark"),
+            desc(3, DescriptorKind::Value, "count"),
+            desc(4, DescriptorKind::Value, "matrix"),
+            desc(5, DescriptorKind::Value, "label"),
+        ];
+        let thread = |t: u64| {
+            let mut records = Vec::new();
+            let mut context_switches = Vec::new();
+            for i in 0..n / 4 {
+                let t0 = 100 * i as u64;
+                records.push(RecordModel::Block {
+                    begin: t0 + 1,
+                    end: t0 + 20,
+                    id: 1,
+                    name: name(i, "run"),
+                });
+                records.push(RecordModel::Block {
+                    begin: t0 + 21,
+                    end: t0 + 21,
+                    id: 2,
+                    name: Vec::new(),
+                });
+                records.push(RecordModel::Value {
+                    time: t0 + 22,
+                    id: 3,
+                    value_id: 1,
+                    data_type: DataType::Int32,
+                    is_array: false,
+                    data: (i as i32).to_le_bytes().to_vec(),
+                });
+                records.push(RecordModel::Value {
+                    time: t0 + 23,
+                    id: 4,
+                    value_id: 2,
+                    data_type: DataType::Double,
+                    is_array: true,
+                    data: [1.5f64, -2.0, i as f64]
+                        .iter()
+                        .flat_map(|f| f.to_le_bytes())
+                        .collect(),
+                });
+                let mut text = name(i, "text");
+                text.push(0);
+                records.push(RecordModel::Value {
+                    time: t0 + 24,
+                    id: 5,
+                    value_id: 3,
+                    data_type: DataType::String,
+                    is_array: true,
+                    data: text,
+                });
+                records.push(RecordModel::Block {
+                    begin: t0,
+                    end: t0 + 50,
+                    id: 0,
+                    name: Vec::new(),
+                });
+                context_switches.push(ContextSwitchModel {
+                    begin: t0 + 60,
+                    end: t0 + 70,
+                    target_thread: t + 1,
+                    name: name(i, "task"),
+                });
+            }
+            ThreadModel {
+                id: t,
+                name: format!("worker {t}").into_bytes(),
+                context_switches,
+                records,
+            }
+        };
+        let bookmarks = (0..n / 8)
+            .map(|i| BookmarkModel {
+                position: 800 * i as u64,
+                color: 0xff00_ff00,
+                text: name(i, "bookmark"),
+            })
+            .collect();
+        let model = Model {
+            version: Version::V2_1_0,
+            pid: 7,
+            cpu_frequency: 0,
+            begin_time: 0,
+            end_time: 100 * n as u64,
+            descriptors,
+            threads: vec![thread(11), thread(12)],
+            bookmarks,
+        };
+        model.to_bytes().unwrap()
+    }
+
+    #[test]
+    fn converting_more_blocks_allocates_nothing_more() {
+        super::check(
+            "easyprofiler",
+            tracecap::Format::EasyProfiler,
+            &capture(1_000),
+            &capture(8_000),
+        );
+    }
+}

@@ -103,6 +103,30 @@ fn lossy(b: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
 
+/// Appends `b` to `out` as text, each invalid UTF-8 sequence as U+FFFD (what `lossy` gives,
+/// without a temporary string).
+fn push_lossy(out: &mut String, b: &[u8]) {
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            out.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+}
+
+/// `b` as text: borrowed when it is UTF-8, else written into `buf` (which is reused, so that a
+/// record allocates nothing).
+fn text_in<'s>(buf: &'s mut String, b: &'s [u8]) -> &'s str {
+    match core::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(_) => {
+            buf.clear();
+            push_lossy(buf, b);
+            buf
+        }
+    }
+}
+
 /// Converts an EasyProfiler capture, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
     convert_with_budget(data, sink, HEAP_BUDGET)
@@ -177,7 +201,7 @@ fn convert_with_budget<S: Sink>(
         }
         scratch.label.clear();
         let _ = write!(scratch.label, "#{:08x}", b.color);
-        let text = lossy(b.text);
+        let text = text_in(&mut scratch.text, b.text);
         let args = [Arg {
             name: "color",
             value: Value::Str(&scratch.label),
@@ -186,7 +210,7 @@ fn convert_with_budget<S: Sink>(
             .instant(&Event {
                 track: BOOKMARKS,
                 ts: b.position,
-                name: if text.is_empty() { "bookmark" } else { &text },
+                name: if text.is_empty() { "bookmark" } else { text },
                 category: CATEGORY,
                 args: &args,
                 flows: &[],
@@ -258,7 +282,7 @@ fn convert_thread<'a, S: Sink>(
         let b = h.to_ns(cs.begin).max(prev_end);
         let e = h.to_ns(cs.end).max(b);
         prev_end = e;
-        let name = lossy(cs.name);
+        let name = text_in(&mut s.label, cs.name);
         let args = [Arg {
             name: "target_thread",
             value: Value::Uint(cs.target_thread),
@@ -271,7 +295,7 @@ fn convert_thread<'a, S: Sink>(
                     name: if name.is_empty() {
                         "switched out"
                     } else {
-                        &name
+                        name
                     },
                     category: CATEGORY,
                     args: &args,
@@ -362,12 +386,12 @@ fn convert_thread<'a, S: Sink>(
             Record::Block(block) => block,
         };
         let desc = ctx.descs.get(block.id as usize);
-        let runtime = (!block.name.is_empty()).then(|| lossy(block.name));
-        s.label.clear();
-        let name: &str = match (&runtime, desc) {
-            (Some(r), _) => r,
-            (_, Some(d)) => &d.name,
-            (_, None) => {
+        let runtime = !block.name.is_empty();
+        let name: &str = match desc {
+            _ if runtime => text_in(&mut s.label, block.name),
+            Some(d) => &d.name,
+            None => {
+                s.label.clear();
                 let _ = write!(s.label, "block #{}", block.id);
                 &s.label
             }
@@ -393,7 +417,7 @@ fn convert_thread<'a, S: Sink>(
                         value: Value::Str(&d.name),
                     },
                 ];
-                let n = if runtime.is_some() { 4 } else { 3 };
+                let n = if runtime { 4 } else { 3 };
                 with_desc.get(..n).unwrap_or(&[])
             }
             None => &[],
@@ -508,7 +532,7 @@ fn emit_value<S: Sink>(
         while end > 0 && bytes.get(end - 1) == Some(&0) {
             end -= 1;
         }
-        text.push_str(&lossy(bytes.get(..end).unwrap_or(bytes)));
+        push_lossy(text, bytes.get(..end).unwrap_or(bytes));
     } else if v.is_array {
         text.push('[');
         for (k, e) in v.elements().enumerate() {
