@@ -275,3 +275,91 @@ mod easyprofiler {
         );
     }
 }
+
+#[cfg(feature = "apitrace")]
+mod apitrace {
+    use tracecap_apitrace::write::{wrap, WDetail, WValue, Writer};
+    use tracecap_apitrace::Container;
+
+    const PUSH: u64 = 0;
+    const POP: u64 = 1;
+    const DRAW: u64 = 2;
+    const SWAP: u64 = 3;
+    const GET: u64 = 4;
+
+    /// A trace of `n` calls on 2 threads: debug groups with text and wide text, draws, nested
+    /// calls, pointers and arrays (written by the dumper), an argument past the signature's names,
+    /// a return value, and a frame every 8 calls.
+    fn trace(n: u64) -> Vec<u8> {
+        let mut w = Writer::new(6, 6, &[(b"process.name", b"/usr/bin/demo")]);
+        w.function(
+            PUSH,
+            b"glPushDebugGroup",
+            &[b"source", b"id", b"length", b"message"],
+        );
+        w.function(POP, b"glPopDebugGroup", &[]);
+        w.function(DRAW, b"glDrawArrays", &[b"mode", b"first", b"count"]);
+        w.function(SWAP, b"glXSwapBuffers", &[b"dpy", b"drawable"]);
+        w.function(GET, b"glGetIntegerv", &[b"pname", b"params"]);
+        let mut written = 0;
+        while written < n {
+            let text = format!("pass {}", written % 8);
+            let push = w.enter(
+                0,
+                PUSH,
+                &[
+                    WDetail::Arg(0, WValue::UInt(0x824a)),
+                    WDetail::Arg(1, WValue::UInt(1)),
+                    WDetail::Arg(2, WValue::SInt(-1)),
+                    WDetail::Arg(3, WValue::String(text.into_bytes())),
+                ],
+            );
+            w.leave(push, &[]);
+            let draw = w.enter(
+                0,
+                DRAW,
+                &[
+                    WDetail::Arg(0, WValue::UInt(4)),
+                    WDetail::Arg(1, WValue::UInt(0)),
+                    WDetail::Arg(2, WValue::UInt(3)),
+                ],
+            );
+            // A call on another thread while the draw is open, then one nested in the draw.
+            let get = w.enter(1, GET, &[WDetail::Arg(0, WValue::UInt(0xba2))]);
+            let inner = w.enter(0, GET, &[WDetail::Arg(0, WValue::UInt(0xba3))]);
+            w.leave(
+                get,
+                &[
+                    WDetail::Arg(1, WValue::Array(vec![WValue::SInt(0), WValue::SInt(7)])),
+                    WDetail::Ret(WValue::UInt(5)),
+                ],
+            );
+            w.leave(inner, &[WDetail::Arg(1, WValue::Pointer(0x10))]);
+            w.leave(draw, &[]);
+            let wide = w.enter(
+                0,
+                PUSH,
+                &[WDetail::Arg(3, WValue::WString(vec![0x67, 0x72, 0x70]))],
+            );
+            w.leave(wide, &[]);
+            let pop = w.enter(0, POP, &[WDetail::Arg(7, WValue::UInt(1))]);
+            w.leave(pop, &[]);
+            let pop = w.enter(0, POP, &[]);
+            w.leave(pop, &[]);
+            let swap = w.enter(0, SWAP, &[WDetail::Arg(0, WValue::Pointer(0x1234))]);
+            w.leave(swap, &[]);
+            written += 8;
+        }
+        wrap(&w.finish(), Container::Snappy)
+    }
+
+    #[test]
+    fn converting_more_calls_allocates_nothing_more() {
+        super::check(
+            "apitrace",
+            tracecap::Format::Apitrace,
+            &trace(1_000),
+            &trace(8_000),
+        );
+    }
+}

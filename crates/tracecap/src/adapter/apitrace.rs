@@ -160,7 +160,11 @@ struct State<'c, S: Sink> {
     pool: Vec<(String, Vec<(Slot, Val)>)>,
     dumper: Dumper,
     bytes: Vec<u8>,
+    /// Text of a value that is not UTF-8, with each invalid sequence as U+FFFD.
+    lossy: String,
     scratch: String,
+    /// Ranges of `scratch` holding names of arguments past the signature's count.
+    extra: Vec<(usize, usize)>,
 }
 
 fn utf8(b: &[u8]) -> &str {
@@ -213,7 +217,9 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         pool: Vec::new(),
         dumper: Dumper::new(),
         bytes: Vec::new(),
+        lossy: String::new(),
         scratch: String::new(),
+        extra: Vec::new(),
     };
     st.process = st.new_track();
     st.sink
@@ -322,7 +328,7 @@ impl<S: Sink> State<'_, S> {
                     track,
                     parent,
                     table,
-                    &mut self.scratch,
+                    (&mut self.scratch, &mut self.extra),
                     false,
                     None,
                 )?;
@@ -341,7 +347,8 @@ impl<S: Sink> State<'_, S> {
             args,
             label: None,
         };
-        apply(&mut call, ev, table, &mut self.dumper, &mut self.bytes);
+        let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
+        apply(&mut call, ev, table, bufs);
         if let Some(thread) = self.threads.get_mut(&ev.thread) {
             thread.stack.push(Entry::Call(call));
         }
@@ -405,7 +412,8 @@ impl<S: Sink> State<'_, S> {
                 if let Entry::Call(c) = entry {
                     if c.no == ev.call_no {
                         if !c.begun {
-                            apply(c, ev, table, &mut self.dumper, &mut self.bytes);
+                            let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
+                            apply(c, ev, table, bufs);
                         }
                         c.left = Some(now.max(c.ts.saturating_add(TICK_NS)));
                         break;
@@ -473,7 +481,7 @@ impl<S: Sink> State<'_, S> {
                 track,
                 &call,
                 table,
-                &mut self.scratch,
+                (&mut self.scratch, &mut self.extra),
                 incomplete,
                 Some(end.saturating_sub(call.ts)),
             )?;
@@ -537,14 +545,15 @@ impl<S: Sink> State<'_, S> {
     }
 }
 
-/// Applies an event's details (arguments, return value, flags) to a pending call.
+/// Applies an event's details (arguments, return value, flags) to a pending call; `bufs` are the
+/// dumper with its output buffer and the buffer for text that is not UTF-8.
 fn apply(
     call: &mut Pending,
     ev: &ApiEvent<'_>,
     table: &SigTable,
-    dumper: &mut Dumper,
-    bytes: &mut Vec<u8>,
+    bufs: (&mut Dumper, &mut Vec<u8>, &mut String),
 ) {
+    let (dumper, bytes, lossy) = bufs;
     for d in ev.details().iter(table) {
         let Ok(d) = d else { break };
         let (slot, v) = match d {
@@ -566,7 +575,7 @@ fn apply(
             ApiValue::Double(f) => Val::Double(f),
             ApiValue::String(s) => {
                 let a = call.text.len();
-                push_cut(&mut call.text, &String::from_utf8_lossy(s));
+                push_cut(&mut call.text, text(s, lossy));
                 let b = call.text.len();
                 if call.flags & MARKER_PUSH != 0 && call.label.is_none() {
                     call.label = Some((a, b));
@@ -580,18 +589,14 @@ fn apply(
                     bytes.push(b'?');
                 }
                 let a = call.text.len();
-                let mut s = String::from_utf8_lossy(bytes);
+                let mut s = text(bytes, lossy);
                 if matches!(other, ApiValue::WString(_)) {
                     // L"text": the group's text is what is inside the quotes.
-                    let inner = s
-                        .strip_prefix("L\"")
-                        .and_then(|x| x.strip_suffix('"'))
-                        .map(String::from);
-                    if let Some(inner) = inner {
-                        s = inner.into();
+                    if let Some(inner) = s.strip_prefix("L\"").and_then(|x| x.strip_suffix('"')) {
+                        s = inner;
                     }
                 }
-                push_cut(&mut call.text, &s);
+                push_cut(&mut call.text, s);
                 let b = call.text.len();
                 if matches!(other, ApiValue::WString(_))
                     && call.flags & MARKER_PUSH != 0
@@ -603,6 +608,24 @@ fn apply(
             }
         };
         call.args.push((slot, val));
+    }
+}
+
+/// `b` as text: itself when it is UTF-8, else written into `lossy` with each invalid sequence as
+/// U+FFFD (what `String::from_utf8_lossy` gives, without a new string).
+fn text<'b>(b: &'b [u8], lossy: &'b mut String) -> &'b str {
+    match core::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(_) => {
+            lossy.clear();
+            for chunk in b.utf8_chunks() {
+                lossy.push_str(chunk.valid());
+                if !chunk.invalid().is_empty() {
+                    lossy.push(char::REPLACEMENT_CHARACTER);
+                }
+            }
+            lossy
+        }
     }
 }
 
@@ -620,54 +643,60 @@ fn push_cut(out: &mut String, s: &str) {
     out.push_str("...");
 }
 
-/// Writes a call: a complete slice when `dur` is given, else a begin.
+/// Arguments a call passes to the sink from the stack (`call_no`, `fake` and `incomplete`
+/// included); a call with more takes a `Vec`.
+const STACK_ARGS: usize = 32;
+
+const NO_ARG: Arg<'static> = Arg {
+    name: "",
+    value: Value::Bool(false),
+};
+
+/// Writes a call: a complete slice when `dur` is given, else a begin. `names` are a buffer for
+/// the names of arguments past the signature's count and the ranges of it they take.
 fn emit<S: Sink>(
     sink: &mut S,
     track: TrackId,
     call: &Pending,
     table: &SigTable,
-    scratch: &mut String,
+    names: (&mut String, &mut Vec<(usize, usize)>),
     incomplete: bool,
     dur: Option<u64>,
 ) -> Result<(), ConvertError<S::Error>> {
+    let (scratch, extra) = names;
     let sig = table.function(call.sig);
-    // Names of arguments past the signature's count, written into `scratch`.
+    let arg_name = |i: u64| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| sig.and_then(|s| s.arg_name(i)))
+    };
     scratch.clear();
-    let mut extra: Vec<(usize, usize)> = Vec::new();
+    extra.clear();
     for (slot, _) in &call.args {
         if let Slot::Arg(i) = slot {
-            let named = usize::try_from(*i)
-                .ok()
-                .and_then(|i| sig.and_then(|s| s.arg_name(i)))
-                .is_some();
-            if !named {
+            if arg_name(*i).is_none() {
                 let a = scratch.len();
                 let _ = write!(scratch, "arg{i}");
                 extra.push((a, scratch.len()));
             }
         }
     }
-    let mut args: Vec<Arg<'_>> = Vec::with_capacity(call.args.len() + 3);
-    args.push(Arg {
+    let scratch: &str = scratch;
+    let mut extra_names = extra.iter();
+    let call_no = Arg {
         name: "call_no",
         value: Value::Uint(call.no),
-    });
-    let mut extra_names = extra.iter();
-    for (slot, val) in &call.args {
+    };
+    let values = call.args.iter().map(|(slot, val)| {
         let name = match slot {
             Slot::Ret => "ret",
-            Slot::Arg(i) => {
-                match usize::try_from(*i)
-                    .ok()
-                    .and_then(|i| sig.and_then(|s| s.arg_name(i)))
-                {
-                    Some(n) => utf8(n),
-                    None => extra_names
-                        .next()
-                        .and_then(|&(a, b)| scratch.get(a..b))
-                        .unwrap_or("arg"),
-                }
-            }
+            Slot::Arg(i) => match arg_name(*i) {
+                Some(n) => utf8(n),
+                None => extra_names
+                    .next()
+                    .and_then(|&(a, b)| scratch.get(a..b))
+                    .unwrap_or("arg"),
+            },
         };
         let value = match *val {
             Val::Bool(b) => Value::Bool(b),
@@ -676,31 +705,44 @@ fn emit<S: Sink>(
             Val::Double(d) => Value::Double(d),
             Val::Text(a, b) => Value::Str(call.text.get(a..b).unwrap_or("")),
         };
-        args.push(Arg { name, value });
-    }
-    if call.fake {
-        args.push(Arg {
-            name: "fake",
-            value: Value::Bool(true),
-        });
-    }
-    if incomplete {
-        args.push(Arg {
-            name: "incomplete",
-            value: Value::Bool(true),
-        });
-    }
-    let event = Event {
-        track,
-        ts: call.ts,
-        name: sig.map_or("call", |s| utf8(s.name())),
-        category: CATEGORY,
-        args: &args,
-        flows: &[],
+        Arg { name, value }
+    });
+    let fake = call.fake.then_some(Arg {
+        name: "fake",
+        value: Value::Bool(true),
+    });
+    let cut = incomplete.then_some(Arg {
+        name: "incomplete",
+        value: Value::Bool(true),
+    });
+    let all = core::iter::once(call_no)
+        .chain(values)
+        .chain(fake)
+        .chain(cut);
+    let name = sig.map_or("call", |s| utf8(s.name()));
+    let mut write = |args: &[Arg<'_>]| {
+        let event = Event {
+            track,
+            ts: call.ts,
+            name,
+            category: CATEGORY,
+            args,
+            flows: &[],
+        };
+        match dur {
+            Some(d) => sink.complete(&event, d),
+            None => sink.begin(&event),
+        }
     };
-    match dur {
-        Some(d) => sink.complete(&event, d),
-        None => sink.begin(&event),
+    if call.args.len() + 3 > STACK_ARGS {
+        let args: Vec<Arg<'_>> = all.collect();
+        return write(&args).map_err(ConvertError::Sink);
     }
-    .map_err(ConvertError::Sink)
+    let mut buf = [NO_ARG; STACK_ARGS];
+    let mut used = 0;
+    for (slot, arg) in buf.iter_mut().zip(all) {
+        *slot = arg;
+        used += 1;
+    }
+    write(buf.get(..used).unwrap_or(&[])).map_err(ConvertError::Sink)
 }
