@@ -258,6 +258,8 @@ struct State<'a, 's, S: Sink> {
     stack: Vec<u64>,
     name: Vec<u8>,
     label: String,
+    /// An event's name when it is not borrowed from the file (reused: no allocation per event).
+    text: String,
     texts: Vec<String>,
 }
 
@@ -301,6 +303,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         stack: Vec::new(),
         name: Vec::new(),
         label: String::new(),
+        text: String::new(),
         texts: Vec::new(),
     };
     let total = data.len() as u64;
@@ -325,12 +328,65 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     }
 }
 
-fn opt_uint(args: &mut Vec<Arg<'_>>, name: &'static str, v: u64) {
-    if v != 0 {
-        args.push(Arg {
-            name,
-            value: Value::Uint(v),
-        });
+/// Appends `b` to `out` as text, each invalid UTF-8 sequence as U+FFFD (what
+/// `String::from_utf8_lossy` gives, without a temporary string).
+fn push_lossy(out: &mut String, b: &[u8]) {
+    for chunk in b.utf8_chunks() {
+        out.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            out.push(char::REPLACEMENT_CHARACTER);
+        }
+    }
+}
+
+/// `b` as text: borrowed when it is UTF-8, else written into `scratch` lossily.
+fn text_of<'t>(b: &'t [u8], scratch: &'t mut String) -> &'t str {
+    match core::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(_) => {
+            scratch.clear();
+            push_lossy(scratch, b);
+            scratch
+        }
+    }
+}
+
+const NO_ARG: Arg<'static> = Arg {
+    name: "",
+    value: Value::Bool(false),
+};
+
+/// Up to `N` arguments of one event, on the stack (an event allocates nothing).
+struct Args<'s, const N: usize> {
+    buf: [Arg<'s>; N],
+    len: usize,
+}
+
+impl<'s, const N: usize> Args<'s, N> {
+    fn new() -> Self {
+        Args {
+            buf: [NO_ARG; N],
+            len: 0,
+        }
+    }
+
+    /// Adds an argument; beyond `N` it is left out.
+    fn push(&mut self, name: &'s str, value: Value<'s>) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = Arg { name, value };
+            self.len += 1;
+        }
+    }
+
+    /// Adds `v` unless it is 0.
+    fn opt_uint(&mut self, name: &'s str, v: u64) {
+        if v != 0 {
+            self.push(name, Value::Uint(v));
+        }
+    }
+
+    fn as_slice(&self) -> &[Arg<'s>] {
+        self.buf.get(..self.len).unwrap_or(&[])
     }
 }
 
@@ -532,11 +588,12 @@ impl<'a, S: Sink> State<'a, '_, S> {
             EventView::ApiScopeStart(s) => {
                 let track = self.thread_child(s.pid, s.tid, false)?;
                 self.api_name(s.name());
-                let mut args = Vec::new();
-                opt_uint(&mut args, "group_id", s.group_id);
-                opt_uint(&mut args, "color_rgba", u64::from(s.color_rgba));
-                let name = String::from_utf8_lossy(&self.name);
-                self.out.begin(track, s.timestamp_ns, &name, &args)?;
+                let mut args = Args::<2>::new();
+                args.opt_uint("group_id", s.group_id);
+                args.opt_uint("color_rgba", u64::from(s.color_rgba));
+                let name = text_of(&self.name, &mut self.text);
+                self.out
+                    .begin(track, s.timestamp_ns, name, args.as_slice())?;
                 if let Some(t) = self.threads.get_mut(&s.tid) {
                     t.api_open += 1;
                 }
@@ -556,7 +613,6 @@ impl<'a, S: Sink> State<'a, '_, S> {
             EventView::ApiScopeStartAsync(s) => {
                 self.api_name(s.name());
                 let pid = self.pid_or_main(s.pid);
-                let name = String::from_utf8_lossy(&self.name).into_owned();
                 self.async_stop(pid, s.id, s.timestamp_ns)?;
                 let p = self.process(pid)?;
                 let (parent, ppid) = (p.track, p.pid);
@@ -591,7 +647,8 @@ impl<'a, S: Sink> State<'a, '_, S> {
                         value: Value::Uint(u64::from(s.tid)),
                     },
                 ];
-                self.out.begin(track, s.timestamp_ns, &name, &args)?;
+                let name = text_of(&self.name, &mut self.text);
+                self.out.begin(track, s.timestamp_ns, name, &args)?;
             }
             EventView::ApiScopeStopAsync(s) => {
                 let pid = self.pid_or_main(s.pid);
@@ -600,10 +657,11 @@ impl<'a, S: Sink> State<'a, '_, S> {
             EventView::ApiStringEvent(s) => {
                 let track = self.thread(s.pid, s.tid)?.track;
                 self.api_name(s.name());
-                let mut args = Vec::new();
-                opt_uint(&mut args, "async_id", s.id);
-                let name = String::from_utf8_lossy(&self.name);
-                self.out.instant(track, s.timestamp_ns, &name, &args)?;
+                let mut args = Args::<1>::new();
+                args.opt_uint("async_id", s.id);
+                let name = text_of(&self.name, &mut self.text);
+                self.out
+                    .instant(track, s.timestamp_ns, name, args.as_slice())?;
             }
             EventView::ApiTrackDouble(v) => {
                 self.api_name(v.name());
@@ -660,8 +718,12 @@ impl<'a, S: Sink> State<'a, '_, S> {
                     }
                 };
                 let name = match self.defs.thread_names.get(&s.tid) {
-                    Some(n) => String::from_utf8_lossy(n),
-                    None => Cow::Owned(alloc::format!("thread {}", s.tid)),
+                    Some(n) => text_of(n, &mut self.text),
+                    None => {
+                        self.text.clear();
+                        let _ = write!(self.text, "thread {}", s.tid);
+                        &self.text
+                    }
                 };
                 let args = [
                     Arg {
@@ -675,7 +737,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 ];
                 let start = s.out_timestamp_ns.saturating_sub(s.duration_ns);
                 self.out
-                    .complete(track, start, s.out_timestamp_ns, &name, &args)?;
+                    .complete(track, start, s.out_timestamp_ns, name, &args)?;
             }
             EventView::ThreadStateSlice(s) => {
                 let track = self.thread_child(s.pid, s.tid, true)?;
@@ -684,22 +746,20 @@ impl<'a, S: Sink> State<'a, '_, S> {
                     .and_then(|i| THREAD_STATES.get(i))
                     .copied()
                     .unwrap_or("unknown state");
-                let mut args = Vec::new();
-                opt_uint(&mut args, "wakeup_tid", u64::from(s.wakeup_tid));
-                opt_uint(&mut args, "wakeup_pid", u64::from(s.wakeup_pid));
+                let mut args = Args::<3>::new();
+                args.opt_uint("wakeup_tid", u64::from(s.wakeup_tid));
+                args.opt_uint("wakeup_pid", u64::from(s.wakeup_pid));
                 if s.wakeup_reason != 0 {
-                    args.push(Arg {
-                        name: "wakeup_reason",
-                        value: Value::Str(if s.wakeup_reason == 2 {
-                            "created"
-                        } else {
-                            "unblocked"
-                        }),
-                    });
+                    let reason = if s.wakeup_reason == 2 {
+                        "created"
+                    } else {
+                        "unblocked"
+                    };
+                    args.push("wakeup_reason", Value::Str(reason));
                 }
                 let start = s.end_timestamp_ns.saturating_sub(s.duration_ns);
                 self.out
-                    .complete(track, start, s.end_timestamp_ns, name, &args)?;
+                    .complete(track, start, s.end_timestamp_ns, name, args.as_slice())?;
             }
             _ => {}
         }
@@ -816,10 +876,9 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 } else {
                     "error"
                 };
-                let text = String::from_utf8_lossy(m.message);
                 let args = [Arg {
                     name: "message",
-                    value: Value::Str(&text),
+                    value: Value::Str(text_of(m.message, &mut self.text)),
                 }];
                 self.out.instant(track, m.timestamp_ns, name, &args)?;
             }
@@ -933,15 +992,19 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 end = end.min(parent_end);
                 start = start.min(end);
             }
-            let name: Cow<'_, str> = match self.defs.functions.name(c.function_id) {
-                Some(n) if !n.is_empty() => Cow::Borrowed(n),
-                _ => Cow::Owned(alloc::format!("function {}", c.function_id)),
+            let name = match self.defs.functions.name(c.function_id) {
+                Some(n) if !n.is_empty() => n,
+                _ => {
+                    self.text.clear();
+                    let _ = write!(self.text, "function {}", c.function_id);
+                    &self.text
+                }
             };
             let args = [Arg {
                 name: "function_id",
                 value: Value::Uint(c.function_id),
             }];
-            result = self.out.begin(track, start, &name, &args);
+            result = self.out.begin(track, start, name, &args);
             if result.is_err() {
                 break;
             }
@@ -979,9 +1042,11 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 text.clear();
                 match self.defs.addresses.get(&pc) {
                     Some(a) => {
-                        let f = self.defs.string(a.function_name_key);
-                        let m = self.defs.string(a.module_name_key);
-                        let _ = write!(text, "{f}+{:#x} [{m}]", a.offset_in_function);
+                        let intern = &self.defs.intern;
+                        push_lossy(text, intern.string(a.function_name_key).unwrap_or(b""));
+                        let _ = write!(text, "+{:#x} [", a.offset_in_function);
+                        push_lossy(text, intern.string(a.module_name_key).unwrap_or(b""));
+                        text.push(']');
                     }
                     None => {
                         let _ = write!(text, "{pc:#x}");
@@ -990,25 +1055,19 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 n += 1;
             }
         }
-        let mut args: Vec<Arg<'_>> = Vec::with_capacity(n + 2);
-        args.push(Arg {
-            name: "frames",
-            value: Value::Uint(frames),
-        });
+        let mut args = Args::<{ MAX_FRAMES + 2 }>::new();
+        args.push("frames", Value::Uint(frames));
         if let Some(stack) = stack {
-            args.push(Arg {
-                name: "callstack_type",
-                value: Value::Int(i64::from(stack.callstack_type)),
-            });
+            args.push(
+                "callstack_type",
+                Value::Int(i64::from(stack.callstack_type)),
+            );
         }
         for (name, text) in FRAME_NAMES.iter().zip(self.texts.iter()).take(n) {
-            args.push(Arg {
-                name,
-                value: Value::Str(text),
-            });
+            args.push(name, Value::Str(text));
         }
         self.out
-            .instant(track, s.timestamp_ns, "callstack sample", &args)
+            .instant(track, s.timestamp_ns, "callstack sample", args.as_slice())
     }
 
     /// `GpuQueueSubmission`: an instant on the submitting thread (from its meta info), with the
