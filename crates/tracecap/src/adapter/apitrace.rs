@@ -645,7 +645,7 @@ fn push_cut(out: &mut String, s: &str) {
 
 /// Arguments a call passes to the sink from the stack (`call_no`, `fake` and `incomplete`
 /// included); a call with more takes a `Vec`.
-const STACK_ARGS: usize = 32;
+const STACK_ARGS: usize = 20;
 
 const NO_ARG: Arg<'static> = Arg {
     name: "",
@@ -683,11 +683,7 @@ fn emit<S: Sink>(
     }
     let scratch: &str = scratch;
     let mut extra_names = extra.iter();
-    let call_no = Arg {
-        name: "call_no",
-        value: Value::Uint(call.no),
-    };
-    let values = call.args.iter().map(|(slot, val)| {
+    let mut arg = |(slot, val): &(Slot, Val)| {
         let name = match slot {
             Slot::Ret => "ret",
             Slot::Arg(i) => match arg_name(*i) {
@@ -706,7 +702,11 @@ fn emit<S: Sink>(
             Val::Text(a, b) => Value::Str(call.text.get(a..b).unwrap_or("")),
         };
         Arg { name, value }
-    });
+    };
+    let call_no = Arg {
+        name: "call_no",
+        value: Value::Uint(call.no),
+    };
     let fake = call.fake.then_some(Arg {
         name: "fake",
         value: Value::Bool(true),
@@ -715,10 +715,6 @@ fn emit<S: Sink>(
         name: "incomplete",
         value: Value::Bool(true),
     });
-    let all = core::iter::once(call_no)
-        .chain(values)
-        .chain(fake)
-        .chain(cut);
     let name = sig.map_or("call", |s| utf8(s.name()));
     let mut write = |args: &[Arg<'_>]| {
         let event = Event {
@@ -735,14 +731,30 @@ fn emit<S: Sink>(
         }
     };
     if call.args.len() + 3 > STACK_ARGS {
+        let all = core::iter::once(call_no)
+            .chain(call.args.iter().map(arg))
+            .chain(fake)
+            .chain(cut);
         let args: Vec<Arg<'_>> = all.collect();
         return write(&args).map_err(ConvertError::Sink);
     }
     let mut buf = [NO_ARG; STACK_ARGS];
     let mut used = 0;
-    for (slot, arg) in buf.iter_mut().zip(all) {
-        *slot = arg;
-        used += 1;
+    let mut put = |a| {
+        if let Some(slot) = buf.get_mut(used) {
+            *slot = a;
+            used += 1;
+        }
+    };
+    put(call_no);
+    for a in &call.args {
+        put(arg(a));
+    }
+    if let Some(a) = fake {
+        put(a);
+    }
+    if let Some(a) = cut {
+        put(a);
     }
     write(buf.get(..used).unwrap_or(&[])).map_err(ConvertError::Sink)
 }
