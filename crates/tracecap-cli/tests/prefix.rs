@@ -20,7 +20,7 @@
 use tracecap_testkit::Rng;
 
 mod common;
-use common::{captures, tmp};
+use common::{captures, on_two_threads, tmp};
 
 /// Cuts at record starts and middles for the first records, and seeded random ones.
 const RECORD_CUTS: usize = 24;
@@ -161,21 +161,12 @@ fn check(name: &str, bytes: &[u8], seed: u64) -> Vec<String> {
 #[test]
 fn dump_json_of_a_prefix_prints_what_the_whole_file_prints_before_the_cut() {
     let files = captures();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let bad = std::sync::Mutex::new(Vec::<String>::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((name, bytes)) = files.get(i) else {
-                    break;
-                };
-                let found = check(name, bytes, 0x5eed_0170 + i as u64);
-                bad.lock().unwrap().extend(found);
-            });
-        }
-    });
-    let bad = bad.into_inner().unwrap();
+    let bad: Vec<String> = on_two_threads(&files, |i, (name, bytes)| {
+        check(name, bytes, 0x5eed_0170 + i as u64)
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(
         bad.is_empty(),
         "{} problems:\n{}",

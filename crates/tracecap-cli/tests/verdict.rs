@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use tracecap_testkit::Rng;
 
 mod common;
-use common::captures;
+use common::{captures, on_two_threads};
 
 /// The commands that must agree; convert writes to standard output (here a buffer).
 const COMMANDS: [&[&str]; 7] = [
@@ -131,24 +131,12 @@ fn scratch() -> PathBuf {
 fn every_command_gives_the_same_verdict_on_damaged_captures() {
     let files = captures();
     let dir = scratch();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new((0usize, Vec::<String>::new()));
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((name, bytes)) = files.get(i) else {
-                    break;
-                };
-                let (n, bad) = check(name, bytes, 0x5eed_0000 + i as u64, &dir);
-                let mut r = results.lock().unwrap();
-                r.0 += n;
-                r.1.extend(bad);
-            });
-        }
+    let results = on_two_threads(&files, |i, (name, bytes)| {
+        check(name, bytes, 0x5eed_0000 + i as u64, &dir)
     });
     let _ = std::fs::remove_dir_all(&dir);
-    let (checked, bad) = results.into_inner().unwrap();
+    let checked: usize = results.iter().map(|(n, _)| n).sum();
+    let bad: Vec<String> = results.into_iter().flat_map(|(_, bad)| bad).collect();
     if files.len() > 2 {
         assert!(checked >= 2000, "only {checked} damaged copies");
     }

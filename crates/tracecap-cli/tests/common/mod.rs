@@ -62,3 +62,23 @@ pub fn captures() -> Vec<(String, Vec<u8>)> {
     }
     files
 }
+
+/// `f(index, item)` for every item, on two threads taking the next item as they finish (the
+/// machine's two cores); the results in no particular order.
+pub fn on_two_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else {
+                    break;
+                };
+                let r = f(i, item);
+                results.lock().unwrap().push(r);
+            });
+        }
+    });
+    results.into_inner().unwrap()
+}
