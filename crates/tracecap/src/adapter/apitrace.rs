@@ -31,6 +31,7 @@ use tracecap_apitrace::{
     MARKER_POP, MARKER_PUSH,
 };
 
+use super::text::{text, NO_ARG};
 use crate::error::{ConvertError, FormatError};
 use crate::timeline::{Arg, Event, Sink, Track, TrackId, TrackKind, Value};
 
@@ -611,24 +612,6 @@ fn apply(
     }
 }
 
-/// `b` as text: itself when it is UTF-8, else written into `lossy` with each invalid sequence as
-/// U+FFFD (what `String::from_utf8_lossy` gives, without a new string).
-fn text<'b>(b: &'b [u8], lossy: &'b mut String) -> &'b str {
-    match core::str::from_utf8(b) {
-        Ok(s) => s,
-        Err(_) => {
-            lossy.clear();
-            for chunk in b.utf8_chunks() {
-                lossy.push_str(chunk.valid());
-                if !chunk.invalid().is_empty() {
-                    lossy.push(char::REPLACEMENT_CHARACTER);
-                }
-            }
-            lossy
-        }
-    }
-}
-
 /// Appends `s`, cut at [`MAX_TEXT`] bytes (on a character boundary) with `...`.
 fn push_cut(out: &mut String, s: &str) {
     if s.len() <= MAX_TEXT {
@@ -646,11 +629,6 @@ fn push_cut(out: &mut String, s: &str) {
 /// Arguments a call passes to the sink from the stack (`call_no`, `fake` and `incomplete`
 /// included); a call with more takes a `Vec`.
 const STACK_ARGS: usize = 20;
-
-const NO_ARG: Arg<'static> = Arg {
-    name: "",
-    value: Value::Bool(false),
-};
 
 /// Writes a call: a complete slice when `dur` is given, else a begin. `names` are a buffer for
 /// the names of arguments past the signature's count and the ranges of it they take.

@@ -35,6 +35,7 @@ use tracecap_easyprofiler::{
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::scratch::{Scratch, HEAP_BUDGET};
+use super::text::{push_lossy, text};
 use crate::error::ConvertError;
 use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
 
@@ -101,30 +102,6 @@ struct Ctx<'c, 'a, S: Sink> {
 
 fn lossy(b: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(b)
-}
-
-/// Appends `b` to `out` as text, each invalid UTF-8 sequence as U+FFFD (what `lossy` gives,
-/// without a temporary string).
-fn push_lossy(out: &mut String, b: &[u8]) {
-    for chunk in b.utf8_chunks() {
-        out.push_str(chunk.valid());
-        if !chunk.invalid().is_empty() {
-            out.push(char::REPLACEMENT_CHARACTER);
-        }
-    }
-}
-
-/// `b` as text: borrowed when it is UTF-8, else written into `buf` (which is reused, so that a
-/// record allocates nothing).
-fn text_in<'s>(buf: &'s mut String, b: &'s [u8]) -> &'s str {
-    match core::str::from_utf8(b) {
-        Ok(s) => s,
-        Err(_) => {
-            buf.clear();
-            push_lossy(buf, b);
-            buf
-        }
-    }
 }
 
 /// Converts an EasyProfiler capture, driving `sink`.
@@ -201,7 +178,7 @@ fn convert_with_budget<S: Sink>(
         }
         scratch.label.clear();
         let _ = write!(scratch.label, "#{:08x}", b.color);
-        let text = text_in(&mut scratch.text, b.text);
+        let text = text(b.text, &mut scratch.text);
         let args = [Arg {
             name: "color",
             value: Value::Str(&scratch.label),
@@ -282,7 +259,7 @@ fn convert_thread<'a, S: Sink>(
         let b = h.to_ns(cs.begin).max(prev_end);
         let e = h.to_ns(cs.end).max(b);
         prev_end = e;
-        let name = text_in(&mut s.label, cs.name);
+        let name = text(cs.name, &mut s.label);
         let args = [Arg {
             name: "target_thread",
             value: Value::Uint(cs.target_thread),
@@ -388,7 +365,7 @@ fn convert_thread<'a, S: Sink>(
         let desc = ctx.descs.get(block.id as usize);
         let runtime = !block.name.is_empty();
         let name: &str = match desc {
-            _ if runtime => text_in(&mut s.label, block.name),
+            _ if runtime => text(block.name, &mut s.label),
             Some(d) => &d.name,
             None => {
                 s.label.clear();

@@ -13,6 +13,7 @@ pub mod orbit;
 mod scratch;
 #[cfg(feature = "syscall")]
 pub mod syscall;
+mod text;
 #[cfg(feature = "wtf")]
 pub mod wtf;
 

@@ -34,6 +34,7 @@ use tracecap_orbit::views::{AddressInfo, EventView, FunctionCall as CallView};
 use tracecap_orbit::{intern::InternTables, validate, Capture, Event as OrbitEvent, EventKind};
 use tracecap_orbit::{ApiName, FunctionMap, FunctionNames as _};
 
+use super::text::{push_lossy, text, NO_ARG};
 use crate::error::ConvertError;
 use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
 
@@ -328,34 +329,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     }
 }
 
-/// Appends `b` to `out` as text, each invalid UTF-8 sequence as U+FFFD (what
-/// `String::from_utf8_lossy` gives, without a temporary string).
-fn push_lossy(out: &mut String, b: &[u8]) {
-    for chunk in b.utf8_chunks() {
-        out.push_str(chunk.valid());
-        if !chunk.invalid().is_empty() {
-            out.push(char::REPLACEMENT_CHARACTER);
-        }
-    }
-}
-
-/// `b` as text: borrowed when it is UTF-8, else written into `scratch` lossily.
-fn text_of<'t>(b: &'t [u8], scratch: &'t mut String) -> &'t str {
-    match core::str::from_utf8(b) {
-        Ok(s) => s,
-        Err(_) => {
-            scratch.clear();
-            push_lossy(scratch, b);
-            scratch
-        }
-    }
-}
-
-const NO_ARG: Arg<'static> = Arg {
-    name: "",
-    value: Value::Bool(false),
-};
-
 /// Up to `N` arguments of one event, on the stack (an event allocates nothing).
 struct Args<'s, const N: usize> {
     buf: [Arg<'s>; N],
@@ -591,7 +564,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 let mut args = Args::<2>::new();
                 args.opt_uint("group_id", s.group_id);
                 args.opt_uint("color_rgba", u64::from(s.color_rgba));
-                let name = text_of(&self.name, &mut self.text);
+                let name = text(&self.name, &mut self.text);
                 self.out
                     .begin(track, s.timestamp_ns, name, args.as_slice())?;
                 if let Some(t) = self.threads.get_mut(&s.tid) {
@@ -647,7 +620,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                         value: Value::Uint(u64::from(s.tid)),
                     },
                 ];
-                let name = text_of(&self.name, &mut self.text);
+                let name = text(&self.name, &mut self.text);
                 self.out.begin(track, s.timestamp_ns, name, &args)?;
             }
             EventView::ApiScopeStopAsync(s) => {
@@ -659,7 +632,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 self.api_name(s.name());
                 let mut args = Args::<1>::new();
                 args.opt_uint("async_id", s.id);
-                let name = text_of(&self.name, &mut self.text);
+                let name = text(&self.name, &mut self.text);
                 self.out
                     .instant(track, s.timestamp_ns, name, args.as_slice())?;
             }
@@ -718,7 +691,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                     }
                 };
                 let name = match self.defs.thread_names.get(&s.tid) {
-                    Some(n) => text_of(n, &mut self.text),
+                    Some(n) => text(n, &mut self.text),
                     None => {
                         self.text.clear();
                         let _ = write!(self.text, "thread {}", s.tid);
@@ -878,7 +851,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 };
                 let args = [Arg {
                     name: "message",
-                    value: Value::Str(text_of(m.message, &mut self.text)),
+                    value: Value::Str(text(m.message, &mut self.text)),
                 }];
                 self.out.instant(track, m.timestamp_ns, name, &args)?;
             }

@@ -18,6 +18,7 @@ use core::fmt::Write as _;
 
 use tracecap_syscall::{Arg as SysArg, Capture, Entry, Header, Syscall};
 
+use super::text::{push_lossy, NO_ARG};
 use crate::error::ConvertError;
 use crate::timeline::{Arg, Event, Sink, Track, TrackId, TrackKind, Value};
 
@@ -45,22 +46,6 @@ struct State<'c, S: Sink> {
 fn lossy(b: &[u8]) -> alloc::borrow::Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
-
-/// Appends `b` to `out` as text, each invalid UTF-8 sequence as U+FFFD (what `lossy` gives,
-/// without a temporary string).
-fn push_lossy(out: &mut String, b: &[u8]) {
-    for chunk in b.utf8_chunks() {
-        out.push_str(chunk.valid());
-        if !chunk.invalid().is_empty() {
-            out.push(char::REPLACEMENT_CHARACTER);
-        }
-    }
-}
-
-const NO_ARG: Arg<'static> = Arg {
-    name: "",
-    value: Value::Bool(false),
-};
 
 /// Converts a syscall_capture file, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {

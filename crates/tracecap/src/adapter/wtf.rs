@@ -36,6 +36,7 @@ use tracecap_wtf::{
     StringIndex, Value as WValue, ZoneInfo, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
 };
 
+use super::text::NO_ARG;
 use crate::error::ConvertError;
 use crate::timeline::{Arg, Event as TEvent, Flow, Sink, Track, TrackId, TrackKind, Value};
 
@@ -221,11 +222,6 @@ impl<'a> ArgBuf<'a> {
 /// [`tracecap_wtf::MAX_ARGS`]; appended scope data can add more, which then take a `Vec`).
 const STACK_ARGS: usize = tracecap_wtf::MAX_ARGS;
 
-const NO_ARG: Arg<'static> = Arg {
-    name: "",
-    value: Value::Bool(false),
-};
-
 fn cut_into(out: &mut String, s: &str) {
     if s.len() <= MAX_TEXT {
         out.push_str(s);
@@ -384,6 +380,23 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     }
 
     /// The zone's thread track, declared on first use.
+    /// Opens a slice on `track` with the arguments gathered in `self.args`.
+    fn begin(&mut self, track: TrackId, ts: u64, name: &str) -> Result<(), ConvertError<S::Error>> {
+        let sink = &mut self.sink;
+        self.args
+            .with_args(|args| {
+                sink.begin(&TEvent {
+                    track,
+                    ts,
+                    name,
+                    category: CATEGORY,
+                    args,
+                    flows: &[],
+                })
+            })
+            .map_err(ConvertError::Sink)
+    }
+
     fn thread(&mut self, z: usize) -> Result<TrackId, ConvertError<S::Error>> {
         let Some(zone) = self.zones.get(z) else {
             return Ok(PROCESS);
@@ -790,19 +803,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                     }
                 }
                 let track = self.thread(z)?;
-                let sink = &mut self.sink;
-                self.args
-                    .with_args(|args| {
-                        sink.begin(&TEvent {
-                            track,
-                            ts,
-                            name: &name,
-                            category: CATEGORY,
-                            args,
-                            flows: &[],
-                        })
-                    })
-                    .map_err(ConvertError::Sink)
+                self.begin(track, ts, &name)
             }
             (_, Some(Builtin::TimeRangeBegin | Builtin::TimeRangeEnd))
                 if ev.flags() & FLAG_BUILTIN != 0 =>
@@ -915,19 +916,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         };
         self.args.clear();
         self.add_args(ev, 0);
-        let sink = &mut self.sink;
-        self.args
-            .with_args(|args| {
-                sink.begin(&TEvent {
-                    track,
-                    ts,
-                    name: &name,
-                    category: CATEGORY,
-                    args,
-                    flows: &[],
-                })
-            })
-            .map_err(ConvertError::Sink)
+        self.begin(track, ts, &name)
     }
 
     fn frame(
