@@ -10,6 +10,8 @@
 //! - bounded sub-readers for length-prefixed parts ([`Reader::sub`]) and alignment helpers
 //!   ([`Reader::align`], [`padding_to`]);
 //! - typed views of fixed layouts through zerocopy ([`Reader::view`]);
+//! - [`fast`]: `Option`-returning reads for a format's fast path, and the read-ahead touch of
+//!   record walks ([`fast::touch_ahead`]);
 //! - the error core of every format crate ([`Error<K>`](Error): a kind and the absolute `u64`
 //!   offset; the faults all formats share in [`ErrorKind`]; [`FormatKind`] for a crate's own
 //!   kinds; [`Context::what`] to name the part being read).
@@ -41,6 +43,7 @@
 
 mod endian;
 mod error;
+pub mod fast;
 mod leb128;
 mod reader;
 
