@@ -9,6 +9,9 @@ pub mod apitrace;
 pub mod easyprofiler;
 #[cfg(feature = "orbit")]
 pub mod orbit;
+// Each format's adapter writes through it.
+#[allow(dead_code)]
+mod out;
 #[cfg(feature = "easyprofiler")]
 mod scratch;
 #[cfg(feature = "syscall")]

@@ -35,3 +35,37 @@ pub(super) const NO_ARG: Arg<'static> = Arg {
     name: "",
     value: Value::Bool(false),
 };
+
+/// `s` cut to at most `max` bytes on a character boundary, and whether anything was cut (the
+/// caller marks the cut in its own way).
+pub(super) fn cut(s: &str, max: usize) -> (&str, bool) {
+    if s.len() <= max {
+        return (s, false);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    (s.get(..end).unwrap_or(""), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_keeps_char_boundaries() {
+        assert_eq!(cut("abc", 3), ("abc", false));
+        assert_eq!(cut("abcd", 3), ("abc", true));
+        // 'é' is two bytes: a cut inside it goes back to the boundary before it.
+        assert_eq!(cut("aéb", 2), ("a", true));
+        assert_eq!(cut("é", 0), ("", true));
+    }
+
+    #[test]
+    fn lossy_text_borrows_utf8_and_replaces_the_rest() {
+        let mut buf = String::new();
+        assert_eq!(text(b"ok", &mut buf), "ok");
+        assert_eq!(text(b"a\xffb", &mut buf), "a\u{fffd}b");
+    }
+}
