@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use tracecap_easyprofiler::write::Model;
+use tracecap_easyprofiler::write::CaptureModel;
 
 #[path = "../examples/common/ep_walks.rs"]
 mod ep_walks;
@@ -39,13 +39,16 @@ fn bench(c: &mut Criterion) {
     walks(
         c,
         "easyprofiler",
-        &Model::synthetic(64 << 20).to_bytes().unwrap(),
+        &CaptureModel::synthetic(64 << 20).to_bytes().unwrap(),
     );
     // The records of a real capture (profiler_sample's, from the corpus) repeated to 64 MiB.
     match tracecap_testkit::corpus("easyprofiler") {
         Some(dir) => {
             let real = std::fs::read(dir.join("sample_medium.prof")).unwrap();
-            let model = Model::read(&real).unwrap().repeated(64 << 20).unwrap();
+            let model = CaptureModel::from_bytes(&real)
+                .unwrap()
+                .repeated(64 << 20)
+                .unwrap();
             walks(c, "easyprofiler_real", &model.to_bytes().unwrap());
         }
         None => eprintln!("corpus not found: easyprofiler_real skipped"),

@@ -8,7 +8,7 @@
 //! `check` is what `tracecap validate` does (`Summary::check`); `iter`, `visit` and `scan` are
 //! the bench's `full_walk`, `full_walk_visit` and `full_walk_scan` (every field, every value
 //! element, nesting levels); `depth` its `depth_walk` (what `tracecap dump` does); `bare` is
-//! `Items::visit` with a visitor that keeps only the levels.
+//! `Events::visit` with a visitor that keeps only the levels.
 
 #[path = "common/ep_walks.rs"]
 mod ep_walks;
@@ -38,7 +38,7 @@ fn bare(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     let c = Capture::parse(bytes).unwrap();
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
     let mut levels = Levels(0);
-    c.items(&kinds).visit(stack, &mut levels).unwrap();
+    c.events_with(&kinds).visit(stack, &mut levels).unwrap();
     u64::from(levels.0)
 }
 

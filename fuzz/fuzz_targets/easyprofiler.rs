@@ -15,7 +15,7 @@ enum Rec<'a> {
     Item(Item<'a>),
 }
 
-/// The descriptors, then everything [`Capture::items`] gives, and the fault that ended the walk.
+/// The descriptors, then everything [`Capture::events`] gives, and the fault that ended the walk.
 fn records(data: &[u8]) -> (Vec<Rec<'_>>, Option<Error>) {
     let mut out = Vec::new();
     let walked = (|| {
@@ -24,7 +24,7 @@ fn records(data: &[u8]) -> (Vec<Rec<'_>>, Option<Error>) {
             out.push(Rec::Descriptor(d?));
         }
         let kinds = KindTable::new(&c)?;
-        for item in c.items(&kinds) {
+        for item in c.events_with(&kinds) {
             out.push(Rec::Item(item?));
         }
         Ok(())
@@ -111,7 +111,7 @@ fn check_prefix(data: &[u8]) {
     }
 }
 
-/// Offsets of the records and context switches [`tracecap_easyprofiler::Items::visit`] gives.
+/// Offsets of the records and context switches [`tracecap_easyprofiler::Events::visit`] gives.
 struct Offsets(Vec<u64>);
 
 impl<'a> Visitor<'a> for Offsets {
@@ -151,7 +151,7 @@ fuzz_target!(|data: &[u8]| {
     // The single-pass stream and the per-thread API see the same records and the same fault.
     let mut streamed = Vec::new();
     let mut stream_err = None;
-    for item in c.items(&kinds) {
+    for item in c.events_with(&kinds) {
         match item {
             Ok(Item::Record(r)) => streamed.push(r.offset()),
             Ok(Item::ContextSwitch(cs)) => streamed.push(cs.offset),
@@ -163,8 +163,8 @@ fuzz_target!(|data: &[u8]| {
     // fault.
     let mut visited = Vec::new();
     let visit_err = c
-        .items(&kinds)
-        .try_for_each_item(|item| {
+        .events_with(&kinds)
+        .try_for_each_event(|item| {
             match item {
                 Item::Record(r) => visited.push(r.offset()),
                 Item::ContextSwitch(cs) => visited.push(cs.offset),
@@ -175,9 +175,9 @@ fuzz_target!(|data: &[u8]| {
         .err();
     assert_eq!(visited, streamed);
     assert_eq!(visit_err, stream_err);
-    // The nesting walk (`Items::visit`) too.
+    // The nesting walk (`Events::visit`) too.
     let mut nested = Offsets(Vec::new());
-    let nest_err = c.items(&kinds).visit(&mut Vec::new(), &mut nested).err();
+    let nest_err = c.events_with(&kinds).visit(&mut Vec::new(), &mut nested).err();
     assert_eq!(nested.0, streamed);
     assert_eq!(nest_err, stream_err);
     let mut threaded = Vec::new();
@@ -227,13 +227,13 @@ fuzz_target!(|data: &[u8]| {
     // cores), the merged summary is the serial one; on a bad file some piece fails.
     let threads: Vec<_> = c.threads().map_while(Result::ok).collect();
     for (i, t) in threads.iter().enumerate() {
-        let mut front = c.items(&kinds);
-        front.stop_after(i as u32);
-        let mut back = c.items_from(t, &kinds);
-        let pieces = Summary::check_descriptors(&c).and_then(|d| {
-            let f = Summary::check_items(&mut front, &mut Vec::new())?;
-            let b = Summary::check_items(&mut back, &mut Vec::new())?;
-            Ok(d.merge(f).merge(b))
+        let mut front = c.events_with(&kinds);
+        parallel::stop_after(&mut front, i as u32);
+        let mut back = parallel::events_from(&c, t, &kinds);
+        let pieces = parallel::check_descriptors(&c).and_then(|d| {
+            let f = parallel::check_events(&mut front, &mut Vec::new())?;
+            let b = parallel::check_events(&mut back, &mut Vec::new())?;
+            Ok(parallel::merge(parallel::merge(d, f), b))
         });
         match (err, pieces) {
             (None, Ok(p)) => assert_eq!(p, s),

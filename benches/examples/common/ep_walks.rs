@@ -12,19 +12,19 @@ pub fn full_walk(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     let c = Capture::parse(bytes).unwrap();
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
     let mut w = Walker::new(&c, stack);
-    for item in c.items(&kinds) {
+    for item in c.events_with(&kinds) {
         w.visit(item.unwrap());
     }
     w.finish()
 }
 
-/// The same work as [`full_walk`] through [`tracecap_easyprofiler::Items::try_for_each_item`].
+/// The same work as [`full_walk`] through [`tracecap_easyprofiler::Events::try_for_each_event`].
 pub fn full_walk_visit(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     let c = Capture::parse(bytes).unwrap();
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
     let mut w = Walker::new(&c, stack);
-    c.items(&kinds)
-        .try_for_each_item(|item| {
+    c.events_with(&kinds)
+        .try_for_each_event(|item| {
             w.visit(item);
             Ok(())
         })
@@ -32,13 +32,13 @@ pub fn full_walk_visit(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     w.finish()
 }
 
-/// The same work as [`full_walk`] through [`tracecap_easyprofiler::Items::visit`], which reads
+/// The same work as [`full_walk`] through [`tracecap_easyprofiler::Events::visit`], which reads
 /// the records and rebuilds the nesting in one loop per thread.
 pub fn full_walk_scan(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     let c = Capture::parse(bytes).unwrap();
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
     let mut w = ScanWalker::new(&c);
-    c.items(&kinds).visit(stack, &mut w).unwrap();
+    c.events_with(&kinds).visit(stack, &mut w).unwrap();
     w.acc.wrapping_add(u64::from(w.levels))
 }
 

@@ -94,62 +94,14 @@ impl<'a> Capture<'a> {
         }
     }
 
-    /// Checks the framing of every thread's records in one pass over the threads and keeps a
-    /// few of them to start pieces of a check from ([`Capture::items_from`]): threads `0`,
-    /// `stride`, `2 * stride`, ..., at most `max` of them (at least 2), `stride` doubling
-    /// whenever they would be more. So the memory used does not depend on how many threads the
-    /// file holds.
-    ///
-    /// `go_on(index)` is asked before each thread is read; when it says `false` the pass stops
-    /// and this returns `None`, as it does when a thread is damaged.
-    #[cfg(feature = "alloc")]
-    pub fn thread_marks(
-        &self,
-        max: usize,
-        mut go_on: impl FnMut(u32) -> bool,
-    ) -> Option<ThreadMarks<'a>> {
-        let max = max.max(2);
-        let mut marks = alloc::vec::Vec::with_capacity(max);
-        let mut stride: u32 = 1;
-        let mut count: u32 = 0;
-        let mut threads = self.threads();
-        loop {
-            if !go_on(count) {
-                return None;
-            }
-            let Some(t) = threads.next() else { break };
-            let t = t.ok().filter(|t| t.fault().is_none())?;
-            if count % stride == 0 {
-                if marks.len() == max {
-                    // Keep every other mark: threads 0, 2 * stride, 4 * stride, ...
-                    let mut i = 0;
-                    marks.retain(|_| {
-                        i += 1;
-                        i % 2 == 1
-                    });
-                    stride = stride.checked_mul(2)?;
-                }
-                if count % stride == 0 {
-                    marks.push(t);
-                }
-            }
-            count = count.checked_add(1)?;
-        }
-        Some(ThreadMarks {
-            marks,
-            stride,
-            count,
-        })
-    }
-
     /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
     /// comparing times as their nanosecond values, as upstream does. Fails with a full
     /// `"nesting slot"` table ([`tracecap_wire::ErrorKind::TableFull`]) at the first record that
     /// has no slot; [`Thread::records_count`] slots always suffice.
-    pub fn nest<'s, K: KindLookup + ?Sized>(
+    pub fn nest<'s, K: KindLookup>(
         &self,
         thread: &Thread<'a>,
-        kinds: &K,
+        kinds: K,
         slots: &'s mut [NestSlot],
     ) -> Result<Tree<'s>, Error> {
         let capacity = slots.len();
@@ -183,19 +135,6 @@ impl crate::lookup::KindTable {
     pub fn new(capture: &Capture<'_>) -> Result<Self, Error> {
         Self::from_descriptors(capture.descriptors())
     }
-}
-
-/// A few threads of a capture whose thread framing is sound, evenly spaced: see
-/// [`Capture::thread_marks`].
-#[cfg(feature = "alloc")]
-#[derive(Clone, Debug)]
-pub struct ThreadMarks<'a> {
-    /// Threads `0`, `stride`, `2 * stride`, ... (none when the capture has no thread).
-    pub marks: alloc::vec::Vec<Thread<'a>>,
-    /// Threads from one mark to the next.
-    pub stride: u32,
-    /// Threads in the capture.
-    pub count: u32,
 }
 
 /// Iterator over the threads of a capture.

@@ -51,7 +51,8 @@
 //!   file (more records than stated are accepted);
 //! - a cut or malformed bookmark, or a bad signature after the last: the bookmarks before it.
 //!
-//! [`Summary::check_partial`] counts what was read before a fault. Before 2.1 the format has no
+//! [`Summary::check_partial`] counts what was read before a fault; [`parallel`] checks a capture
+//! in pieces, on several threads at once. Before 2.1 the format has no
 //! thread count and no end marker, so the header's `blocks_count` (every record of the thread
 //! section, context switches included) is what tells a file cut between two threads: the walks
 //! add each thread's counts and compare at the end of the file. Depths need a thread's later
@@ -79,10 +80,12 @@ mod capture;
 mod context_switch;
 mod descriptor;
 mod error;
+mod events;
+mod fast;
 mod header;
-mod items;
 mod lookup;
 mod nesting;
+pub mod parallel;
 mod record;
 mod summary;
 mod thread;
@@ -94,14 +97,12 @@ mod visit;
 pub mod write;
 
 pub use bookmark::Bookmark;
-#[cfg(feature = "alloc")]
-pub use capture::ThreadMarks;
 pub use capture::{Bookmarks, Capture, Threads};
 pub use context_switch::ContextSwitch;
 pub use descriptor::{Descriptor, DescriptorKind, Descriptors};
 pub use error::{Error, ErrorKind};
+pub use events::{Events, Item, ThreadHead};
 pub use header::{Header, MAGIC, SIGNATURE};
-pub use items::{Item, Items, ThreadHead};
 #[cfg(feature = "alloc")]
 pub use lookup::KindTable;
 pub use lookup::{FixedKindTable, KindLookup};
@@ -117,6 +118,6 @@ pub use version::Version;
 pub use visit::{Nest, Visitor};
 
 /// True when `bytes` starts with the EasyProfiler magic.
-pub fn is_easyprofiler(bytes: &[u8]) -> bool {
+pub fn detect(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
 }

@@ -16,6 +16,13 @@ pub trait KindLookup {
     fn kind(&self, index: u32) -> Option<DescriptorKind>;
 }
 
+impl<K: KindLookup + ?Sized> KindLookup for &K {
+    #[inline(always)]
+    fn kind(&self, index: u32) -> Option<DescriptorKind> {
+        (**self).kind(index)
+    }
+}
+
 impl KindLookup for [DescriptorKind] {
     #[inline]
     fn kind(&self, index: u32) -> Option<DescriptorKind> {
@@ -78,6 +85,13 @@ impl KindTable {
             kinds.push(d?.kind);
         }
         Ok(KindTable { kinds })
+    }
+
+    /// The kinds of the descriptors before the first damaged one (all of them in a sound file).
+    pub(crate) fn up_to_fault(descriptors: Descriptors<'_>) -> Self {
+        KindTable {
+            kinds: descriptors.map_while(Result::ok).map(|d| d.kind).collect(),
+        }
     }
 
     /// The kinds read.

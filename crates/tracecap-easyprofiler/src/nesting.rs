@@ -213,7 +213,7 @@ impl Tree<'_> {
 
 /// The same rebuild when only the shape matters (how many levels, how many top-level nodes):
 /// instead of a slot per record it keeps a stack of the current top-level nodes, which stays
-/// small and hot in cache. [`crate::Items::visit`] (and so [`crate::Summary::check`] and
+/// small and hot in cache. [`crate::Events::visit`] (and so [`crate::Summary::check`] and
 /// `tracecap validate`) applies the same rule on the same kind of stack, inside its record loop.
 ///
 /// Top-level nodes form a stack: a record adopts a run of nodes from the top, then is pushed. Each

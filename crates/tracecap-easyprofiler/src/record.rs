@@ -21,13 +21,13 @@ pub(crate) struct RecordHead {
 /// What follows [`RecordHead`] in a value record.
 #[derive(FromBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
-struct ValueHead {
-    name_stub: u8,
-    padding: u8,
-    data_size: U16,
-    data_type: u8,
-    is_array: u8,
-    value_id: U64,
+pub(crate) struct ValueHead {
+    pub(crate) name_stub: u8,
+    pub(crate) padding: u8,
+    pub(crate) data_size: U16,
+    pub(crate) data_type: u8,
+    pub(crate) is_array: u8,
+    pub(crate) value_id: U64,
 }
 
 /// Bytes of a block payload with an empty name (20 fixed + the NUL).
@@ -129,47 +129,6 @@ impl Record<'_> {
             Record::Value(v) => v.offset,
         }
     }
-}
-
-/// The common case of [`read_record`], on plain slices: a whole, well-formed record at the start
-/// of `rest`, whose size field is at absolute `offset`. Returns the record and the bytes after it;
-/// `None` sends the caller to [`read_record`], which finds what is wrong and reports it with its
-/// offset. Both give the same record whenever this one gives one.
-#[inline(always)]
-pub(crate) fn read_record_fast<'a>(
-    rest: &'a [u8],
-    offset: u64,
-    kind_of: impl FnOnce(u32) -> Option<DescriptorKind>,
-) -> Option<(Record<'a>, &'a [u8])> {
-    let (size, after) = rest.split_first_chunk::<2>()?;
-    let size = usize::from(u16::from_le_bytes(*size));
-    let (body, next) = after.split_at_checked(size)?;
-    let (head, tail) = RecordHead::ref_from_prefix(body).ok()?;
-    let id = head.id.get();
-    let kind = kind_of(id).unwrap_or(DescriptorKind::Block);
-    let record = if kind == DescriptorKind::Value {
-        let (vh, data) = ValueHead::ref_from_prefix(tail).ok()?;
-        Record::Value(Value {
-            offset,
-            time: head.begin.get(),
-            id,
-            value_id: vh.value_id.get(),
-            data_type: *DataType::ALL.get(usize::from(vh.data_type))?,
-            is_array: vh.is_array != 0,
-            data: data.get(..usize::from(vh.data_size.get()))?,
-        })
-    } else {
-        let nul = tail.iter().position(|&b| b == 0)?;
-        Record::Block(Block {
-            offset,
-            begin: head.begin.get(),
-            end: head.end.get(),
-            id,
-            name: tail.get(..nul)?,
-            kind,
-        })
-    };
-    Some((record, next))
 }
 
 /// Reads one record (size field included) at `r`; `kind_of` gives the kind of its descriptor.

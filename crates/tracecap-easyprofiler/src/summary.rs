@@ -2,7 +2,7 @@
 
 use crate::capture::Capture;
 use crate::error::Error;
-use crate::items::{Item, Items};
+use crate::events::{Events, Item};
 use crate::lookup::KindLookup;
 use crate::nesting::SlotSource;
 use crate::record::Record;
@@ -43,14 +43,14 @@ impl Summary {
     }
 
     /// Reads everything: descriptors, every thread's context switches and records (values
-    /// decoded), the nesting of each thread (rebuilt by [`crate::Items::visit`], whose stack of
+    /// decoded), the nesting of each thread (rebuilt by [`crate::Events::visit`], whose stack of
     /// top-level nodes lives in `slots`: a fixed slice, or a `Vec` that grows), and the bookmarks.
     /// Allocates nothing itself.
     ///
     /// See [`Summary::check_partial`] for the counts read before a fault.
-    pub fn check<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+    pub fn check<K: KindLookup, S: SlotSource + ?Sized>(
         capture: &Capture<'_>,
-        kinds: &K,
+        kinds: K,
         slots: &mut S,
     ) -> Result<Summary, Error> {
         let mut s = Summary::default();
@@ -60,9 +60,9 @@ impl Summary {
     /// Like [`Summary::check`], but on a fault also returns what was read before it: the counts
     /// of every whole descriptor, thread head, context switch, record and bookmark, the levels of
     /// their nesting and the span of their times (`trailing` stays 0).
-    pub fn check_partial<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+    pub fn check_partial<K: KindLookup, S: SlotSource + ?Sized>(
         capture: &Capture<'_>,
-        kinds: &K,
+        kinds: K,
         slots: &mut S,
     ) -> (Summary, Option<Error>) {
         let mut s = Summary::default();
@@ -70,66 +70,34 @@ impl Summary {
         (s, e)
     }
 
-    fn check_into<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+    fn check_into<K: KindLookup, S: SlotSource + ?Sized>(
         &mut self,
         capture: &Capture<'_>,
-        kinds: &K,
+        kinds: K,
         slots: &mut S,
     ) -> Result<(), Error> {
         self.count_descriptors(capture)?;
-        self.walk(&mut capture.items(kinds), slots)
+        self.walk(&mut capture.events_with(kinds), slots)
     }
 
-    /// The first piece of a check in pieces: the descriptors, all read and counted; every other
-    /// count zero. See [`Summary::check_items`].
-    pub fn check_descriptors(capture: &Capture<'_>) -> Result<Summary, Error> {
+    /// The descriptors, all read and counted; every other count zero (see
+    /// [`crate::parallel::check_descriptors`]).
+    pub(crate) fn check_descriptors(capture: &Capture<'_>) -> Result<Summary, Error> {
         let mut s = Summary::default();
         s.count_descriptors(capture).map(|()| s)
     }
 
-    /// Checks what is left of a walk, as [`Summary::check`] does after the descriptors, and counts
-    /// it; `trailing` is set when the walk reached the end of the file.
-    ///
-    /// This checks a capture in pieces, for instance on several threads at once: one piece per
-    /// run of consecutive threads, each a walk that starts at the run's first thread
-    /// ([`crate::Capture::items_from`]) and stops after its last ([`Items::stop_after`]; the last
-    /// run goes on to the end, trailer included). Merged in file order with [`Summary::merge`]
-    /// after [`Summary::check_descriptors`], the pieces give exactly what [`Summary::check`] gives.
-    ///
-    /// ```
-    /// use tracecap_easyprofiler::{Capture, KindTable, Summary};
-    ///
-    /// # fn main() -> Result<(), tracecap_easyprofiler::Error> {
-    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
-    /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
-    /// let capture = Capture::parse(&bytes)?;
-    /// let kinds = KindTable::new(&capture)?;
-    /// let mut slots = Vec::new();
-    /// // The first thread, then the rest.
-    /// let mut first = capture.items(&kinds);
-    /// first.stop_after(1);
-    /// let mut summary = Summary::check_descriptors(&capture)?
-    ///     .merge(Summary::check_items(&mut first, &mut slots)?);
-    /// if let Some(second) = capture.threads().nth(1) {
-    ///     let mut rest = capture.items_from(&second?, &kinds);
-    ///     summary = summary.merge(Summary::check_items(&mut rest, &mut slots)?);
-    /// }
-    /// assert_eq!(summary, Summary::check(&capture, &kinds, &mut slots)?);
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn check_items<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
-        items: &mut Items<'_, '_, K>,
+    /// What is left of a walk, checked and counted (see [`crate::parallel::check_events`]).
+    pub(crate) fn check_events<K: KindLookup, S: SlotSource + ?Sized>(
+        events: &mut Events<'_, K>,
         slots: &mut S,
     ) -> Result<Summary, Error> {
         let mut s = Summary::default();
-        s.walk(items, slots).map(|()| s)
+        s.walk(events, slots).map(|()| s)
     }
 
-    /// The summary of two pieces of a capture, `self` then `later` in file order: counts add, the
-    /// deepest nesting and the widest time span win, and `trailing` is the later piece's.
-    #[must_use]
-    pub fn merge(self, later: Summary) -> Summary {
+    /// Two pieces of a capture, `self` then `later` (see [`crate::parallel::merge`]).
+    pub(crate) fn merge(self, later: Summary) -> Summary {
         let first = match (self.first, later.first) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -157,10 +125,10 @@ impl Summary {
         Ok(())
     }
 
-    /// Walks what is left of `items` and adds it to the counts, also on a fault.
-    fn walk<K: KindLookup + ?Sized, S: SlotSource + ?Sized>(
+    /// Walks what is left of `rest` and adds it to the counts, also on a fault.
+    fn walk<K: KindLookup, S: SlotSource + ?Sized>(
         &mut self,
-        items: &mut Items<'_, '_, K>,
+        rest: &mut Events<'_, K>,
         slots: &mut S,
     ) -> Result<(), Error> {
         let mut walk = Walk {
@@ -173,7 +141,7 @@ impl Summary {
             last: 0,
             digest: 0,
         };
-        let walked = items.visit(slots, &mut walk);
+        let walked = rest.visit(slots, &mut walk);
         // Values are decoded into `digest`; keeping it keeps the decoding.
         core::hint::black_box(walk.digest);
         let [blocks, events, values, switches] = walk.counts;
@@ -189,7 +157,7 @@ impl Summary {
             (self.first, self.last) = (Some(walk.first), Some(walk.last));
         }
         walked?;
-        self.trailing = items.trailing();
+        self.trailing = rest.trailing();
         Ok(())
     }
 }

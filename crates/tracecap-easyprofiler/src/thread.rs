@@ -8,12 +8,8 @@ use crate::error::Error;
 use crate::lookup::KindLookup;
 use crate::record::{read_record, Record};
 use crate::version::Version;
+use tracecap_wire::fast::touch_ahead;
 use tracecap_wire::Context;
-
-/// How far ahead of the current record the record walks (these and [`crate::Items`]) touch the
-/// input, in bytes: each record's size says where the next starts, a chain of dependent loads, and
-/// touching a byte a few records ahead starts the next cache miss early.
-pub(crate) const READ_AHEAD: usize = 256;
 
 /// One thread: its header fields and the regions of its two record lists.
 ///
@@ -141,7 +137,7 @@ impl<'a> Thread<'a> {
 
     /// The block, event and value records, in file (completion) order, then the framing fault
     /// if any. `kinds` tells values from blocks (see [`crate::KindTable`], [`crate::FixedKindTable`]).
-    pub fn records<'k, K: KindLookup + ?Sized>(&self, kinds: &'k K) -> Records<'a, 'k, K> {
+    pub fn records<K: KindLookup>(&self, kinds: K) -> Records<'a, K> {
         Records {
             r: self.records.r,
             left: self.records.count,
@@ -156,11 +152,7 @@ impl<'a> Thread<'a> {
     /// The record that starts at absolute `offset` (as [`crate::Record::offset`] gave it), read
     /// again without walking the records before it. An offset outside this thread's records, or
     /// not at a record's start, gives an error (or a different record: the size field is trusted).
-    pub fn record_at<K: KindLookup + ?Sized>(
-        &self,
-        offset: u64,
-        kinds: &K,
-    ) -> Result<Record<'a>, Error> {
+    pub fn record_at<K: KindLookup>(&self, offset: u64, kinds: K) -> Result<Record<'a>, Error> {
         let mut r = self.records.r;
         // An offset before the records is as far out of them as one past their end.
         let skip = offset.checked_sub(r.offset()).unwrap_or(u64::MAX);
@@ -217,7 +209,7 @@ fn frame_records<'a>(
     let mut done: u32 = 0;
     let mut fault = None;
     while done < count {
-        core::hint::black_box(r.rest().get(READ_AHEAD).copied());
+        touch_ahead(r.rest());
         let mut next = *r;
         let step = next
             .u16_le()
@@ -280,27 +272,34 @@ impl core::iter::FusedIterator for ContextSwitches<'_> {}
 
 /// Iterator over a thread's blocks, events and values.
 #[derive(Debug)]
-pub struct Records<'a, 'k, K: ?Sized> {
+pub struct Records<'a, K> {
     r: Reader<'a>,
     left: u32,
-    kinds: &'k K,
+    kinds: K,
     fault: Option<Error>,
     failed: bool,
 }
 
-impl<K: ?Sized> Clone for Records<'_, '_, K> {
+impl<K: Clone> Clone for Records<'_, K> {
     fn clone(&self) -> Self {
         Records {
             r: self.r,
             left: self.left,
-            kinds: self.kinds,
+            kinds: self.kinds.clone(),
             fault: self.fault,
             failed: self.failed,
         }
     }
 }
 
-impl<'a, K: KindLookup + ?Sized> Iterator for Records<'a, '_, K> {
+impl<'a, K: KindLookup> Records<'a, K> {
+    /// The kind table, given back.
+    pub fn into_table(self) -> K {
+        self.kinds
+    }
+}
+
+impl<'a, K: KindLookup> Iterator for Records<'a, K> {
     type Item = Result<Record<'a>, Error>;
 
     #[inline]
@@ -312,7 +311,7 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Records<'a, '_, K> {
             return self.fault.take().map(Err);
         }
         self.left -= 1;
-        core::hint::black_box(self.r.rest().get(READ_AHEAD).copied());
+        touch_ahead(self.r.rest());
         let rec = read_record(&mut self.r, |id| self.kinds.kind(id));
         self.failed = rec.is_err();
         Some(rec)
@@ -323,4 +322,4 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Records<'a, '_, K> {
     }
 }
 
-impl<K: KindLookup + ?Sized> core::iter::FusedIterator for Records<'_, '_, K> {}
+impl<K: KindLookup> core::iter::FusedIterator for Records<'_, K> {}

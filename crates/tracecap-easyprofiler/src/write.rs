@@ -15,7 +15,7 @@ use crate::version::Version;
 
 /// A whole capture, owned.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Model {
+pub struct CaptureModel {
     /// Version to write (selects the layouts).
     pub version: Version,
     /// Process id (not written for 1.0.0 and older; truncated to u32 before 1.3.0 is an error).
@@ -171,7 +171,7 @@ fn sized(out: &mut Vec<u8>, payload: &[u8], what: &'static str) -> Result<u64, W
     Ok(u64::from(size))
 }
 
-impl Model {
+impl CaptureModel {
     /// Serialises the model in its version's layout.
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
         let v = self.version;
@@ -316,11 +316,11 @@ impl Model {
     }
 
     /// Reads a whole capture back into a model (everything the writer writes).
-    pub fn read(bytes: &[u8]) -> Result<Model, Error> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<CaptureModel, Error> {
         let c = Capture::parse(bytes)?;
         let h = c.header();
         let kinds = KindTable::new(&c)?;
-        let mut m = Model {
+        let mut m = CaptureModel {
             version: h.version,
             pid: h.pid.unwrap_or(0),
             cpu_frequency: h.cpu_frequency,
@@ -392,12 +392,12 @@ impl Model {
     }
 }
 
-impl Model {
+impl CaptureModel {
     /// This capture with every thread's records and context switches repeated until the whole
     /// is about `target_bytes`: each copy is shifted in time past the end of the previous one,
     /// so nesting and order stay valid. For benches on the shape of a real capture (its mix of
     /// kinds, its trees, its value types) at any size.
-    pub fn repeated(&self, target_bytes: usize) -> Result<Model, WriteError> {
+    pub fn repeated(&self, target_bytes: usize) -> Result<CaptureModel, WriteError> {
         let one = self.to_bytes()?.len().max(1);
         let copies = target_bytes.div_ceil(one).max(1) as u64;
         let mut m = self.clone();
@@ -436,8 +436,8 @@ impl Model {
     /// A deterministic capture of about `target_bytes`, shaped like `profiler_sample`'s output:
     /// 4 threads of frames, each frame a tree of nested blocks (depth up to 6) with events and
     /// scalar, array and string values, timestamps in ticks at 2.6 GHz. For benches and timing.
-    pub fn synthetic(target_bytes: usize) -> Model {
-        let mut m = Model {
+    pub fn synthetic(target_bytes: usize) -> CaptureModel {
+        let mut m = CaptureModel {
             version: Version::V2_1_0,
             pid: 4242,
             cpu_frequency: 2_599_958_000,

@@ -35,7 +35,9 @@ fn full_walk_allocates_nothing() {
         }
     }
     let mut visited = Elements(0, 0);
-    c.items(&kinds).visit(&mut slots[..], &mut visited).unwrap();
+    c.events_with(&kinds)
+        .visit(&mut slots[..], &mut visited)
+        .unwrap();
     // And the per-record API directly, with element decoding.
     let mut elements = 0u64;
     for t in c.threads() {
@@ -49,13 +51,14 @@ fn full_walk_allocates_nothing() {
         }
     }
     // And checked in two pieces, split before the third thread.
-    let mut front = c.items(&kinds);
-    front.stop_after(2);
+    let mut front = c.events_with(&kinds);
+    parallel::stop_after(&mut front, 2);
     let third = c.threads().nth(2).unwrap().unwrap();
-    let split = Summary::check_descriptors(&c)
-        .unwrap()
-        .merge(Summary::check_items(&mut front, &mut slots[..]).unwrap())
-        .merge(Summary::check_items(&mut c.items_from(&third, &kinds), &mut slots[..]).unwrap());
+    let descriptors = parallel::check_descriptors(&c).unwrap();
+    let front = parallel::check_events(&mut front, &mut slots[..]).unwrap();
+    let mut back = parallel::events_from(&c, &third, &kinds);
+    let back = parallel::check_events(&mut back, &mut slots[..]).unwrap();
+    let split = parallel::merge(parallel::merge(descriptors, front), back);
     let after = allocs();
 
     assert_eq!(s.records(), 55_594, "the corpus README's record count");

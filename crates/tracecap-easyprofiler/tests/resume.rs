@@ -1,4 +1,4 @@
-//! `Items::try_for_each_item` and `Items::visit` stopped by their visitor leaves the walk where it stopped: the items
+//! `Events::try_for_each_event` and `Events::visit` stopped by their visitor leaves the walk where it stopped: the items
 //! after it come from the iterator (or another visit) exactly as in an uninterrupted walk.
 
 mod common;
@@ -13,7 +13,7 @@ fn all_items(bytes: &[u8]) -> Vec<Result<Item<'_>, Error>> {
     let Ok(kinds) = KindTable::new(&c) else {
         return vec![];
     };
-    c.items(&kinds).collect()
+    c.events_with(&kinds).collect()
 }
 
 /// The items seen when a visit stops at its `k`-th item and the iterator takes over.
@@ -25,10 +25,10 @@ fn stop_and_resume(bytes: &[u8], k: usize) -> Vec<Result<Item<'_>, Error>> {
         return vec![];
     };
     let stop = Error::new(ErrorKind::TrailingBytes(u64::MAX), u64::MAX);
-    let mut items = c.items(&kinds);
+    let mut items = c.events_with(&kinds);
     let mut out = Vec::new();
     // The visitor keeps the item it stops on (the walk has consumed it).
-    let visited = items.try_for_each_item(|item| {
+    let visited = items.try_for_each_event(|item| {
         out.push(Ok(item));
         if out.len() == k {
             return Err(stop);
@@ -43,7 +43,7 @@ fn stop_and_resume(bytes: &[u8], k: usize) -> Vec<Result<Item<'_>, Error>> {
     out
 }
 
-/// The same when `Items::visit` stops at its `k`-th item (a record or anything else).
+/// The same when `Events::visit` stops at its `k`-th item (a record or anything else).
 fn stop_nested_and_resume(bytes: &[u8], k: usize) -> Vec<Result<Item<'_>, Error>> {
     struct Stop<'a, 'o> {
         out: &'o mut Vec<Result<Item<'a>, Error>>,
@@ -72,7 +72,7 @@ fn stop_nested_and_resume(bytes: &[u8], k: usize) -> Vec<Result<Item<'_>, Error>
     let Ok(kinds) = KindTable::new(&c) else {
         return vec![];
     };
-    let mut items = c.items(&kinds);
+    let mut items = c.events_with(&kinds);
     let mut out = Vec::new();
     let visited = items.visit(&mut Vec::new(), &mut Stop { out: &mut out, k });
     match visited {

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{walk, walk_items, Seen};
+use tracecap_easyprofiler::parallel;
 
 /// Offsets where an item of the full file ends (its last byte + 1), for cutting right at and
 /// around record boundaries.
@@ -274,7 +275,7 @@ fn cut_files() -> Vec<(String, Vec<u8>)> {
 /// Every corpus file and bundled sample cut at the start, middle and end of each of its first
 /// 200 records, at the start of each thread and at 200 seeded random points: the cut file's
 /// records are the whole file's, in order, and include every record whose next record starts at
-/// or before the cut; a cut file is a fault, which lies within it. The single-pass walk (`Capture::items`) gives the same records and fault,
+/// or before the cut; a cut file is a fault, which lies within it. The single-pass walk (`Capture::events`) gives the same records and fault,
 /// and `Summary::check_partial` (what `tracecap info` reports) counts exactly those records.
 #[test]
 fn cuts_keep_every_record_before_them() {
@@ -309,7 +310,7 @@ fn cuts_keep_every_record_before_them() {
             let mut streamed = Vec::new();
             let mut stream_err = None;
             if err.is_none() || descriptors == c.header().descriptors_count as usize {
-                for item in c.items(&kinds) {
+                for item in c.events_with(&kinds) {
                     match item {
                         Ok(Item::Thread(t)) => streamed.push(Rec::Thread(t)),
                         Ok(Item::ContextSwitch(cs)) => streamed.push(Rec::ContextSwitch(cs)),
@@ -393,7 +394,7 @@ fn check_thread_cuts(name: &str, bytes: &[u8]) {
         let kinds = KindTable::new(&c).unwrap();
         let mut streamed = 0u64;
         let mut stream_err = None;
-        for item in c.items(&kinds) {
+        for item in c.events_with(&kinds) {
             match item {
                 Ok(Item::ContextSwitch(_) | Item::Record(_)) => streamed += 1,
                 Ok(_) => {}
@@ -418,9 +419,9 @@ fn check_thread_cuts(name: &str, bytes: &[u8]) {
         );
         // A walk in pieces from the last thread before the cut ends with the same fault.
         if let Some(last) = c.threads().filter_map(Result::ok).last() {
-            let mut rest = c.items_from(&last, &kinds);
+            let mut rest = parallel::events_from(&c, &last, &kinds);
             assert_eq!(
-                Summary::check_items(&mut rest, &mut Vec::new()).err(),
+                parallel::check_events(&mut rest, &mut Vec::new()).err(),
                 Some(want),
                 "{name} cut at {cut:#x}: items_from"
             );
@@ -498,13 +499,14 @@ fn old_files_cut_between_threads_are_faults() {
 #[cfg(feature = "write")]
 #[test]
 fn written_old_files_cut_between_threads_are_faults() {
-    use tracecap_easyprofiler::write::Model;
+    use tracecap_easyprofiler::write::CaptureModel;
     use tracecap_easyprofiler::Version;
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../samples/sample_small.prof"
     );
-    let mut model = Model::read(&tracecap_testkit::read(std::path::Path::new(path))).unwrap();
+    let mut model =
+        CaptureModel::from_bytes(&tracecap_testkit::read(std::path::Path::new(path))).unwrap();
     model.bookmarks.clear();
     model.pid &= 0xffff_ffff;
     for t in &mut model.threads {

@@ -1,4 +1,4 @@
-//! Model -> writer -> parser -> model, for every version, with proptest; plus the edge cases a
+//! CaptureModel -> writer -> parser -> model, for every version, with proptest; plus the edge cases a
 //! random model rarely hits (maximal strings, deep nesting, empty everything).
 
 mod common;
@@ -111,7 +111,7 @@ fn thread(wide: bool, kinds: Vec<DescriptorKind>) -> impl Strategy<Value = Threa
         })
 }
 
-fn model() -> impl Strategy<Value = Model> {
+fn model() -> impl Strategy<Value = CaptureModel> {
     (
         prop::sample::select(VERSIONS.to_vec()),
         prop::collection::vec(descriptor(), 0..6),
@@ -156,7 +156,7 @@ fn model() -> impl Strategy<Value = Model> {
                 threads,
                 bookmarks,
             )| {
-                Model {
+                CaptureModel {
                     version,
                     pid: if version.has_pid() { pid } else { 0 },
                     cpu_frequency,
@@ -176,11 +176,11 @@ proptest! {
     #[test]
     fn round_trip(m in model()) {
         let bytes = m.to_bytes().unwrap();
-        let back = Model::read(&bytes).unwrap();
+        let back = CaptureModel::from_bytes(&bytes).unwrap();
         prop_assert_eq!(back, m);
     }
 
-    /// `Items::visit` gives what the iterator gives, nested by upstream's rule (checked in
+    /// `Events::visit` gives what the iterator gives, nested by upstream's rule (checked in
     /// `walk_items`), whatever the times and the clock.
     #[test]
     fn visit_matches_the_iterator(m in model()) {
@@ -229,8 +229,8 @@ proptest! {
     }
 }
 
-fn base(version: Version) -> Model {
-    Model {
+fn base(version: Version) -> CaptureModel {
+    CaptureModel {
         version,
         pid: if version.has_pid() { 7 } else { 0 },
         cpu_frequency: 0,
@@ -247,7 +247,7 @@ fn empty_capture_every_version() {
     for v in VERSIONS {
         let m = base(v);
         let bytes = m.to_bytes().unwrap();
-        assert_eq!(Model::read(&bytes).unwrap(), m, "{v}");
+        assert_eq!(CaptureModel::from_bytes(&bytes).unwrap(), m, "{v}");
     }
 }
 
@@ -272,7 +272,7 @@ fn maximal_strings() {
         text: vec![b'b'; 65535 - 13],
     });
     let bytes = m.to_bytes().unwrap();
-    assert_eq!(Model::read(&bytes).unwrap(), m);
+    assert_eq!(CaptureModel::from_bytes(&bytes).unwrap(), m);
     // One byte more does not fit the size fields: the writer says so rather than wrap.
     m.threads[0].name.push(b'x');
     assert_eq!(m.to_bytes(), Err(WriteError::TooLarge("thread name")));
@@ -355,7 +355,7 @@ fn repeated_capture_keeps_every_copy_in_order() {
         return;
     };
     let real = std::fs::read(dir.join("sample_small.prof")).unwrap();
-    let model = Model::read(&real).unwrap();
+    let model = CaptureModel::from_bytes(&real).unwrap();
     let one = model.to_bytes().unwrap().len();
     let big = model.repeated(3 * one + 1).unwrap();
     for (t, src) in big.threads.iter().zip(&model.threads) {
@@ -372,5 +372,5 @@ fn repeated_capture_keeps_every_copy_in_order() {
     assert_eq!(s.levels, s1.levels);
     // Later copies come later in time; the first is the original.
     assert!(s.last > s1.last && s.first == s1.first);
-    assert_eq!(Model::read(&bytes).unwrap(), big);
+    assert_eq!(CaptureModel::from_bytes(&bytes).unwrap(), big);
 }

@@ -52,7 +52,11 @@ fn read_all(bytes: &[u8]) -> (Vec<Option<u64>>, usize) {
             .err()
             .map(|e| e.offset),
     );
-    faults.push(c.items(&kinds).find_map(Result::err).map(|e| e.offset));
+    faults.push(
+        c.events_with(&kinds)
+            .find_map(Result::err)
+            .map(|e| e.offset),
+    );
     // Per thread, as `dump` reads it: the framing, the context switches, the records nested.
     let mut fault = None;
     let mut threads = c.threads();
@@ -83,7 +87,7 @@ fn read_all(bytes: &[u8]) -> (Vec<Option<u64>>, usize) {
     }
     faults.push(fault);
     // The skim of the parallel check: stops at the first damaged thread, or keeps a few marks.
-    let marks = c.thread_marks(256, |_| true);
+    let marks = parallel::thread_marks(&c, 256, |_| true);
     assert!(marks.is_none_or(|m| m.marks.len() <= 256));
     (faults, allocs() - before)
 }
@@ -140,7 +144,7 @@ fn thread_marks_allocate_once_whatever_the_thread_count() {
         let bytes = empty_threads(n);
         let c = Capture::parse(&bytes).unwrap();
         let before = allocs();
-        let marks = c.thread_marks(256, |_| true).unwrap();
+        let marks = parallel::thread_marks(&c, 256, |_| true).unwrap();
         assert!(allocs() - before <= 1, "{n} threads");
         assert_eq!(marks.count as usize, n);
         assert!(marks.marks.len() <= 256);
@@ -150,6 +154,6 @@ fn thread_marks_allocate_once_whatever_the_thread_count() {
             assert_eq!(t.index() as usize, k * marks.stride as usize);
         }
         // `go_on` can stop the pass.
-        assert!(c.thread_marks(256, |i| i < 10).is_none() == (n >= 10));
+        assert!(parallel::thread_marks(&c, 256, |i| i < 10).is_none() == (n >= 10));
     }
 }

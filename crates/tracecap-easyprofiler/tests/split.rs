@@ -22,28 +22,28 @@ fn check_split(bytes: &[u8], k: usize, one_by_one: bool) -> Result<Summary, Erro
     let kinds = KindTable::new(&c)?;
     let threads = sound_threads(&c).expect("sound framing");
     let mut slots = Vec::new();
-    let mut s = Summary::check_descriptors(&c)?;
-    let mut front = c.items(&kinds);
+    let mut s = parallel::check_descriptors(&c)?;
+    let mut front = c.events_with(&kinds);
     if one_by_one {
         for _ in 0..k {
-            front.stop_after(1);
-            let piece = Summary::check_items(&mut front, &mut slots)?;
+            parallel::stop_after(&mut front, 1);
+            let piece = parallel::check_events(&mut front, &mut slots)?;
             assert_eq!((piece.threads, piece.trailing), (1, 0), "one thread");
-            s = s.merge(piece);
+            s = parallel::merge(s, piece);
         }
     } else {
-        front.stop_after(k as u32);
-        let piece = Summary::check_items(&mut front, &mut slots)?;
+        parallel::stop_after(&mut front, k as u32);
+        let piece = parallel::check_events(&mut front, &mut slots)?;
         assert_eq!(piece.threads as usize, k, "the front piece's threads");
         assert_eq!(piece.bookmarks, 0, "the trailer is not the front's");
-        s = s.merge(piece);
+        s = parallel::merge(s, piece);
     }
     let back = match threads.get(k) {
-        Some(t) => Summary::check_items(&mut c.items_from(t, &kinds), &mut slots)?,
+        Some(t) => parallel::check_events(&mut parallel::events_from(&c, t, &kinds), &mut slots)?,
         // Split after the last thread: the front's walk goes on to the trailer.
         None => {
-            front.stop_after(1);
-            let piece = Summary::check_items(&mut front, &mut slots)?;
+            parallel::stop_after(&mut front, 1);
+            let piece = parallel::check_events(&mut front, &mut slots)?;
             assert_eq!(piece.threads, 0);
             piece
         }
@@ -53,7 +53,7 @@ fn check_split(bytes: &[u8], k: usize, one_by_one: bool) -> Result<Summary, Erro
         threads.len() - k,
         "the back piece's threads"
     );
-    Ok(s.merge(back))
+    Ok(parallel::merge(s, back))
 }
 
 /// Every split point of `bytes` (a sound file) gives `Summary::check`.
@@ -92,7 +92,7 @@ fn corpus_files_split_at_every_thread() {
 }
 
 /// A model of `threads` threads, some empty, with nesting, values, events and context switches.
-fn model(version: Version, threads: usize, bookmarks: usize) -> Model {
+fn model(version: Version, threads: usize, bookmarks: usize) -> CaptureModel {
     let kinds = [
         DescriptorKind::Block,
         DescriptorKind::Event,
@@ -188,7 +188,7 @@ fn model(version: Version, threads: usize, bookmarks: usize) -> Model {
     } else {
         Vec::new()
     };
-    Model {
+    CaptureModel {
         version,
         pid: if version.has_pid() { 42 } else { 0 },
         cpu_frequency: 0,
@@ -246,24 +246,24 @@ fn runs_from_thread_marks_give_the_whole_check() {
             let whole = Summary::check(&c, &kinds, &mut Vec::new()).unwrap();
             for max in [2, 3, 4, 8, 256] {
                 let name = format!("{version}, {threads} threads, {max} marks");
-                let marks = c.thread_marks(max, |_| true).unwrap();
+                let marks = parallel::thread_marks(&c, max, |_| true).unwrap();
                 assert_eq!(marks.count as usize, threads, "{name}");
                 assert!(marks.marks.len() <= max.max(2), "{name}");
-                let mut s = Summary::check_descriptors(&c).unwrap();
+                let mut s = parallel::check_descriptors(&c).unwrap();
                 let Some(first) = marks.marks.first() else {
                     // No thread: the trailer alone.
-                    let rest = Summary::check_items(&mut c.items(&kinds), &mut Vec::new());
-                    assert_eq!(s.merge(rest.unwrap()), whole, "{name}");
+                    let rest = parallel::check_events(&mut c.events_with(&kinds), &mut Vec::new());
+                    assert_eq!(parallel::merge(s, rest.unwrap()), whole, "{name}");
                     continue;
                 };
                 assert_eq!(first.index(), 0, "{name}");
                 for (k, t) in marks.marks.iter().enumerate() {
-                    let mut items = c.items_from(t, &kinds);
+                    let mut items = parallel::events_from(&c, t, &kinds);
                     if k + 1 < marks.marks.len() {
-                        items.stop_after(marks.stride);
+                        parallel::stop_after(&mut items, marks.stride);
                     }
-                    let piece = Summary::check_items(&mut items, &mut Vec::new()).unwrap();
-                    s = s.merge(piece);
+                    let piece = parallel::check_events(&mut items, &mut Vec::new()).unwrap();
+                    s = parallel::merge(s, piece);
                 }
                 assert_eq!(s, whole, "{name}");
             }

@@ -1,4 +1,4 @@
-//! `Items::visit` against the other walks on every corpus file: the same items, the same nesting
+//! `Events::visit` against the other walks on every corpus file: the same items, the same nesting
 //! (checked record by record against upstream's rule in `common::walk_items`), the same summary
 //! as the slot-per-record rebuild, and the same fault when a fixed stack is too small.
 
@@ -10,12 +10,12 @@ use tracecap_easyprofiler::*;
 fn every_corpus_file_visits_like_the_iterator() {
     let mut files = 0;
     for (name, bytes) in common::prof_files() {
-        // Compares `Items::visit` with the iterator, and its nesting with upstream's rule.
+        // Compares `Events::visit` with the iterator, and its nesting with upstream's rule.
         let (seen, err) = common::walk_items(&bytes);
         assert_eq!(err, None, "{name}");
         assert!(!seen.is_empty(), "{name}");
 
-        // The summary (which goes through `Items::visit`) has the levels of `Capture::nest`.
+        // The summary (which goes through `Events::visit`) has the levels of `Capture::nest`.
         let c = Capture::parse(&bytes).unwrap();
         let kinds = KindTable::new(&c).unwrap();
         let mut slots = Vec::new();
@@ -34,7 +34,7 @@ fn every_corpus_file_visits_like_the_iterator() {
     println!("{files} files");
 }
 
-/// What `Items::visit` reports with the stack `stack`: the records it gave, and the error.
+/// What `Events::visit` reports with the stack `stack`: the records it gave, and the error.
 fn visit_with(c: &Capture<'_>, kinds: &KindTable, stack: &mut [NestSlot]) -> (u64, Option<Error>) {
     struct Count(u64);
     impl<'a> Visitor<'a> for Count {
@@ -44,17 +44,17 @@ fn visit_with(c: &Capture<'_>, kinds: &KindTable, stack: &mut [NestSlot]) -> (u6
         }
     }
     let mut n = Count(0);
-    let err = c.items(kinds).visit(stack, &mut n).err();
+    let err = c.events_with(kinds).visit(stack, &mut n).err();
     (n.0, err)
 }
 
-/// The same with a [`Forest`] over the same stack, pushed from `try_for_each_item`.
+/// The same with a [`Forest`] over the same stack, pushed from `try_for_each_event`.
 fn forest_with(c: &Capture<'_>, kinds: &KindTable, stack: &mut [NestSlot]) -> (u64, Option<Error>) {
     let mut forest = Forest::with_clock(stack, c.header().clock());
     let mut n = 0;
     let err = c
-        .items(kinds)
-        .try_for_each_item(|item| {
+        .events_with(kinds)
+        .try_for_each_event(|item| {
             match item {
                 Item::Thread(_) => forest.clear(),
                 Item::Record(r) => {

@@ -50,7 +50,7 @@ impl core::fmt::Display for Format {
 /// the formats whose feature is enabled.
 pub fn detect(bytes: &[u8]) -> Option<Format> {
     #[cfg(feature = "easyprofiler")]
-    if tracecap_easyprofiler::is_easyprofiler(bytes) {
+    if tracecap_easyprofiler::detect(bytes) {
         return Some(Format::EasyProfiler);
     }
     #[cfg(feature = "syscall")]

@@ -13,7 +13,7 @@ use tracecap::export::{ChromeJson, Perfetto};
 use tracecap::timeline::{CounterValue, TrackId};
 use tracecap::{ConvertError, Format};
 use tracecap_easyprofiler::write::{
-    ContextSwitchModel, DescriptorModel, Model, RecordModel, ThreadModel,
+    CaptureModel, ContextSwitchModel, DescriptorModel, RecordModel, ThreadModel,
 };
 use tracecap_easyprofiler::{Capture, DescriptorKind, KindTable, NestSlot, Summary, Version};
 
@@ -111,7 +111,7 @@ fn block(begin: u64, end: u64, id: u32, name: &str) -> RecordModel {
     }
 }
 
-fn model(records: Vec<RecordModel>) -> Model {
+fn model(records: Vec<RecordModel>) -> CaptureModel {
     let mut descriptors = vec![
         desc(DescriptorKind::Block, "blk"),
         desc(DescriptorKind::Event, "evt"),
@@ -120,7 +120,7 @@ fn model(records: Vec<RecordModel>) -> Model {
     for (i, d) in descriptors.iter_mut().enumerate() {
         d.id = i as u32;
     }
-    Model {
+    CaptureModel {
         version: Version::V2_1_0,
         pid: 7,
         cpu_frequency: 0,

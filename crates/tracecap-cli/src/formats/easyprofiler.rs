@@ -5,8 +5,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
 use tracecap_easyprofiler::{
-    Capture, Element, Error, Header, Items, KindTable, NestSlot, Nesting, Record, Summary, Thread,
-    ThreadMarks,
+    parallel, Capture, Element, Error, Events, Header, KindTable, NestSlot, Nesting, Record,
+    Summary, Thread,
 };
 
 use super::DumpOptions;
@@ -290,7 +290,7 @@ fn check_in_two(c: &Capture<'_>, kinds: &KindTable, workers: Workers) -> Result<
         })?
     };
     match back {
-        Some(Some(back)) => Ok(front.summary.merge(back)),
+        Some(Some(back)) => Ok(parallel::merge(front.summary, back)),
         Some(None) => Ok(front.summary),
         None => {
             front.walk_to_end()?;
@@ -301,7 +301,7 @@ fn check_in_two(c: &Capture<'_>, kinds: &KindTable, workers: Workers) -> Result<
 
 /// The front worker of [`check_in_two`]: the serial walk, taken a thread at a time.
 struct Front<'a, 'k> {
-    items: Items<'a, 'k, KindTable>,
+    items: Events<'a, &'k KindTable>,
     slots: Vec<NestSlot>,
     /// What the walk has checked so far.
     summary: Summary,
@@ -311,9 +311,9 @@ impl<'a, 'k> Front<'a, 'k> {
     /// The walk of `c`, its descriptors checked.
     fn new(c: &Capture<'a>, kinds: &'k KindTable) -> Result<Self, Error> {
         Ok(Front {
-            items: c.items(kinds),
+            items: c.events_with(kinds),
             slots: Vec::new(),
-            summary: Summary::check_descriptors(c)?,
+            summary: parallel::check_descriptors(c)?,
         })
     }
 
@@ -321,12 +321,12 @@ impl<'a, 'k> Front<'a, 'k> {
     /// end, tells the back worker it is done.
     fn walk(&mut self, claims: &Mutex<Claims>) -> Result<(), Error> {
         while lock(claims).front() {
-            self.items.stop_after(1);
+            parallel::stop_after(&mut self.items, 1);
             let piece =
-                Summary::check_items(&mut self.items, &mut self.slots).inspect_err(|_| {
+                parallel::check_events(&mut self.items, &mut self.slots).inspect_err(|_| {
                     lock(claims).front = u32::MAX;
                 })?;
-            self.summary = self.summary.merge(piece);
+            self.summary = parallel::merge(self.summary, piece);
             if piece.threads == 0 {
                 // No thread left: this piece was the trailer.
                 lock(claims).front = u32::MAX;
@@ -338,15 +338,15 @@ impl<'a, 'k> Front<'a, 'k> {
 
     /// Checks every thread left and the trailer, whatever the claims.
     fn walk_to_end(&mut self) -> Result<(), Error> {
-        self.items.stop_after(u32::MAX);
-        let rest = Summary::check_items(&mut self.items, &mut self.slots)?;
-        self.summary = self.summary.merge(rest);
+        parallel::stop_after(&mut self.items, u32::MAX);
+        let rest = parallel::check_events(&mut self.items, &mut self.slots)?;
+        self.summary = parallel::merge(self.summary, rest);
         Ok(())
     }
 }
 
 /// How many threads the back worker of [`check_in_two`] keeps to start its pieces from (see
-/// [`Capture::thread_marks`]): a capture with more threads is taken in runs of several.
+/// [`parallel::thread_marks`]): a capture with more threads is taken in runs of several.
 const MARKS: usize = 256;
 
 /// How often (in threads) the back worker's skim asks whether the front worker is done.
@@ -364,7 +364,7 @@ fn check_back(
     claims: &Mutex<Claims>,
 ) -> Option<Option<Summary>> {
     let mut stopped = false;
-    let marks = c.thread_marks(MARKS, |i| {
+    let marks = parallel::thread_marks(c, MARKS, |i| {
         stopped = i % SKIM_POLL == 0 && lock(claims).front_done();
         !stopped
     });
@@ -383,7 +383,7 @@ fn check_back_pieces(
     c: &Capture<'_>,
     kinds: &KindTable,
     claims: &Mutex<Claims>,
-    marks: &ThreadMarks<'_>,
+    marks: &parallel::ThreadMarks<'_>,
 ) -> Option<Option<Summary>> {
     let mut slots: Vec<NestSlot> = Vec::new();
     let mut s: Option<Summary> = None;
@@ -391,12 +391,12 @@ fn check_back_pieces(
         if !lock(claims).back(thread.index()) {
             break;
         }
-        let mut items = c.items_from(thread, kinds);
+        let mut items = parallel::events_from(&c, thread, kinds);
         if k + 1 < marks.marks.len() {
-            items.stop_after(marks.stride);
+            parallel::stop_after(&mut items, marks.stride);
         }
-        let piece = Summary::check_items(&mut items, &mut slots).ok()?;
-        s = Some(s.map_or(piece, |later| piece.merge(later)));
+        let piece = parallel::check_events(&mut items, &mut slots).ok()?;
+        s = Some(s.map_or(piece, |later| parallel::merge(piece, later)));
     }
     Some(s)
 }

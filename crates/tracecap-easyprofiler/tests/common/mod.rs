@@ -131,8 +131,8 @@ fn walk_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
     Ok(())
 }
 
-/// The same walk through the single-pass [`Capture::items`] stream (no nesting). Also walks it
-/// with [`Items::try_for_each_item`] and checks that both see the same items and the same fault.
+/// The same walk through the single-pass [`Capture::events`] stream (no nesting). Also walks it
+/// with [`Events::try_for_each_event`] and checks that both see the same items and the same fault.
 pub fn walk_items(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
     let mut seen = Vec::new();
     let err = items_into(bytes, &mut seen).err();
@@ -141,18 +141,18 @@ pub fn walk_items(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
     assert_eq!(
         (&visited, visit_err),
         (&seen, err),
-        "try_for_each_item and the items iterator disagree"
+        "try_for_each_event and the items iterator disagree"
     );
     let (nested, nested_err) = walk_nested(bytes);
     assert_eq!(
         (&nested, nested_err),
         (&seen, err),
-        "Items::visit and the items iterator disagree"
+        "Events::visit and the items iterator disagree"
     );
     (seen, err)
 }
 
-/// The same walk through [`Items::visit`], whose nesting of every record is checked against
+/// The same walk through [`Events::visit`], whose nesting of every record is checked against
 /// [`naive_nesting`] of the thread's records.
 pub fn walk_nested(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
     let mut seen = Vec::new();
@@ -160,7 +160,7 @@ pub fn walk_nested(bytes: &[u8]) -> (Vec<Seen>, Option<Error>) {
     (seen, err)
 }
 
-/// Collects what [`Items::visit`] gives.
+/// Collects what [`Events::visit`] gives.
 struct Collect<'s> {
     seen: &'s mut Vec<Seen>,
     /// The current thread's records: begin, end (as the nesting sees them) and their `Nest`.
@@ -176,7 +176,7 @@ impl Collect<'_> {
         let got: Vec<Nest> = self.thread.iter().map(|&(_, _, n)| n).collect();
         assert_eq!(
             got, want,
-            "Items::visit nests differently from upstream's rule"
+            "Events::visit nests differently from upstream's rule"
         );
         self.thread.clear();
     }
@@ -212,7 +212,7 @@ fn nested_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
         thread: Vec::new(),
         clock_freq: c.header().cpu_frequency,
     };
-    let walked = c.items(&kinds).visit(&mut stack, &mut collect);
+    let walked = c.events_with(&kinds).visit(&mut stack, &mut collect);
     // The records before a fault are nested too.
     collect.end_thread();
     walked
@@ -252,7 +252,7 @@ fn visit_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
         seen.push(seen_descriptor(&d?));
     }
     let kinds = KindTable::new(&c)?;
-    c.items(&kinds).try_for_each_item(|item| {
+    c.events_with(&kinds).try_for_each_event(|item| {
         match item {
             Item::Thread(_) => {}
             Item::ContextSwitch(cs) => seen.push(seen_cs(&cs)),
@@ -269,7 +269,7 @@ fn items_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
         seen.push(seen_descriptor(&d?));
     }
     let kinds = KindTable::new(&c)?;
-    for item in c.items(&kinds) {
+    for item in c.events_with(&kinds) {
         seen.push(match item? {
             Item::Thread(_) => continue,
             Item::ContextSwitch(cs) => seen_cs(&cs),

@@ -552,7 +552,7 @@ fn emit_value<S: Sink>(
 mod tests {
     use super::*;
     use crate::export::ChromeJson;
-    use tracecap_easyprofiler::write::Model;
+    use tracecap_easyprofiler::write::CaptureModel;
 
     fn to_json(data: &[u8], budget: usize) -> (Vec<u8>, bool) {
         let mut sink = ChromeJson::new(Vec::new()).unwrap(); // ok: unit test, a Vec cannot fail
@@ -564,7 +564,7 @@ mod tests {
     /// and cut short.
     #[test]
     fn scratch_in_a_file_gives_the_same_trace() {
-        let data = Model::synthetic(300_000).to_bytes().unwrap(); // ok: unit test
+        let data = CaptureModel::synthetic(300_000).to_bytes().unwrap(); // ok: unit test
         let (heap, ok) = to_json(&data, usize::MAX);
         assert!(ok);
         assert!(heap.len() > 100_000);

@@ -1,5 +1,5 @@
 //! One forward pass over the thread section and the trailer, yielding everything in file order
-//! ([`Capture::items`], [`Capture::items_from`]).
+//! ([`Capture::events`], [`Capture::events_with`]).
 
 use tracecap_wire::Reader;
 
@@ -7,11 +7,13 @@ use crate::bookmark::Bookmark;
 use crate::capture::{read_signature, records_missing, Capture};
 use crate::context_switch::ContextSwitch;
 use crate::error::Error;
+use crate::fast::Run;
 use crate::lookup::KindLookup;
-use crate::record::{read_record, read_record_fast, Record};
-use crate::thread::{read_thread_head, Thread, READ_AHEAD};
+use crate::record::{read_record, Record};
+use crate::thread::{read_thread_head, Thread};
 use crate::time::Clock;
 use crate::version::Version;
+use tracecap_wire::fast::touch_ahead;
 use tracecap_wire::Context;
 
 /// The start of a thread, as met in the stream: its records follow as [`Item::ContextSwitch`] and
@@ -41,12 +43,21 @@ pub enum Item<'a> {
 
 impl<'a> Capture<'a> {
     /// Everything after the descriptors in one forward pass, in file order: each thread's head,
-    /// its context switches, its records, then the bookmarks. The fastest way to see every record
-    /// (the per-thread API of [`Capture::threads`] first checks the framing of a thread's records,
-    /// which is a second pass).
-    pub fn items<'k, K: KindLookup + ?Sized>(&self, kinds: &'k K) -> Items<'a, 'k, K> {
+    /// its context switches, its records, then the bookmarks, read with the kinds of this
+    /// capture's descriptors (a [`KindTable`](crate::KindTable) built here; a damaged descriptor
+    /// section is the walk's first error). The fastest way to see every record (the per-thread API
+    /// of [`Capture::threads`] first checks the framing of a thread's records, which is a second
+    /// pass).
+    #[cfg(feature = "alloc")]
+    pub fn events(&self) -> Events<'a, crate::KindTable> {
+        self.events_with(crate::KindTable::up_to_fault(self.descriptors()))
+    }
+
+    /// [`Capture::events`] with any kind table: an owned one the walk keeps (and gives back with
+    /// [`Events::into_table`]), or a reference (`events_with(&table)`) to keep it.
+    pub fn events_with<K: KindLookup>(&self, kinds: K) -> Events<'a, K> {
         let left = self.header().threads_count;
-        Items::new(
+        Events::new(
             self,
             self.thread_section(),
             left,
@@ -56,21 +67,20 @@ impl<'a> Capture<'a> {
         )
     }
 
-    /// The items from the head of `thread` (one of [`Capture::threads`]) on: what
-    /// [`Capture::items`] yields after the items of the threads before it, trailer included.
-    /// With [`crate::Items::stop_after`], a walk over any run of consecutive threads, to check a
-    /// capture in pieces (see [`crate::Summary::check_items`]).
-    pub fn items_from<'k, K: KindLookup + ?Sized>(
+    /// The events from the head of `thread` (one of [`Capture::threads`]) on: what
+    /// [`Capture::events_with`] yields after the events of the threads before it, trailer
+    /// included (see [`crate::parallel`]).
+    pub(crate) fn events_from<K: KindLookup>(
         &self,
         thread: &Thread<'a>,
-        kinds: &'k K,
-    ) -> Items<'a, 'k, K> {
+        kinds: K,
+    ) -> Events<'a, K> {
         let left = self
             .header()
             .threads_count
             .map(|n| n.saturating_sub(thread.index()));
         let before = thread.records_before();
-        Items::new(self, thread.head(), left, before, None, kinds)
+        Events::new(self, thread.head(), left, before, None, kinds)
     }
 }
 
@@ -90,15 +100,15 @@ enum State {
     Done,
 }
 
-/// Iterator over everything after the descriptors (see [`Capture::items`]); fused after the first
+/// Iterator over everything after the descriptors (see [`Capture::events`]); fused after the first
 /// error, which comes after every good item before it.
 #[derive(Debug)]
-pub struct Items<'a, 'k, K: ?Sized> {
+pub struct Events<'a, K> {
     r: Reader<'a>,
     state: State,
     version: Version,
     threads_left: Option<u32>,
-    /// Thread heads the walk may still read before it ends early (see [`Items::stop_after`]).
+    /// Thread heads the walk may still read before it ends early (see [`crate::parallel::stop_after`]).
     stop: Option<u32>,
     /// Records (context switches included) the counts of the threads met so far announce, and
     /// those of the threads before the walk's first.
@@ -106,13 +116,13 @@ pub struct Items<'a, 'k, K: ?Sized> {
     /// The header's `blocks_count`: before 2.1, the end of the file comes after that many.
     stated: u32,
     bookmarks: u16,
-    kinds: &'k K,
-    /// How the records' timestamps compare (for [`Items::visit`]'s nesting).
+    kinds: K,
+    /// How the records' timestamps compare (for [`Events::visit`]'s nesting).
     clock: Clock,
     fault: Option<Error>,
 }
 
-impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
+impl<'a, K: KindLookup> Events<'a, K> {
     /// A walk from the thread head at `r`, with `threads_left` threads to go by the header's
     /// count (`None` before 2.1), after `records_before` records of the threads before it.
     pub(crate) fn new(
@@ -121,10 +131,10 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
         threads_left: Option<u32>,
         records_before: u64,
         fault: Option<Error>,
-        kinds: &'k K,
+        kinds: K,
     ) -> Self {
         let h = capture.header();
-        Items {
+        Events {
             r,
             state: State::Threads,
             version: h.version,
@@ -140,7 +150,12 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
     }
 
     /// The kind table the walk reads records with.
-    pub(crate) fn kinds(&self) -> &'k K {
+    pub(crate) fn kinds(&self) -> &K {
+        &self.kinds
+    }
+
+    /// The kind table, given back.
+    pub fn into_table(self) -> K {
         self.kinds
     }
 
@@ -150,7 +165,7 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
     }
 
     /// Bytes after the last signature (0 in files written by EasyProfiler); meaningful once the
-    /// iterator is exhausted without error. 0 when [`Items::stop_after`] ended the walk.
+    /// iterator is exhausted without error. 0 when [`crate::parallel::stop_after`] ended the walk.
     pub fn trailing(&self) -> u64 {
         if self.stop == Some(0) {
             return 0;
@@ -158,15 +173,8 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
         self.r.remaining() as u64
     }
 
-    /// Ends the walk after `threads` more threads: it reads the rest of the current thread (if
-    /// the walk is inside one), then at most `threads` thread heads with their records, and stops
-    /// before the next head, or before the end signature and bookmarks. A later call moves the
-    /// bound, so one walk can be taken a thread at a time. When the threads run out first, the
-    /// walk goes on to the end as usual.
-    ///
-    /// With [`crate::Capture::items_from`], this checks a capture in pieces: see
-    /// [`crate::Summary::check_items`].
-    pub fn stop_after(&mut self, threads: u32) {
+    /// Ends the walk after `threads` more threads (see [`crate::parallel::stop_after`]).
+    pub(crate) fn stop_after(&mut self, threads: u32) {
         self.stop = Some(threads);
     }
 
@@ -177,8 +185,8 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
                     self.state = State::Records(left - 1);
                     // Each record's size says where the next starts, a chain of dependent loads;
                     // touching a byte a few records ahead starts the next cache miss early.
-                    core::hint::black_box(self.r.rest().get(READ_AHEAD).copied());
-                    let kinds = self.kinds;
+                    touch_ahead(self.r.rest());
+                    let kinds = &self.kinds;
                     return read_record(&mut self.r, |id| kinds.kind(id))
                         .map(|r| Some(Item::Record(r)));
                 }
@@ -250,7 +258,7 @@ impl<'a, 'k, K: KindLookup + ?Sized> Items<'a, 'k, K> {
     }
 }
 
-impl<'a, K: KindLookup + ?Sized> Iterator for Items<'a, '_, K> {
+impl<'a, K: KindLookup> Iterator for Events<'a, K> {
     type Item = Result<Item<'a>, Error>;
 
     #[inline]
@@ -258,7 +266,7 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Items<'a, '_, K> {
         // Most items are records: read a well-formed one straight from the bytes; everything else
         // (and any record the fast path does not take) goes through the state machine.
         let mut run = self.take_run();
-        match run.next(self.kinds) {
+        match run.next(&self.kinds) {
             Some(rec) => {
                 self.put_run(&run);
                 Some(Ok(Item::Record(rec)))
@@ -268,52 +276,21 @@ impl<'a, K: KindLookup + ?Sized> Iterator for Items<'a, '_, K> {
     }
 }
 
-/// The records of the current thread still to read, as a plain slice: the walks keep it in local
-/// variables and hand the position back to the [`Items`] only when they leave the fast path.
-pub(crate) struct Run<'a> {
-    /// The bytes from the next record to the end of the input.
-    pub(crate) rest: &'a [u8],
-    /// Absolute offset of the end of `rest` (a record's offset is this minus what is left).
-    pub(crate) end: u64,
-    /// Records of the thread still to read (0 outside a thread's records).
-    pub(crate) left: u32,
-}
-
-impl<'a> Run<'a> {
-    /// The next record when it is whole and well-formed; `None` at the end of the thread's
-    /// records and for anything the checked reader must look at.
-    #[inline(always)]
-    fn next<K: KindLookup + ?Sized>(&mut self, kinds: &K) -> Option<Record<'a>> {
-        if self.left == 0 {
-            return None;
-        }
-        // Each record's size says where the next starts, a chain of dependent loads; touching a
-        // byte a few records ahead starts the next cache miss early.
-        core::hint::black_box(self.rest.get(READ_AHEAD).copied());
-        let offset = self.end - self.rest.len() as u64;
-        let (rec, after) = read_record_fast(self.rest, offset, |id| kinds.kind(id))?;
-        self.rest = after;
-        self.left -= 1;
-        Some(rec)
-    }
-}
-
-impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
+impl<'a, K: KindLookup> Events<'a, K> {
     /// Gives every remaining item to `f`, in file order, as the iterator would yield them; stops
     /// at the first error (the file's, or one `f` returns) and returns it.
     ///
     /// The same walk as iterating, but faster when `f` is small enough to inline: records are read
     /// in a loop over the thread's bytes, and each item goes straight to `f` instead of through
     /// `Option<Result<Item>>`.
-    pub fn try_for_each_item<F>(&mut self, mut f: F) -> Result<(), Error>
+    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
     where
         F: FnMut(Item<'a>) -> Result<(), Error>,
     {
-        let kinds = self.kinds;
         let mut run = self.take_run();
         loop {
             // One call site for `f`, so that it is inlined and the item never built in memory.
-            let item = match run.next(kinds) {
+            let item = match run.next(&self.kinds) {
                 Some(rec) => Item::Record(rec),
                 None => {
                     self.put_run(&run);
@@ -349,7 +326,7 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
         }
     }
 
-    /// Hands the position of a run taken by [`Items::take_run`] back to the state machine.
+    /// Hands the position of a run taken by [`Events::take_run`] back to the state machine.
     #[inline(always)]
     pub(crate) fn put_run(&mut self, run: &Run<'a>) {
         if let State::Records(_) = self.state {
@@ -377,4 +354,4 @@ impl<'a, K: KindLookup + ?Sized> Items<'a, '_, K> {
     }
 }
 
-impl<K: KindLookup + ?Sized> core::iter::FusedIterator for Items<'_, '_, K> {}
+impl<K: KindLookup> core::iter::FusedIterator for Events<'_, K> {}
