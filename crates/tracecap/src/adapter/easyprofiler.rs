@@ -34,10 +34,11 @@ use tracecap_easyprofiler::{
 };
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+use super::out::Out;
 use super::scratch::{Scratch, HEAP_BUDGET};
 use super::text::{push_lossy, text};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, CounterValue, Event, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "easyprofiler";
 const PROCESS: TrackId = TrackId(1);
@@ -93,10 +94,9 @@ struct ThreadScratch {
 }
 
 struct Ctx<'c, 'a, S: Sink> {
-    sink: &'c mut S,
+    out: Out<'c, S>,
     header: Header,
     descs: &'c [Desc<'a>],
-    next_track: u64,
     total: u64,
 }
 
@@ -131,20 +131,19 @@ fn convert_with_budget<S: Sink>(
             color,
         });
     }
-    sink.track(&Track {
-        id: PROCESS,
-        parent: None,
-        kind: TrackKind::Process {
+    let mut out = Out::new(sink, BOOKMARKS.0 + 2);
+    out.declare(
+        PROCESS,
+        None,
+        TrackKind::Process {
             pid: header.pid.unwrap_or(0),
         },
-        name: "EasyProfiler capture",
-    })
-    .map_err(ConvertError::Sink)?;
+        "EasyProfiler capture",
+    )?;
     let mut ctx = Ctx {
-        sink,
+        out,
         header,
         descs: &descs,
-        next_track: BOOKMARKS.0 + 1,
         total: data.len() as u64,
     };
     let mut scratch = ThreadScratch {
@@ -158,7 +157,7 @@ fn convert_with_budget<S: Sink>(
     let mut threads = capture.threads();
     for thread in threads.by_ref() {
         let thread = thread?;
-        ctx.sink.progress(thread.offset, ctx.total);
+        ctx.out.progress(thread.offset, ctx.total);
         convert_thread(&mut ctx, &thread, &kinds, &mut scratch)?;
     }
     let bookmarks = threads.tail()?;
@@ -167,14 +166,8 @@ fn convert_with_budget<S: Sink>(
         let b = b?;
         if !declared {
             declared = true;
-            ctx.sink
-                .track(&Track {
-                    id: BOOKMARKS,
-                    parent: None,
-                    kind: TrackKind::Slices,
-                    name: "Bookmarks",
-                })
-                .map_err(ConvertError::Sink)?;
+            ctx.out
+                .declare(BOOKMARKS, None, TrackKind::Slices, "Bookmarks")?;
         }
         scratch.label.clear();
         let _ = write!(scratch.label, "#{:08x}", b.color);
@@ -183,26 +176,17 @@ fn convert_with_budget<S: Sink>(
             name: "color",
             value: Value::Str(&scratch.label),
         }];
-        ctx.sink
-            .instant(&Event {
-                track: BOOKMARKS,
-                ts: b.position,
-                name: if text.is_empty() { "bookmark" } else { text },
-                category: CATEGORY,
-                args: &args,
-                flows: &[],
-            })
-            .map_err(ConvertError::Sink)?;
+        ctx.out.instant(&Event {
+            track: BOOKMARKS,
+            ts: b.position,
+            name: if text.is_empty() { "bookmark" } else { text },
+            category: CATEGORY,
+            args: &args,
+            flows: &[],
+        })?;
     }
-    ctx.sink.progress(ctx.total, ctx.total);
+    ctx.out.progress(ctx.total, ctx.total);
     Ok(())
-}
-
-impl<S: Sink> Ctx<'_, '_, S> {
-    fn new_track(&mut self) -> TrackId {
-        self.next_track = self.next_track.saturating_add(1);
-        TrackId(self.next_track)
-    }
 }
 
 fn convert_thread<'a, S: Sink>(
@@ -212,7 +196,7 @@ fn convert_thread<'a, S: Sink>(
     s: &mut ThreadScratch,
 ) -> Result<(), ConvertError<S::Error>> {
     let h = ctx.header;
-    let track = ctx.new_track();
+    let track = ctx.out.next_id();
     let tname = lossy(thread.name);
     let mut label = String::new();
     let tname: &str = if tname.is_empty() {
@@ -221,17 +205,15 @@ fn convert_thread<'a, S: Sink>(
     } else {
         &tname
     };
-    ctx.sink
-        .track(&Track {
-            id: track,
-            parent: Some(PROCESS),
-            kind: TrackKind::Thread {
-                pid: h.pid.unwrap_or(0),
-                tid: thread.id,
-            },
-            name: tname,
-        })
-        .map_err(ConvertError::Sink)?;
+    ctx.out.declare(
+        track,
+        Some(PROCESS),
+        TrackKind::Thread {
+            pid: h.pid.unwrap_or(0),
+            tid: thread.id,
+        },
+        tname,
+    )?;
 
     // Context switches: a track of their own, one slice per interval switched out.
     let mut cs_track = None;
@@ -241,17 +223,9 @@ fn convert_thread<'a, S: Sink>(
         let id = match cs_track {
             Some(id) => id,
             None => {
-                let id = ctx.new_track();
                 s.text.clear();
                 let _ = write!(s.text, "{tname} context switches");
-                ctx.sink
-                    .track(&Track {
-                        id,
-                        parent: Some(track),
-                        kind: TrackKind::Slices,
-                        name: &s.text,
-                    })
-                    .map_err(ConvertError::Sink)?;
+                let id = ctx.out.track(Some(track), TrackKind::Slices, &s.text)?;
                 cs_track = Some(id);
                 id
             }
@@ -264,23 +238,21 @@ fn convert_thread<'a, S: Sink>(
             name: "target_thread",
             value: Value::Uint(cs.target_thread),
         }];
-        ctx.sink
-            .complete(
-                &Event {
-                    track: id,
-                    ts: b,
-                    name: if name.is_empty() {
-                        "switched out"
-                    } else {
-                        name
-                    },
-                    category: CATEGORY,
-                    args: &args,
-                    flows: &[],
+        ctx.out.complete(
+            &Event {
+                track: id,
+                ts: b,
+                name: if name.is_empty() {
+                    "switched out"
+                } else {
+                    name
                 },
-                e - b,
-            )
-            .map_err(ConvertError::Sink)?;
+                category: CATEGORY,
+                args: &args,
+                flows: &[],
+            },
+            e - b,
+        )?;
     }
 
     // Pass 1: the tree, as upstream rebuilds it (times in ns).
@@ -310,7 +282,7 @@ fn convert_thread<'a, S: Sink>(
     for (i, rec) in thread.records(kinds).take(good).enumerate() {
         let Ok(rec) = rec else { break };
         if i % 65536 == 0 {
-            ctx.sink.progress(rec.offset(), ctx.total);
+            ctx.out.progress(rec.offset(), ctx.total);
         }
         let depth = tree.depth(i).unwrap_or(0);
         while s.stack.last().is_some_and(|&(d, _)| d > depth) {
@@ -340,7 +312,7 @@ fn convert_thread<'a, S: Sink>(
         while s.open.len() > item.depth as usize {
             if let Some(o) = s.open.pop() {
                 if o.slice {
-                    ctx.sink.end(track, o.end).map_err(ConvertError::Sink)?;
+                    ctx.out.end(track, o.end)?;
                 }
                 floor = floor.max(o.end);
             }
@@ -408,14 +380,14 @@ fn convert_thread<'a, S: Sink>(
             flows: &[],
         };
         if block.is_event() {
-            ctx.sink.instant(&event).map_err(ConvertError::Sink)?;
+            ctx.out.instant(&event)?;
             s.open.push(Open {
                 begin: b,
                 end: b,
                 slice: false,
             });
         } else {
-            ctx.sink.begin(&event).map_err(ConvertError::Sink)?;
+            ctx.out.begin(&event)?;
             s.open.push(Open {
                 begin: b,
                 end: e,
@@ -425,7 +397,7 @@ fn convert_thread<'a, S: Sink>(
     }
     while let Some(o) = s.open.pop() {
         if o.slice {
-            ctx.sink.end(track, o.end).map_err(ConvertError::Sink)?;
+            ctx.out.end(track, o.end)?;
         }
     }
     match fault {
@@ -488,20 +460,14 @@ fn emit_value<S: Sink>(
         let id = match counters.get(&v.id) {
             Some(&id) => id,
             None => {
-                let id = ctx.new_track();
-                ctx.sink
-                    .track(&Track {
-                        id,
-                        parent: Some(thread_track),
-                        kind: TrackKind::Counter,
-                        name,
-                    })
-                    .map_err(ConvertError::Sink)?;
+                let id = ctx
+                    .out
+                    .track(Some(thread_track), TrackKind::Counter, name)?;
                 counters.insert(v.id, id);
                 id
             }
         };
-        return ctx.sink.counter(id, ts, value).map_err(ConvertError::Sink);
+        return ctx.out.counter(id, ts, value);
     }
     text.clear();
     if let Some(bytes) = v.string_bytes() {
@@ -536,16 +502,14 @@ fn emit_value<S: Sink>(
             value: Value::Uint(v.value_id),
         },
     ];
-    ctx.sink
-        .instant(&Event {
-            track: thread_track,
-            ts,
-            name,
-            category: CATEGORY,
-            args: &args,
-            flows: &[],
-        })
-        .map_err(ConvertError::Sink)
+    ctx.out.instant(&Event {
+        track: thread_track,
+        ts,
+        name,
+        category: CATEGORY,
+        args: &args,
+        flows: &[],
+    })
 }
 
 #[cfg(all(test, feature = "std"))]
