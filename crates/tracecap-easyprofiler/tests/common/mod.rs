@@ -4,15 +4,10 @@
 use std::path::PathBuf;
 use tracecap_easyprofiler::*;
 
-/// The EasyProfiler corpus directory, or `None` (with a loud message) when it is not there.
-pub fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("easyprofiler")
-}
-
 /// Every `.prof` in the corpus, sorted; without the corpus (after the testkit's notice), the
 /// repository's `samples/*.prof`, so that the tests still read real captures.
 pub fn prof_files() -> Vec<(String, Vec<u8>)> {
-    let dir = corpus()
+    let dir = tracecap_testkit::corpus("easyprofiler")
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples")));
     let mut v: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
