@@ -385,7 +385,9 @@ fn compare_file(dir: &std::path::Path, stem: &str, bytes: &[u8]) {
 
 #[test]
 fn every_corpus_file_matches_upstream_reader() {
-    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else { return };
+    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
+        return;
+    };
     let mut checked = 0;
     for (stem, bytes) in common::prof_files() {
         if stem == "gen_toodeep" {
@@ -403,7 +405,9 @@ fn every_corpus_file_matches_upstream_reader() {
 
 #[test]
 fn too_deep_for_upstream_reads_fine() {
-    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else { return };
+    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
+        return;
+    };
     let oracle = std::fs::read_to_string(dir.join("oracle/gen_toodeep.dump.txt")).unwrap();
     assert!(oracle.contains("Stack depth exceeded value of 254"));
     let bytes = std::fs::read(dir.join("gen_toodeep.prof")).unwrap();
