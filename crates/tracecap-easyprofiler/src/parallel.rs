@@ -58,6 +58,7 @@ use crate::thread::Thread;
 ///
 /// `go_on(index)` is asked before each thread is read; when it says `false` the pass stops
 /// and this returns `None`, as it does when a thread is damaged.
+#[cfg(feature = "alloc")]
 pub fn thread_marks<'a>(
     capture: &Capture<'a>,
     max: usize,

@@ -83,7 +83,7 @@ fn corpus_files_split_at_every_thread() {
     }
     if let Some((_, bytes)) = files.iter().find(|(n, _)| n == "gen_bookmarks") {
         let c = Capture::parse(bytes).unwrap();
-        let s = Summary::check(&c, &KindTable::new(&c).unwrap(), &mut Vec::new()).unwrap();
+        let s = Summary::check(&c, KindTable::new(&c).unwrap(), &mut Vec::new()).unwrap();
         assert!(
             s.bookmarks > 0 && s.threads > 1,
             "a file with bookmarks is split"
@@ -222,14 +222,14 @@ fn written_files_split_at_every_thread() {
     let mut bytes = model(Version::V2_1_0, 5, 2).to_bytes().unwrap();
     bytes.extend_from_slice(&[1, 2, 3]);
     let c = Capture::parse(&bytes).unwrap();
-    let whole = Summary::check(&c, &KindTable::new(&c).unwrap(), &mut Vec::new()).unwrap();
+    let whole = Summary::check(&c, KindTable::new(&c).unwrap(), &mut Vec::new()).unwrap();
     assert_eq!((whole.trailing, whole.bookmarks, whole.threads), (3, 2, 5));
     assert_splits("trailing bytes", &bytes);
     // The lone block of thread 5, which ends before it begins, still has the earliest begin
     // (and the piece that holds it alone has a first record after its last).
     let bytes = model(Version::V2_1_0, 6, 0).to_bytes().unwrap();
     let c = Capture::parse(&bytes).unwrap();
-    let whole = Summary::check(&c, &KindTable::new(&c).unwrap(), &mut Vec::new()).unwrap();
+    let whole = Summary::check(&c, KindTable::new(&c).unwrap(), &mut Vec::new()).unwrap();
     assert_eq!(whole.first, Some(1));
 }
 

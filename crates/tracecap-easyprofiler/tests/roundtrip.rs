@@ -367,7 +367,7 @@ fn repeated_capture_keeps_every_copy_in_order() {
     let kinds = KindTable::new(&c).unwrap();
     let s = Summary::check(&c, &kinds, &mut Vec::new()).unwrap();
     let c1 = Capture::parse(&real).unwrap();
-    let s1 = Summary::check(&c1, &KindTable::new(&c1).unwrap(), &mut Vec::new()).unwrap();
+    let s1 = Summary::check(&c1, KindTable::new(&c1).unwrap(), &mut Vec::new()).unwrap();
     assert_eq!(s.records(), 4 * s1.records());
     assert_eq!(s.levels, s1.levels);
     // Later copies come later in time; the first is the original.
