@@ -143,7 +143,7 @@ mod wtf {
 #[cfg(feature = "easyprofiler")]
 mod easyprofiler {
     use tracecap_easyprofiler::write::{
-        BookmarkModel, ContextSwitchModel, DescriptorModel, Model, RecordModel, ThreadModel,
+        BookmarkModel, CaptureModel, ContextSwitchModel, DescriptorModel, RecordModel, ThreadModel,
     };
     use tracecap_easyprofiler::{DataType, DescriptorKind, Version};
 
@@ -252,7 +252,7 @@ mod easyprofiler {
                 text: name(i, "bookmark"),
             })
             .collect();
-        let model = Model {
+        let model = CaptureModel {
             version: Version::V2_1_0,
             pid: 7,
             cpu_frequency: 0,
