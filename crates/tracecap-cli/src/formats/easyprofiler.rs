@@ -391,7 +391,7 @@ fn check_back_pieces(
         if !lock(claims).back(thread.index()) {
             break;
         }
-        let mut items = parallel::events_from(&c, thread, kinds);
+        let mut items = parallel::events_from(c, thread, kinds);
         if k + 1 < marks.marks.len() {
             parallel::stop_after(&mut items, marks.stride);
         }
