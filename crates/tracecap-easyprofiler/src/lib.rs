@@ -4,6 +4,38 @@
 //! file's bytes (typically a memory map). Layouts, quirks and the tree rebuild are described in
 //! `docs/easyprofiler.md` of the repository.
 //!
+//! The crate has the shape every tracecap format crate has: [`detect`], [`Capture::parse`],
+//! [`Capture::header`], and [`Capture::events`], one iterator over everything in file order
+//! (thread heads, context switches, blocks and values), fused after the first error.
+//! [`Capture::events_with`] takes any [`KindLookup`] table instead of the owned one
+//! ([`FixedKindTable`] allocates nothing; pass `&table` to keep it), and
+//! [`Events::try_for_each_event`] is the same walk through a closure, faster.
+//!
+//! ```
+//! use tracecap_easyprofiler::{detect, Capture, FixedKindTable, Item, Record};
+//!
+//! # fn main() -> Result<(), tracecap_easyprofiler::Error> {
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+//! # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+//! assert!(detect(&bytes));
+//! let capture = Capture::parse(&bytes)?;
+//! println!("version {}", capture.header().version);
+//! let kinds = FixedKindTable::<4096>::new(&capture)?;
+//! let (mut threads, mut blocks) = (0, 0);
+//! for item in capture.events_with(&kinds) {
+//!     match item? {
+//!         Item::Thread(_) => threads += 1,
+//!         Item::Record(Record::Block(_)) => blocks += 1,
+//!         _ => {}
+//!     }
+//! }
+//! println!("{threads} threads, {blocks} blocks and events");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Thread by thread, with each record's depth in the call tree:
+//!
 //! ```
 //! use tracecap_easyprofiler::{Capture, KindTable, NestSlot, Record};
 //!
