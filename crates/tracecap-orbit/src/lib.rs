@@ -103,6 +103,7 @@ pub mod api_name;
 mod capture;
 mod error;
 mod event;
+mod fast;
 pub mod functions;
 mod header;
 mod kind;
@@ -134,7 +135,7 @@ pub use event::Event;
 #[cfg(feature = "alloc")]
 pub use functions::FunctionMap;
 pub use functions::{FunctionNames, FunctionTable};
-pub use header::{is_legacy, is_orbit, Header, RawHeader, HEADER_LEN, MAGIC, VERSION};
+pub use header::{detect, is_legacy, Header, RawHeader, HEADER_LEN, MAGIC, VERSION};
 pub use kind::EventKind;
 pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};
 pub use section::{
