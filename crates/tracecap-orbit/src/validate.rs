@@ -12,8 +12,6 @@
 //! [`Capture::events`] [`check_event`], then [`check_end`] (CaptureFinished, the section layout,
 //! USER_DATA).
 
-use alloc::vec::Vec;
-
 use crate::capture::{Capture, Events, UserData};
 use crate::error::{what, Error, ErrorKind};
 use crate::event::Event;
@@ -21,7 +19,7 @@ use crate::kind::EventKind;
 use crate::schema::{
     ORBIT_CLIENT_PROTOS_USERDEFINEDCAPTUREINFO, ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT,
 };
-use crate::schema_types::{FieldType, MessageDesc};
+use crate::schema_types::{FieldDesc, FieldType, MessageDesc};
 use crate::section::Layout;
 use crate::wire::{
     varint, varint_len, Field, Fields, PackedVarints, Value, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN,
@@ -203,8 +201,11 @@ fn check_canonical(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), 
 
 /// The size protobuf's C++ runtime gives the message made of `pieces` after parsing it: the
 /// length Orbit compares with the stated one.
+///
+/// It allocates nothing: the fields are read again for each field of the schema instead of
+/// being collected.
 pub fn canonical_size(desc: &MessageDesc, pieces: &[(&[u8], u64)]) -> Result<u64, Error> {
-    size(desc, pieces, 0)
+    size(desc, &Stream::Pieces(pieces), 0)
 }
 
 fn tag_len(number: u32) -> u64 {
@@ -245,58 +246,158 @@ fn raw_len(f: &Field<'_>) -> u64 {
         }
 }
 
-fn size(desc: &MessageDesc, pieces: &[(&[u8], u64)], depth: u32) -> Result<u64, Error> {
-    if depth > MAX_DEPTH {
-        let at = pieces.first().map(|p| p.1).unwrap_or(0);
-        return Err(Error::new(ErrorKind::TooDeep, at));
-    }
-    let mut fields: Vec<Field<'_>> = Vec::new();
-    for &(bytes, base) in pieces {
-        for f in Fields::new(bytes, base) {
-            fields.push(f?);
+/// The fields of one message as the C++ runtime parses it: the fields of its pieces in order,
+/// or the fields of every occurrence of a singular message field of a parent (the runtime merges
+/// them into one message). Walked again for each question instead of collected, so computing a
+/// size allocates nothing.
+#[derive(Clone, Copy)]
+enum Stream<'s, 'a> {
+    /// The fields of each piece (bytes, absolute offset), one after the other.
+    Pieces(&'s [(&'a [u8], u64)]),
+    /// The fields inside the occurrences of field `number` of `parent` (a message of type
+    /// `desc`) from the parent's field `from` on.
+    Merged {
+        parent: &'s Stream<'s, 'a>,
+        desc: &'s MessageDesc,
+        number: u32,
+        from: usize,
+    },
+}
+
+impl<'a> Stream<'_, 'a> {
+    /// Gives every field to `f` with its index in the stream; stops at the first error, the
+    /// bytes' or `f`'s.
+    #[inline]
+    fn walk<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(usize, Field<'a>) -> Result<(), Error>,
+    {
+        match *self {
+            Stream::Pieces(pieces) => {
+                let mut i = 0;
+                for &(bytes, base) in pieces {
+                    for field in Fields::new(bytes, base) {
+                        f(i, field?)?;
+                        i += 1;
+                    }
+                }
+                Ok(())
+            }
+            Stream::Merged { .. } => self.walk_merged(&mut f),
         }
     }
-    let fits = |f: &Field<'_>| {
-        desc.field(f.number).filter(|fd| {
-            let wt = f.value.wire_type();
-            wt == fd.ty.wire_type() || (fd.repeated && fd.ty.is_packable() && wt == WIRE_LEN)
+
+    /// [`Stream::walk`] of a merged stream, through a `dyn` so that nesting does not nest types.
+    fn walk_merged(
+        &self,
+        f: &mut dyn FnMut(usize, Field<'a>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let Stream::Merged {
+            parent,
+            desc,
+            number,
+            from,
+        } = *self
+        else {
+            return self.walk(f);
+        };
+        let mut i = 0;
+        parent.walk(|j, outer| {
+            if j < from || outer.number != number || fits(desc, &outer).is_none() {
+                return Ok(());
+            }
+            if let Value::Len(p) = outer.value {
+                for field in Fields::new(p, outer.value_offset) {
+                    f(i, field?)?;
+                    i += 1;
+                }
+            }
+            Ok(())
         })
-    };
-    let mut winner = 0u32;
-    let mut winner_from = 0usize;
-    for (i, f) in fields.iter().enumerate() {
-        if let Some(fd) = fits(f) {
-            if fd.oneof && f.number != winner {
-                winner = f.number;
-                winner_from = i;
+    }
+
+    /// Absolute offset of the message's first piece.
+    fn offset(&self) -> Result<u64, Error> {
+        match *self {
+            Stream::Pieces(pieces) => Ok(pieces.first().map(|p| p.1).unwrap_or(0)),
+            Stream::Merged {
+                parent,
+                desc,
+                number,
+                from,
+            } => {
+                let mut first = None;
+                parent.walk(|j, outer| {
+                    if first.is_none() && j >= from && outer.number == number {
+                        if let (Some(_), Value::Len(_)) = (fits(desc, &outer), outer.value) {
+                            first = Some(outer.value_offset);
+                        }
+                    }
+                    Ok(())
+                })?;
+                Ok(first.unwrap_or(0))
             }
         }
     }
-    let mut total = 0u64;
-    // Unknown fields (and known ones with a foreign wire type) are kept as they are.
-    for f in &fields {
-        if fits(f).is_none() {
-            total += raw_len(f);
-        }
+}
+
+/// The schema's description of `f` when the field is known and its wire type fits it (packed
+/// included); `None` for what the runtime keeps as an unknown field.
+#[inline]
+fn fits(desc: &MessageDesc, f: &Field<'_>) -> Option<&'static FieldDesc> {
+    desc.field(f.number).filter(|fd| {
+        let wt = f.value.wire_type();
+        wt == fd.ty.wire_type() || (fd.repeated && fd.ty.is_packable() && wt == WIRE_LEN)
+    })
+}
+
+fn size<'a>(desc: &MessageDesc, stream: &Stream<'_, 'a>, depth: u32) -> Result<u64, Error> {
+    if depth > MAX_DEPTH {
+        return Err(Error::new(ErrorKind::TooDeep, stream.offset()?));
     }
+    // One walk: the oneof member that wins (the last one set, from where its last run starts),
+    // the unknown fields (kept as they are), and which field numbers below 128 occur.
+    let mut winner = 0u32;
+    let mut winner_from = 0usize;
+    let mut total = 0u64;
+    let mut present = 0u128;
+    stream.walk(|i, f| {
+        match fits(desc, &f) {
+            Some(fd) => {
+                if fd.oneof && f.number != winner {
+                    winner = f.number;
+                    winner_from = i;
+                }
+                if f.number < 128 {
+                    present |= 1 << f.number;
+                }
+            }
+            None => total += raw_len(&f),
+        }
+        Ok(())
+    })?;
     for fd in desc.fields {
         if fd.oneof && fd.number != winner {
             continue;
         }
-        let skip = if fd.oneof { winner_from } else { 0 };
-        let occ: Vec<&Field<'_>> = fields
-            .iter()
-            .skip(skip)
-            .filter(|f| f.number == fd.number && fits(f).is_some())
-            .collect();
-        if occ.is_empty() {
+        if fd.number < 128 && present & (1 << fd.number) == 0 {
             continue;
         }
+        let from = if fd.oneof { winner_from } else { 0 };
+        // The occurrences of `fd`, in order.
+        let occurrences = |g: &mut dyn FnMut(Field<'a>) -> Result<(), Error>| {
+            stream.walk(|i, f| {
+                if i >= from && f.number == fd.number && fits(desc, &f).is_some() {
+                    g(f)?;
+                }
+                Ok(())
+            })
+        };
         if fd.repeated {
             if fd.ty.is_packable() {
                 let mut payload = 0u64;
                 let mut count = 0u64;
-                for f in &occ {
+                occurrences(&mut |f| {
                     match f.value {
                         Value::Len(p) => match fd.ty.wire_type() {
                             WIRE_FIXED64 => {
@@ -325,34 +426,65 @@ fn size(desc: &MessageDesc, pieces: &[(&[u8], u64)], depth: u32) -> Result<u64, 
                             count += 1;
                         }
                     }
-                }
+                    Ok(())
+                })?;
                 if count > 0 {
                     total += tag_len(fd.number) + varint_len(payload) as u64 + payload;
                 }
             } else {
-                for f in &occ {
+                occurrences(&mut |f| {
                     if let Value::Len(p) = f.value {
                         let inner = match fd.ty {
-                            FieldType::Message(m) => size(m, &[(p, f.value_offset)], depth + 1)?,
+                            FieldType::Message(m) => {
+                                let piece = [(p, f.value_offset)];
+                                size(m, &Stream::Pieces(&piece), depth + 1)?
+                            }
                             _ => p.len() as u64,
                         };
                         total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
                     }
-                }
+                    Ok(())
+                })?;
             }
         } else if let FieldType::Message(m) = fd.ty {
-            let parts: Vec<(&[u8], u64)> = occ
-                .iter()
-                .filter_map(|f| match f.value {
-                    Value::Len(p) => Some((p, f.value_offset)),
-                    _ => None,
-                })
-                .collect();
-            let inner = size(m, &parts, depth + 1)?;
+            // Occurring once (nearly always), the message is its own bytes; more often, the
+            // runtime merges the occurrences.
+            let mut count = 0u64;
+            let mut single: (&'a [u8], u64) = (&[], 0);
+            occurrences(&mut |f| {
+                if let Value::Len(p) = f.value {
+                    count += 1;
+                    single = (p, f.value_offset);
+                }
+                Ok(())
+            })?;
+            let inner = match count {
+                0 => continue,
+                1 => {
+                    let piece = [single];
+                    size(m, &Stream::Pieces(&piece), depth + 1)?
+                }
+                _ => {
+                    let merged = Stream::Merged {
+                        parent: stream,
+                        desc,
+                        number: fd.number,
+                        from,
+                    };
+                    size(m, &merged, depth + 1)?
+                }
+            };
             total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
-        } else if let Some(last) = occ.last() {
-            if !is_default(fd.ty, last.value) {
-                total += tag_len(fd.number) + scalar_len(fd.ty, last.value);
+        } else {
+            let mut last = None;
+            occurrences(&mut |f| {
+                last = Some(f.value);
+                Ok(())
+            })?;
+            if let Some(v) = last {
+                if !is_default(fd.ty, v) {
+                    total += tag_len(fd.number) + scalar_len(fd.ty, v);
+                }
             }
         }
     }
