@@ -351,16 +351,84 @@ fn fits(desc: &MessageDesc, f: &Field<'_>) -> Option<&'static FieldDesc> {
     })
 }
 
+/// Adds the elements of one occurrence of the packable repeated field `fd` to `payload` (their
+/// encoded size) and `count`.
+fn packed_add(fd: &FieldDesc, value: Value<'_>, payload: &mut u64, count: &mut u64) {
+    match value {
+        Value::Len(p) => match fd.ty.wire_type() {
+            WIRE_FIXED64 => {
+                *payload += (p.len() / 8 * 8) as u64;
+                *count += (p.len() / 8) as u64;
+            }
+            WIRE_FIXED32 => {
+                *payload += (p.len() / 4 * 4) as u64;
+                *count += (p.len() / 4) as u64;
+            }
+            _ => {
+                let mut pos = 0;
+                while pos < p.len() {
+                    match varint(p, &mut pos) {
+                        Ok(v) => {
+                            *payload += scalar_len(fd.ty, Value::Varint(v));
+                            *count += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+            }
+        },
+        v => {
+            *payload += scalar_len(fd.ty, v);
+            *count += 1;
+        }
+    }
+}
+
+/// The size of the length-delimited field `fd` holding `inner` bytes.
+fn delimited_len(fd: &FieldDesc, inner: u64) -> u64 {
+    tag_len(fd.number) + varint_len(inner) as u64 + inner
+}
+
+/// The size `f` adds when it is the only occurrence of its field `fd`.
+fn sole_len(fd: &FieldDesc, f: &Field<'_>, depth: u32) -> Result<u64, Error> {
+    if fd.repeated && fd.ty.is_packable() {
+        let (mut payload, mut count) = (0, 0);
+        packed_add(fd, f.value, &mut payload, &mut count);
+        return Ok(if count > 0 {
+            delimited_len(fd, payload)
+        } else {
+            0
+        });
+    }
+    match (fd.ty, f.value) {
+        (FieldType::Message(m), Value::Len(p)) => {
+            let piece = [(p, f.value_offset)];
+            Ok(delimited_len(
+                fd,
+                size(m, &Stream::Pieces(&piece), depth + 1)?,
+            ))
+        }
+        (_, Value::Len(p)) if fd.repeated => Ok(delimited_len(fd, p.len() as u64)),
+        (_, _) if fd.repeated => Ok(0),
+        (_, v) if is_default(fd.ty, v) => Ok(0),
+        (_, v) => Ok(tag_len(fd.number) + scalar_len(fd.ty, v)),
+    }
+}
+
 fn size<'a>(desc: &MessageDesc, stream: &Stream<'_, 'a>, depth: u32) -> Result<u64, Error> {
     if depth > MAX_DEPTH {
         return Err(Error::new(ErrorKind::TooDeep, stream.offset()?));
     }
     // One walk: the oneof member that wins (the last one set, from where its last run starts),
-    // the unknown fields (kept as they are), and which field numbers below 128 occur.
+    // the unknown fields (kept as they are), which field numbers below 64 occur once and what
+    // each adds then (nearly every field of a message occurs once). The fields that occur more
+    // often, or have larger numbers, are read again below.
     let mut winner = 0u32;
     let mut winner_from = 0usize;
     let mut total = 0u64;
-    let mut present = 0u128;
+    let mut present = 0u64;
+    let mut again = 0u64;
+    let mut sole = [0u64; 64];
     stream.walk(|i, f| {
         match fits(desc, &f) {
             Some(fd) => {
@@ -368,8 +436,15 @@ fn size<'a>(desc: &MessageDesc, stream: &Stream<'_, 'a>, depth: u32) -> Result<u
                     winner = f.number;
                     winner_from = i;
                 }
-                if f.number < 128 {
-                    present |= 1 << f.number;
+                if let (Some(bit), Some(slot)) =
+                    (1u64.checked_shl(f.number), sole.get_mut(f.number as usize))
+                {
+                    if present & bit != 0 {
+                        again |= bit;
+                    } else {
+                        present |= bit;
+                        *slot = sole_len(fd, &f, depth)?;
+                    }
                 }
             }
             None => total += raw_len(&f),
@@ -380,8 +455,14 @@ fn size<'a>(desc: &MessageDesc, stream: &Stream<'_, 'a>, depth: u32) -> Result<u
         if fd.oneof && fd.number != winner {
             continue;
         }
-        if fd.number < 128 && present & (1 << fd.number) == 0 {
-            continue;
+        if let Some(bit) = 1u64.checked_shl(fd.number).filter(|_| fd.number < 64) {
+            if present & bit == 0 {
+                continue;
+            }
+            if again & bit == 0 {
+                total += sole.get(fd.number as usize).copied().unwrap_or(0);
+                continue;
+            }
         }
         let from = if fd.oneof { winner_from } else { 0 };
         // The occurrences of `fd`, in order.
@@ -393,88 +474,43 @@ fn size<'a>(desc: &MessageDesc, stream: &Stream<'_, 'a>, depth: u32) -> Result<u
                 Ok(())
             })
         };
+        if fd.number >= 64 {
+            // Not counted by the first walk: count now.
+            let mut count = 0u64;
+            occurrences(&mut |_| {
+                count += 1;
+                Ok(())
+            })?;
+            if count == 0 {
+                continue;
+            }
+        }
         if fd.repeated {
             if fd.ty.is_packable() {
                 let mut payload = 0u64;
                 let mut count = 0u64;
                 occurrences(&mut |f| {
-                    match f.value {
-                        Value::Len(p) => match fd.ty.wire_type() {
-                            WIRE_FIXED64 => {
-                                payload += (p.len() / 8 * 8) as u64;
-                                count += (p.len() / 8) as u64;
-                            }
-                            WIRE_FIXED32 => {
-                                payload += (p.len() / 4 * 4) as u64;
-                                count += (p.len() / 4) as u64;
-                            }
-                            _ => {
-                                let mut pos = 0;
-                                while pos < p.len() {
-                                    match varint(p, &mut pos) {
-                                        Ok(v) => {
-                                            payload += scalar_len(fd.ty, Value::Varint(v));
-                                            count += 1;
-                                        }
-                                        Err(_) => break,
-                                    }
-                                }
-                            }
-                        },
-                        v => {
-                            payload += scalar_len(fd.ty, v);
-                            count += 1;
-                        }
-                    }
+                    packed_add(fd, f.value, &mut payload, &mut count);
                     Ok(())
                 })?;
                 if count > 0 {
-                    total += tag_len(fd.number) + varint_len(payload) as u64 + payload;
+                    total += delimited_len(fd, payload);
                 }
             } else {
                 occurrences(&mut |f| {
-                    if let Value::Len(p) = f.value {
-                        let inner = match fd.ty {
-                            FieldType::Message(m) => {
-                                let piece = [(p, f.value_offset)];
-                                size(m, &Stream::Pieces(&piece), depth + 1)?
-                            }
-                            _ => p.len() as u64,
-                        };
-                        total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
-                    }
+                    total += sole_len(fd, &f, depth)?;
                     Ok(())
                 })?;
             }
         } else if let FieldType::Message(m) = fd.ty {
-            // Occurring once (nearly always), the message is its own bytes; more often, the
-            // runtime merges the occurrences.
-            let mut count = 0u64;
-            let mut single: (&'a [u8], u64) = (&[], 0);
-            occurrences(&mut |f| {
-                if let Value::Len(p) = f.value {
-                    count += 1;
-                    single = (p, f.value_offset);
-                }
-                Ok(())
-            })?;
-            let inner = match count {
-                0 => continue,
-                1 => {
-                    let piece = [single];
-                    size(m, &Stream::Pieces(&piece), depth + 1)?
-                }
-                _ => {
-                    let merged = Stream::Merged {
-                        parent: stream,
-                        desc,
-                        number: fd.number,
-                        from,
-                    };
-                    size(m, &merged, depth + 1)?
-                }
+            // The runtime merges the occurrences into one message.
+            let merged = Stream::Merged {
+                parent: stream,
+                desc,
+                number: fd.number,
+                from,
             };
-            total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
+            total += delimited_len(fd, size(m, &merged, depth + 1)?);
         } else {
             let mut last = None;
             occurrences(&mut |f| {
