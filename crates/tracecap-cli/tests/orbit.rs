@@ -1,6 +1,6 @@
 //! The `tracecap` binary on the Orbit corpus: detection, info, validate, dump --json.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
