@@ -1,13 +1,9 @@
 //! The `tracecap` binary on the Orbit corpus: detection, info, validate, dump --json.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("orbit")
-}
 
 fn run(args: &[&str], file: &Path) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
@@ -37,7 +33,9 @@ fn same(a: &Value, b: &Value) -> bool {
 
 #[test]
 fn dump_json_matches_oracle() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = tracecap_testkit::corpus("orbit") else {
+        return;
+    };
     for (file, oracle) in [
         (
             "generated/gen_all_events_user_data.orbit",
@@ -101,7 +99,9 @@ fn dump_json_matches_oracle() {
 
 #[test]
 fn validate_accepts_good_files_and_rejects_bad_ones() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = tracecap_testkit::corpus("orbit") else {
+        return;
+    };
     for good in [
         "real/orbit181_test_capture.orbit",
         "real/orbit168_OrbitTest_capture.orbit",
@@ -149,7 +149,9 @@ fn validate_accepts_good_files_and_rejects_bad_ones() {
 
 #[test]
 fn info_reports_counts_span_and_threads() {
-    let Some(c) = corpus() else { return };
+    let Some(c) = tracecap_testkit::corpus("orbit") else {
+        return;
+    };
     let (code, stdout, stderr) = run(
         &["info", "--json"],
         &c.join("real/orbit168_OrbitTest_capture.orbit"),

@@ -2,13 +2,11 @@
 
 use crate::error::{what, Error, ErrorKind, Overlap};
 use crate::event::Event;
+use crate::fast;
 use crate::header::{Header, HEADER_LEN};
 use crate::kind::EventKind;
 use crate::section::{Layout, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA};
 use crate::wire::{malformed_varint, varint};
-
-/// How far ahead of the current event the walk touches the input.
-const PREFETCH_AHEAD: usize = 256;
 
 /// Orbit refuses messages longer than this (1 MiB).
 pub const MAX_MESSAGE_LEN: u64 = 1 << 20;
@@ -86,8 +84,8 @@ impl<'a> Capture<'a> {
     }
 
     /// The decoded header.
-    pub fn header(&self) -> Header {
-        self.header
+    pub fn header(&self) -> &Header {
+        &self.header
     }
 
     /// Which version-1 layout the file uses.
@@ -329,45 +327,6 @@ fn read_message(section: &[u8], pos: usize, base: u64) -> Result<(&[u8], usize),
     }
 }
 
-/// Frames and classifies the event at the start of `rest` (absolute offset `offset`) when it has
-/// the shape nearly every event has: a one-byte length, then a single length-delimited member of
-/// a known kind (a key of one or two bytes, a one-byte length) that fills the message.
-///
-/// It reads the first four bytes at once, so there is no loop and no per-byte bounds check.
-/// Every other shape, and every malformed message, gets `None` and goes through the general
-/// path, which gives the same result for this shape and reports the errors (tests/fast_path.rs
-/// compares the two).
-#[inline(always)]
-fn common_shape(rest: &[u8], offset: u64) -> Option<Event<'_>> {
-    let &[len, k0, k1, k2] = rest.first_chunk::<4>()?;
-    // A key of one byte (fields 1-15) or two (16-50); a longer key (k1 >= 0x80) gives a field
-    // number no kind has.
-    let (key, key_len, payload_len) = if k0 < 0x80 {
-        (u32::from(k0), 1, k1)
-    } else {
-        (u32::from(k0 & 0x7f) | u32::from(k1) << 7, 2, k2)
-    };
-    let len = usize::from(len);
-    // With len < 0x80 the sum also rules out a payload length of two or more bytes.
-    if len >= 0x80 || len != key_len + 1 + usize::from(payload_len) {
-        return None;
-    }
-    let kind = EventKind::from_member_key(key)?;
-    let message = rest.get(1..=len)?;
-    let payload = message.get(key_len + 1..)?;
-    let message_offset = offset.saturating_add(1);
-    Some(Event {
-        offset,
-        length: len as u32,
-        message_offset,
-        message,
-        kind,
-        payload,
-        payload_offset: message_offset.saturating_add(key_len as u64 + 1),
-        split: false,
-    })
-}
-
 /// One length-prefixed message of a section, not yet classified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Framed<'a> {
@@ -413,9 +372,7 @@ impl<'a> Events<'a> {
             return None;
         }
         let at = self.pos;
-        // Touch a byte well ahead: each length says where the next event starts, so the loads
-        // form a dependent chain; starting the next cache miss early keeps the walk moving.
-        core::hint::black_box(self.section.get(at.wrapping_add(PREFETCH_AHEAD)).copied());
+        fast::touch_ahead(self.section, at);
         match read_message(self.section, at, self.base) {
             Ok((m, prefix)) => {
                 self.pos = at + prefix + m.len();
@@ -433,6 +390,38 @@ impl<'a> Events<'a> {
         }
     }
 
+    /// Gives every remaining event to `f` in order, up to and including `CaptureFinished`; stops
+    /// at the first error, the file's or `f`'s, and returns it. The same events as iterating.
+    ///
+    /// ```
+    /// use tracecap_orbit::{Capture, EventKind};
+    ///
+    /// // Header, CaptureStarted{process_id: 42}, CaptureFinished{}.
+    /// let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+    /// file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42, 3, 0xda, 0x01, 0]);
+    /// let capture = Capture::parse(&file)?;
+    /// let mut kinds = Vec::new();
+    /// capture.events().try_for_each_event(|event| {
+    ///     kinds.push(event.kind);
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(kinds, [EventKind::CaptureStarted, EventKind::CaptureFinished]);
+    /// # Ok::<(), tracecap_orbit::Error>(())
+    /// ```
+    #[inline]
+    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Event<'a>) -> Result<(), Error>,
+    {
+        for event in self.by_ref() {
+            if let Err(e) = event.and_then(&mut f) {
+                self.done = true;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Stops after `CaptureFinished`.
     #[inline(always)]
     fn stop_after(&mut self, ev: &Event<'a>) {
@@ -443,7 +432,7 @@ impl<'a> Events<'a> {
     }
 }
 
-/// Any event [`common_shape`] leaves: framed by [`read_message`] and classified by
+/// Any event [`fast::common_shape`] leaves: framed by [`read_message`] and classified by
 /// [`Event::classify`]. Returns the event and where the next one starts (after the message even
 /// when classifying fails; unchanged when framing fails).
 ///
@@ -474,7 +463,7 @@ impl<'a> Iterator for Events<'a> {
         if let Some(ev) = self
             .section
             .get(self.pos..)
-            .and_then(|rest| common_shape(rest, offset))
+            .and_then(|rest| fast::common_shape(rest, offset))
         {
             self.pos += 1 + ev.message.len();
             self.stop_after(&ev);

@@ -37,13 +37,21 @@ pub struct Header {
     pub section_list_offset: u64,
 }
 
-/// True when `data` starts like an ORBT capture (the magic only).
-pub fn is_orbit(data: &[u8]) -> bool {
+/// True when `data` is an Orbit capture this crate recognises: one that starts with the `ORBT`
+/// magic, or a capture of Orbit 1.63 or older ([`is_legacy`]), which [`Header::parse`] reports as
+/// [`ErrorKind::LegacyCapture`]. A cheap check of the first bytes only.
+pub fn detect(data: &[u8]) -> bool {
+    has_magic(data) || is_legacy(data)
+}
+
+/// True when `data` starts with the `ORBT` magic.
+fn has_magic(data: &[u8]) -> bool {
     data.get(..4) == Some(&MAGIC[..])
 }
 
 /// True when `data` looks like a capture of Orbit 1.63 or older: a u32 length, then a
-/// `CaptureHeader` message whose field 1 is the version string `"1.59"`.
+/// `CaptureHeader` message whose field 1 is the version string `"1.59"`. Such a file is
+/// recognised ([`detect`]) but not read: [`Header::parse`] says it is a legacy capture.
 pub fn is_legacy(data: &[u8]) -> bool {
     // u32 LE record length, then tag 0x0a (field 1, length-delimited), string length, "1.".
     match data.get(..8) {
@@ -66,7 +74,7 @@ impl Header {
         if data.len() < 4 {
             return Err(short(what::SIGNATURE, 0, 4));
         }
-        if !is_orbit(data) {
+        if !has_magic(data) {
             let kind = if is_legacy(data) {
                 ErrorKind::LegacyCapture
             } else {

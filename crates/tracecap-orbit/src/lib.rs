@@ -12,15 +12,18 @@
 //!   without decoding it; [`views`] has typed borrowed views of every kind of event, including
 //!   Orbit API names decoded from their packed `fixed64` chunks ([`ApiName`]);
 //! - [`functions`]: the names of the instrumented functions that `FunctionCall.function_id`
-//!   refers to ([`FunctionNames`]; [`FunctionTable`] without allocating, [`FunctionMap`] with
-//!   `alloc`);
+//!   refers to ([`FunctionLookup`]; [`FixedFunctionTable`] without allocating, [`FunctionTable`]
+//!   with `alloc`);
+//! - [`intern`]: interned strings, callstacks and tracepoints by key ([`InternLookup`];
+//!   [`FixedInternTable`] without allocating, [`InternTable`] with `alloc`);
 //! - [`schema`]: the message tables and the field-number constants, generated from the crate's
 //!   `proto/*.proto` (the one schema source; `tests/schema_fresh.rs` checks the file is fresh);
 //! - [`wire`] is the protobuf wire-format reader underneath;
-//! - with `alloc`: [`intern::InternTables`] (strings, callstacks and tracepoints by key) and
-//!   [`json`], the proto3 canonical JSON of any message driven by the static [`schema`];
+//! - with `alloc`: [`json`], the proto3 canonical JSON of any message driven by the static
+//!   [`schema`], and [`validate`](mod@validate), the whole-file checks;
 //! - with `prost`: [`proto`], prost types for all 61 messages;
-//! - with `write`: [`write`](mod@write), a writer that lays files out the way Orbit does.
+//! - with `write`: [`write::CaptureModel`], an owned model of a whole capture that writes
+//!   files the way Orbit lays them out and reads them back.
 //!
 //! The core (`--no-default-features`) is `no_std` and never allocates.
 //!
@@ -39,6 +42,8 @@
 //! file.extend_from_slice(&[3, 0xda, 0x01, 0]);
 //!
 //! let capture = Capture::parse(&file)?;
+//! assert!(tracecap_orbit::detect(&file));
+//! assert_eq!(capture.header().capture_section_offset, 24);
 //! let mut kinds = Vec::new();
 //! for event in capture.events() {
 //!     let event = event?;
@@ -52,15 +57,15 @@
 //! ```
 //!
 //! Naming function calls: the capture lists its instrumented functions once, in
-//! `CaptureStarted.capture_options`; a [`FunctionMap`] (or a fixed-size [`FunctionTable`])
-//! built from it resolves each call's `function_id`.
+//! `CaptureStarted.capture_options`; a [`FunctionTable`] (or a fixed-size
+//! [`FixedFunctionTable`]) built from it resolves each call's `function_id`.
 //!
 //! ```
-//! use tracecap_orbit::{views::EventView, Capture, FunctionMap, FunctionNames};
+//! use tracecap_orbit::{views::EventView, Capture, FunctionLookup, FunctionTable};
 //!
 //! # fn names(file: &[u8]) -> Result<(), tracecap_orbit::Error> {
 //! let capture = Capture::parse(file)?;
-//! let functions = FunctionMap::from_capture(&capture)?;
+//! let functions = FunctionTable::from_capture(&capture)?;
 //! for event in capture.events() {
 //!     if let EventView::FunctionCall(call) = event?.view()? {
 //!         let name = functions.name(call.function_id).unwrap_or("?");
@@ -78,7 +83,9 @@
 //! # file.extend_from_slice(&[3, 0xda, 0x01, 0]);
 //! # names(&file)?;
 //! # let capture = Capture::parse(&file)?;
-//! # assert_eq!(FunctionMap::from_capture(&capture)?.name(1), Some("main"));
+//! # assert_eq!(FunctionTable::from_capture(&capture)?.name(1), Some("main"));
+//! # let fixed = tracecap_orbit::FixedFunctionTable::<4>::from_capture(&capture)?;
+//! # assert_eq!(fixed.name(1), Some("main"));
 //! # Ok::<(), tracecap_orbit::Error>(())
 //! ```
 #![cfg_attr(not(test), no_std)]
@@ -103,21 +110,22 @@ pub mod api_name;
 mod capture;
 mod error;
 mod event;
+mod fast;
 pub mod functions;
 mod header;
+pub mod intern;
 mod kind;
 mod repeated;
 #[rustfmt::skip]
 pub mod schema;
 pub mod schema_types;
 mod section;
+mod table;
 pub mod views;
 pub mod wire;
 
 #[cfg(feature = "prost")]
 pub mod agree;
-#[cfg(feature = "alloc")]
-pub mod intern;
 #[cfg(feature = "alloc")]
 pub mod json;
 #[cfg(feature = "prost")]
@@ -132,9 +140,12 @@ pub use capture::{Capture, Events, Framed, UserData, MAX_MESSAGE_LEN};
 pub use error::{what, Error, ErrorKind, Overlap};
 pub use event::Event;
 #[cfg(feature = "alloc")]
-pub use functions::FunctionMap;
-pub use functions::{FunctionNames, FunctionTable};
-pub use header::{is_legacy, is_orbit, Header, RawHeader, HEADER_LEN, MAGIC, VERSION};
+pub use functions::FunctionTable;
+pub use functions::{FixedFunctionTable, FunctionLookup};
+pub use header::{detect, is_legacy, Header, RawHeader, HEADER_LEN, MAGIC, VERSION};
+#[cfg(feature = "alloc")]
+pub use intern::InternTable;
+pub use intern::{FixedInternTable, InternLookup};
 pub use kind::EventKind;
 pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};
 pub use section::{

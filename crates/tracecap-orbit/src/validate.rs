@@ -12,8 +12,6 @@
 //! [`Capture::events`] [`check_event`], then [`check_end`] (CaptureFinished, the section layout,
 //! USER_DATA).
 
-use alloc::vec::Vec;
-
 use crate::capture::{Capture, Events, UserData};
 use crate::error::{what, Error, ErrorKind};
 use crate::event::Event;
@@ -21,7 +19,7 @@ use crate::kind::EventKind;
 use crate::schema::{
     ORBIT_CLIENT_PROTOS_USERDEFINEDCAPTUREINFO, ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT,
 };
-use crate::schema_types::{FieldType, MessageDesc};
+use crate::schema_types::{FieldDesc, FieldType, MessageDesc};
 use crate::section::Layout;
 use crate::wire::{
     varint, varint_len, Field, Fields, PackedVarints, Value, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN,
@@ -203,8 +201,11 @@ fn check_canonical(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), 
 
 /// The size protobuf's C++ runtime gives the message made of `pieces` after parsing it: the
 /// length Orbit compares with the stated one.
+///
+/// It allocates nothing: the fields are read again for each field of the schema instead of
+/// being collected.
 pub fn canonical_size(desc: &MessageDesc, pieces: &[(&[u8], u64)]) -> Result<u64, Error> {
-    size(desc, pieces, 0)
+    size(desc, &Stream::Pieces(pieces), 0)
 }
 
 fn tag_len(number: u32) -> u64 {
@@ -245,114 +246,281 @@ fn raw_len(f: &Field<'_>) -> u64 {
         }
 }
 
-fn size(desc: &MessageDesc, pieces: &[(&[u8], u64)], depth: u32) -> Result<u64, Error> {
-    if depth > MAX_DEPTH {
-        let at = pieces.first().map(|p| p.1).unwrap_or(0);
-        return Err(Error::new(ErrorKind::TooDeep, at));
-    }
-    let mut fields: Vec<Field<'_>> = Vec::new();
-    for &(bytes, base) in pieces {
-        for f in Fields::new(bytes, base) {
-            fields.push(f?);
+/// The fields of one message as the C++ runtime parses it: the fields of its pieces in order,
+/// or the fields of every occurrence of a singular message field of a parent (the runtime merges
+/// them into one message). Walked again for each question instead of collected, so computing a
+/// size allocates nothing.
+#[derive(Clone, Copy)]
+enum Stream<'s, 'a> {
+    /// The fields of each piece (bytes, absolute offset), one after the other.
+    Pieces(&'s [(&'a [u8], u64)]),
+    /// The fields inside the occurrences of field `number` of `parent` (a message of type
+    /// `desc`) from the parent's field `from` on.
+    Merged {
+        parent: &'s Stream<'s, 'a>,
+        desc: &'s MessageDesc,
+        number: u32,
+        from: usize,
+    },
+}
+
+impl<'a> Stream<'_, 'a> {
+    /// Gives every field to `f` with its index in the stream; stops at the first error, the
+    /// bytes' or `f`'s.
+    #[inline]
+    fn walk<F>(&self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(usize, Field<'a>) -> Result<(), Error>,
+    {
+        match *self {
+            Stream::Pieces(pieces) => {
+                let mut i = 0;
+                for &(bytes, base) in pieces {
+                    for field in Fields::new(bytes, base) {
+                        f(i, field?)?;
+                        i += 1;
+                    }
+                }
+                Ok(())
+            }
+            Stream::Merged { .. } => self.walk_merged(&mut f),
         }
     }
-    let fits = |f: &Field<'_>| {
-        desc.field(f.number).filter(|fd| {
-            let wt = f.value.wire_type();
-            wt == fd.ty.wire_type() || (fd.repeated && fd.ty.is_packable() && wt == WIRE_LEN)
+
+    /// [`Stream::walk`] of a merged stream, through a `dyn` so that nesting does not nest types.
+    fn walk_merged(
+        &self,
+        f: &mut dyn FnMut(usize, Field<'a>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let Stream::Merged {
+            parent,
+            desc,
+            number,
+            from,
+        } = *self
+        else {
+            return self.walk(f);
+        };
+        let mut i = 0;
+        parent.walk(|j, outer| {
+            if j < from || outer.number != number || fits(desc, &outer).is_none() {
+                return Ok(());
+            }
+            if let Value::Len(p) = outer.value {
+                for field in Fields::new(p, outer.value_offset) {
+                    f(i, field?)?;
+                    i += 1;
+                }
+            }
+            Ok(())
         })
-    };
-    let mut winner = 0u32;
-    let mut winner_from = 0usize;
-    for (i, f) in fields.iter().enumerate() {
-        if let Some(fd) = fits(f) {
-            if fd.oneof && f.number != winner {
-                winner = f.number;
-                winner_from = i;
+    }
+
+    /// Absolute offset of the message's first piece.
+    fn offset(&self) -> Result<u64, Error> {
+        match *self {
+            Stream::Pieces(pieces) => Ok(pieces.first().map(|p| p.1).unwrap_or(0)),
+            Stream::Merged {
+                parent,
+                desc,
+                number,
+                from,
+            } => {
+                let mut first = None;
+                parent.walk(|j, outer| {
+                    if first.is_none() && j >= from && outer.number == number {
+                        if let (Some(_), Value::Len(_)) = (fits(desc, &outer), outer.value) {
+                            first = Some(outer.value_offset);
+                        }
+                    }
+                    Ok(())
+                })?;
+                Ok(first.unwrap_or(0))
             }
         }
     }
-    let mut total = 0u64;
-    // Unknown fields (and known ones with a foreign wire type) are kept as they are.
-    for f in &fields {
-        if fits(f).is_none() {
-            total += raw_len(f);
+}
+
+/// The schema's description of `f` when the field is known and its wire type fits it (packed
+/// included); `None` for what the runtime keeps as an unknown field.
+#[inline]
+fn fits(desc: &MessageDesc, f: &Field<'_>) -> Option<&'static FieldDesc> {
+    desc.field(f.number).filter(|fd| {
+        let wt = f.value.wire_type();
+        wt == fd.ty.wire_type() || (fd.repeated && fd.ty.is_packable() && wt == WIRE_LEN)
+    })
+}
+
+/// Adds the elements of one occurrence of the packable repeated field `fd` to `payload` (their
+/// encoded size) and `count`.
+fn packed_add(fd: &FieldDesc, value: Value<'_>, payload: &mut u64, count: &mut u64) {
+    match value {
+        Value::Len(p) => match fd.ty.wire_type() {
+            WIRE_FIXED64 => {
+                *payload += (p.len() / 8 * 8) as u64;
+                *count += (p.len() / 8) as u64;
+            }
+            WIRE_FIXED32 => {
+                *payload += (p.len() / 4 * 4) as u64;
+                *count += (p.len() / 4) as u64;
+            }
+            _ => {
+                let mut pos = 0;
+                while pos < p.len() {
+                    match varint(p, &mut pos) {
+                        Ok(v) => {
+                            *payload += scalar_len(fd.ty, Value::Varint(v));
+                            *count += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+            }
+        },
+        v => {
+            *payload += scalar_len(fd.ty, v);
+            *count += 1;
         }
     }
+}
+
+/// The size of the length-delimited field `fd` holding `inner` bytes.
+fn delimited_len(fd: &FieldDesc, inner: u64) -> u64 {
+    tag_len(fd.number) + varint_len(inner) as u64 + inner
+}
+
+/// The size `f` adds when it is the only occurrence of its field `fd`.
+fn sole_len(fd: &FieldDesc, f: &Field<'_>, depth: u32) -> Result<u64, Error> {
+    if fd.repeated && fd.ty.is_packable() {
+        let (mut payload, mut count) = (0, 0);
+        packed_add(fd, f.value, &mut payload, &mut count);
+        return Ok(if count > 0 {
+            delimited_len(fd, payload)
+        } else {
+            0
+        });
+    }
+    match (fd.ty, f.value) {
+        (FieldType::Message(m), Value::Len(p)) => {
+            let piece = [(p, f.value_offset)];
+            Ok(delimited_len(
+                fd,
+                size(m, &Stream::Pieces(&piece), depth + 1)?,
+            ))
+        }
+        (_, Value::Len(p)) if fd.repeated => Ok(delimited_len(fd, p.len() as u64)),
+        (_, _) if fd.repeated => Ok(0),
+        (_, v) if is_default(fd.ty, v) => Ok(0),
+        (_, v) => Ok(tag_len(fd.number) + scalar_len(fd.ty, v)),
+    }
+}
+
+fn size<'a>(desc: &MessageDesc, stream: &Stream<'_, 'a>, depth: u32) -> Result<u64, Error> {
+    if depth > MAX_DEPTH {
+        return Err(Error::new(ErrorKind::TooDeep, stream.offset()?));
+    }
+    // One walk: the oneof member that wins (the last one set, from where its last run starts),
+    // the unknown fields (kept as they are), which field numbers below 64 occur once and what
+    // each adds then (nearly every field of a message occurs once). The fields that occur more
+    // often, or have larger numbers, are read again below.
+    let mut winner = 0u32;
+    let mut winner_from = 0usize;
+    let mut total = 0u64;
+    let mut present = 0u64;
+    let mut again = 0u64;
+    let mut sole = [0u64; 64];
+    stream.walk(|i, f| {
+        match fits(desc, &f) {
+            Some(fd) => {
+                if fd.oneof && f.number != winner {
+                    winner = f.number;
+                    winner_from = i;
+                }
+                if let (Some(bit), Some(slot)) =
+                    (1u64.checked_shl(f.number), sole.get_mut(f.number as usize))
+                {
+                    if present & bit != 0 {
+                        again |= bit;
+                    } else {
+                        present |= bit;
+                        *slot = sole_len(fd, &f, depth)?;
+                    }
+                }
+            }
+            None => total += raw_len(&f),
+        }
+        Ok(())
+    })?;
     for fd in desc.fields {
         if fd.oneof && fd.number != winner {
             continue;
         }
-        let skip = if fd.oneof { winner_from } else { 0 };
-        let occ: Vec<&Field<'_>> = fields
-            .iter()
-            .skip(skip)
-            .filter(|f| f.number == fd.number && fits(f).is_some())
-            .collect();
-        if occ.is_empty() {
-            continue;
+        if let Some(bit) = 1u64.checked_shl(fd.number).filter(|_| fd.number < 64) {
+            if present & bit == 0 {
+                continue;
+            }
+            if again & bit == 0 {
+                total += sole.get(fd.number as usize).copied().unwrap_or(0);
+                continue;
+            }
+        }
+        let from = if fd.oneof { winner_from } else { 0 };
+        // The occurrences of `fd`, in order.
+        let occurrences = |g: &mut dyn FnMut(Field<'a>) -> Result<(), Error>| {
+            stream.walk(|i, f| {
+                if i >= from && f.number == fd.number && fits(desc, &f).is_some() {
+                    g(f)?;
+                }
+                Ok(())
+            })
+        };
+        if fd.number >= 64 {
+            // Not counted by the first walk: count now.
+            let mut count = 0u64;
+            occurrences(&mut |_| {
+                count += 1;
+                Ok(())
+            })?;
+            if count == 0 {
+                continue;
+            }
         }
         if fd.repeated {
             if fd.ty.is_packable() {
                 let mut payload = 0u64;
                 let mut count = 0u64;
-                for f in &occ {
-                    match f.value {
-                        Value::Len(p) => match fd.ty.wire_type() {
-                            WIRE_FIXED64 => {
-                                payload += (p.len() / 8 * 8) as u64;
-                                count += (p.len() / 8) as u64;
-                            }
-                            WIRE_FIXED32 => {
-                                payload += (p.len() / 4 * 4) as u64;
-                                count += (p.len() / 4) as u64;
-                            }
-                            _ => {
-                                let mut pos = 0;
-                                while pos < p.len() {
-                                    match varint(p, &mut pos) {
-                                        Ok(v) => {
-                                            payload += scalar_len(fd.ty, Value::Varint(v));
-                                            count += 1;
-                                        }
-                                        Err(_) => break,
-                                    }
-                                }
-                            }
-                        },
-                        v => {
-                            payload += scalar_len(fd.ty, v);
-                            count += 1;
-                        }
-                    }
-                }
+                occurrences(&mut |f| {
+                    packed_add(fd, f.value, &mut payload, &mut count);
+                    Ok(())
+                })?;
                 if count > 0 {
-                    total += tag_len(fd.number) + varint_len(payload) as u64 + payload;
+                    total += delimited_len(fd, payload);
                 }
             } else {
-                for f in &occ {
-                    if let Value::Len(p) = f.value {
-                        let inner = match fd.ty {
-                            FieldType::Message(m) => size(m, &[(p, f.value_offset)], depth + 1)?,
-                            _ => p.len() as u64,
-                        };
-                        total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
-                    }
-                }
+                occurrences(&mut |f| {
+                    total += sole_len(fd, &f, depth)?;
+                    Ok(())
+                })?;
             }
         } else if let FieldType::Message(m) = fd.ty {
-            let parts: Vec<(&[u8], u64)> = occ
-                .iter()
-                .filter_map(|f| match f.value {
-                    Value::Len(p) => Some((p, f.value_offset)),
-                    _ => None,
-                })
-                .collect();
-            let inner = size(m, &parts, depth + 1)?;
-            total += tag_len(fd.number) + varint_len(inner) as u64 + inner;
-        } else if let Some(last) = occ.last() {
-            if !is_default(fd.ty, last.value) {
-                total += tag_len(fd.number) + scalar_len(fd.ty, last.value);
+            // The runtime merges the occurrences into one message.
+            let merged = Stream::Merged {
+                parent: stream,
+                desc,
+                number: fd.number,
+                from,
+            };
+            total += delimited_len(fd, size(m, &merged, depth + 1)?);
+        } else {
+            let mut last = None;
+            occurrences(&mut |f| {
+                last = Some(f.value);
+                Ok(())
+            })?;
+            if let Some(v) = last {
+                if !is_default(fd.ty, v) {
+                    total += tag_len(fd.number) + scalar_len(fd.ty, v);
+                }
             }
         }
     }

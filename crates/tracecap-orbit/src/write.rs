@@ -1,7 +1,26 @@
 //! Writing captures the way Orbit's `CaptureFileOutputStream` and `WriteUserData` do
 //! (feature `write`).
 //!
-//! [`CaptureWriter`] appends varint-length-prefixed events after the 24-byte header and refuses
+//! [`CaptureModel`] is an owned model of a whole capture (its events as serialized
+//! `ClientCaptureEvent` messages, and USER_DATA): [`CaptureModel::to_bytes`] writes it and
+//! [`CaptureModel::from_bytes`] reads back everything it writes.
+//!
+//! ```
+//! use tracecap_orbit::write::CaptureModel;
+//!
+//! let model = CaptureModel {
+//!     // CaptureStarted{process_id: 42}, CaptureFinished{}.
+//!     events: vec![vec![0xc2, 0x01, 2, 0x08, 42], vec![0xda, 0x01, 0]],
+//!     // UserDefinedCaptureInfo{frame_tracks_info{frame_track_function_ids: [1]}}.
+//!     user_data: Some(vec![0x0a, 3, 0x0a, 1, 1]),
+//! };
+//! let file = model.to_bytes()?;
+//! assert_eq!(CaptureModel::from_bytes(&file)?, model);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Underneath, for tests that need byte-level oddities (a capture cut before `CaptureFinished`,
+//! USER_DATA rewritten in place): [`CaptureWriter`] appends varint-length-prefixed events after the 24-byte header and refuses
 //! events after `CaptureFinished`; [`CaptureWriter::finish`] lays out the optional section list
 //! and USER_DATA at 8-aligned offsets with zero padding, and patches the header.
 //! [`write_user_data`] rewrites USER_DATA of an existing file in place: a smaller message keeps
@@ -27,6 +46,100 @@ pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Why [`CaptureModel::to_bytes`] cannot write a model.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// An event follows `CaptureFinished`.
+    #[error("event {index} follows CaptureFinished")]
+    AfterFinished {
+        /// The event's index.
+        index: usize,
+    },
+    /// An event is longer than Orbit's 1 MiB limit.
+    #[error("event {index} is {len} bytes, over the 1 MiB limit")]
+    TooBig {
+        /// The event's index.
+        index: usize,
+        /// Its length.
+        len: usize,
+    },
+    /// An event is not a `ClientCaptureEvent` with one known member.
+    #[error("event {index} is not a capture event: {error}")]
+    NotAnEvent {
+        /// The event's index.
+        index: usize,
+        /// What reading it says.
+        error: Error,
+    },
+    /// USER_DATA without `CaptureFinished` as the last event: Orbit writes it only after a
+    /// finished capture, and a reader could not tell the section's padding from an event.
+    #[error("user data needs CaptureFinished as the last event")]
+    UnfinishedUserData,
+    /// The USER_DATA section could not be laid out.
+    #[error("user data: {0}")]
+    UserData(#[source] io::Error),
+}
+
+/// An owned model of a whole capture, laid out by [`CaptureModel::to_bytes`] the way Orbit lays
+/// it out: the header, the capture section at 24, and when there is USER_DATA a section list of
+/// one entry and the section, each at the next 8-aligned offset.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaptureModel {
+    /// The serialized `ClientCaptureEvent` messages, in order (normally ending at
+    /// `CaptureFinished`).
+    pub events: Vec<Vec<u8>>,
+    /// The serialized `orbit_client_protos.UserDefinedCaptureInfo` of the USER_DATA section.
+    pub user_data: Option<Vec<u8>>,
+}
+
+impl CaptureModel {
+    /// The file. Every event must be a `ClientCaptureEvent` of one known member, of at most
+    /// 1 MiB, with none after `CaptureFinished`.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
+        let size: usize = self.events.iter().map(|e| e.len() + 10).sum();
+        let mut w = CaptureWriter::with_capacity(size + HEADER_LEN as usize);
+        for (index, message) in self.events.iter().enumerate() {
+            if w.finished {
+                return Err(WriteError::AfterFinished { index });
+            }
+            if message.len() as u64 > MAX_MESSAGE_LEN {
+                return Err(WriteError::TooBig {
+                    index,
+                    len: message.len(),
+                });
+            }
+            if let Err(error) = Event::classify(message, 0, 0) {
+                return Err(WriteError::NotAnEvent { index, error });
+            }
+            w.write_event(message).map_err(WriteError::UserData)?;
+        }
+        match &self.user_data {
+            None => Ok(w.finish()),
+            Some(_) if !w.finished => Err(WriteError::UnfinishedUserData),
+            Some(user_data) => w
+                .finish_with_user_data(user_data)
+                .map_err(WriteError::UserData),
+        }
+    }
+
+    /// Reads a capture back: every event of the capture section (up to `CaptureFinished`, or to
+    /// the section's end without one) and the USER_DATA message. The first fault is returned.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let capture = Capture::parse(bytes)?;
+        let mut events = capture.events();
+        let mut model = CaptureModel::default();
+        // Without CaptureFinished the events end where the capture section does.
+        while !events.trailing().is_empty() {
+            match events.next() {
+                Some(event) => model.events.push(event?.message.to_vec()),
+                None => break,
+            }
+        }
+        model.user_data = capture.user_data()?.map(|u| u.message.to_vec());
+        Ok(model)
+    }
+}
+
 fn align8(v: u64) -> u64 {
     v.saturating_add(7) & !7
 }
@@ -35,7 +148,9 @@ fn invalid(msg: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
 
-/// Builds a capture file in memory.
+/// Builds a capture file in memory, one event at a time: the low-level writer under
+/// [`CaptureModel`], for tests that write what a model cannot (a capture cut before
+/// `CaptureFinished` with USER_DATA after it, events checked only by [`Event::classify`]).
 #[derive(Debug, Clone)]
 pub struct CaptureWriter {
     buf: Vec<u8>,

@@ -6,10 +6,6 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tracecap_orbit::{json, validate::validate, Capture, EventKind, Layout};
 
-fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("orbit")
-}
-
 fn file_path(corpus: &Path, name: &str) -> PathBuf {
     let g = corpus.join("generated").join(name);
     if g.exists() {
@@ -133,7 +129,9 @@ fn check_dump(data: &[u8], oracle: &Value, name: &str) {
 
 #[test]
 fn oracle_dumps_and_errors() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = tracecap_testkit::corpus("orbit") else {
+        return;
+    };
     let mut checked = 0;
     for (oname, oracle) in oracle_files(&corpus) {
         let fname = oracle["file"].as_str().unwrap().to_string();
@@ -186,7 +184,9 @@ fn oracle_dumps_and_errors() {
 
 #[test]
 fn index_files_agree() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = tracecap_testkit::corpus("orbit") else {
+        return;
+    };
     let mut checked = 0;
     for e in std::fs::read_dir(corpus.join("oracle")).unwrap() {
         let p = e.unwrap().path();
@@ -222,7 +222,9 @@ fn index_files_agree() {
 
 #[test]
 fn legacy_file_is_named() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = tracecap_testkit::corpus("orbit") else {
+        return;
+    };
     let data = std::fs::read(corpus.join("real/legacy_pre_orbt_OrbitTest_1-64.orbit")).unwrap();
     let e = Capture::parse(&data).unwrap_err();
     assert_eq!(e.kind, tracecap_orbit::ErrorKind::LegacyCapture);
@@ -231,8 +233,10 @@ fn legacy_file_is_named() {
 
 #[test]
 fn intern_tables_resolve_every_reference() {
-    let Some(corpus) = corpus() else { return };
-    use tracecap_orbit::intern::InternTables;
+    let Some(corpus) = tracecap_testkit::corpus("orbit") else {
+        return;
+    };
+    use tracecap_orbit::intern::{FixedInternTable, InternLookup, InternTable};
     use tracecap_orbit::views::EventView;
     for f in [
         "real/orbit181_test_capture.orbit",
@@ -240,11 +244,14 @@ fn intern_tables_resolve_every_reference() {
     ] {
         let data = std::fs::read(corpus.join(f)).unwrap();
         let capture = Capture::parse(&data).unwrap();
-        let mut tables = InternTables::new();
+        let mut tables = InternTable::new();
+        let mut fixed = FixedInternTable::<8192, 8192, 64>::new();
         let mut resolved = 0;
         for ev in capture.events() {
             let ev = ev.unwrap();
-            if tables.add(&ev).unwrap() {
+            let defined = tables.add(&ev).unwrap();
+            assert_eq!(fixed.add(&ev).unwrap(), defined, "{f}");
+            if defined {
                 continue;
             }
             match ev.view().unwrap() {
@@ -272,5 +279,35 @@ fn intern_tables_resolve_every_reference() {
         }
         assert!(resolved > 100, "{f}: {resolved}");
         assert!(tables.string_count() > 0 && tables.callstack_count() > 0);
+        assert_eq!(
+            (
+                fixed.string_count(),
+                fixed.callstack_count(),
+                fixed.redefinitions()
+            ),
+            (
+                tables.string_count(),
+                tables.callstack_count(),
+                tables.redefinitions()
+            ),
+            "{f}"
+        );
+        // A table that is too small says so at the definition that does not fit.
+        let mut small = FixedInternTable::<1, 1, 1>::new();
+        let full = capture
+            .events()
+            .map(|ev| small.add(&ev.unwrap()))
+            .find_map(Result::err)
+            .unwrap();
+        assert!(
+            matches!(
+                full.kind,
+                tracecap_orbit::ErrorKind::Shared(tracecap_orbit::SharedKind::TableFull {
+                    capacity: 1,
+                    ..
+                })
+            ),
+            "{f}: {full}"
+        );
     }
 }

@@ -209,3 +209,51 @@ fn rich_events_are_compared_deeply() {
         assert!(agree::check(&ev, &decoded).is_err(), "{:?}", ev.kind);
     }
 }
+
+/// `validate::canonical_size` against prost's re-encoding on messages that repeat fields: a
+/// singular message twice (merged), a scalar twice (the last wins), two oneof members (the last
+/// wins), packed and unpacked repeated values. (No unknown fields: the C++ runtime keeps them,
+/// prost drops them.)
+#[test]
+fn canonical_size_agrees_with_prost_on_repeated_fields() {
+    use prost::Message;
+    use tracecap_orbit::proto::orbit_grpc_protos::ClientCaptureEvent;
+    use tracecap_orbit::schema::ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT as DESC;
+    use tracecap_orbit::validate::canonical_size;
+    // CaptureStarted{process_id 1, capture_options{pid 5, instrumented_functions{id 1}}}.
+    let started_a = [0x08, 1, 0x2a, 8, 0x10, 5, 0x2a, 4, 0x18, 1, 0x2a, 0];
+    // CaptureStarted{process_id 2, capture_options{trace_gpu_driver, instrumented_functions{id 2}}}.
+    let started_b = [0x08, 2, 0x2a, 8, 0x30, 1, 0x2a, 4, 0x18, 2, 0x2a, 0];
+    // FunctionCall{pid 3, registers packed [1, 300], registers 7 unpacked, pid 0}.
+    let call = [0x08, 3, 0x42, 3, 1, 0xac, 0x02, 0x40, 7, 0x08, 0];
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    let field = |number: u8, payload: &[u8]| {
+        let mut v = Vec::new();
+        if number < 16 {
+            v.push(number << 3 | 2);
+        } else {
+            v.extend_from_slice(&[(number << 3 | 2) | 0x80, number >> 4]);
+        }
+        v.push(payload.len() as u8);
+        v.extend_from_slice(payload);
+        v
+    };
+    cases.push([field(24, &started_a), field(24, &started_b)].concat());
+    cases.push([field(2, &call), field(24, &started_a)].concat());
+    cases.push(
+        [
+            field(24, &started_a),
+            field(2, &call),
+            field(24, &started_b),
+        ]
+        .concat(),
+    );
+    cases.push([field(2, &call), field(2, &call)].concat());
+    for (i, bytes) in cases.iter().enumerate() {
+        let expected = ClientCaptureEvent::decode(&bytes[..])
+            .unwrap()
+            .encoded_len() as u64;
+        let size = canonical_size(&DESC, &[(bytes, 0)]).unwrap();
+        assert_eq!(size, expected, "case {i}");
+    }
+}

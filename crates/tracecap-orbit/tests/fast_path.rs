@@ -3,6 +3,7 @@
 //! `Events::next_raw` and classifies with `Event::classify`, and both walks must return the same
 //! events, the same error at the same offset and end at the same position. Checked on the
 //! corpus, its prefixes and mutations, and on generated sections full of near misses.
+//! `Events::try_for_each_event` is checked against iterating on the same inputs.
 
 use proptest::prelude::*;
 use tracecap_orbit::{Capture, Error, Event, EventKind};
@@ -50,21 +51,36 @@ fn reference<'a>(capture: &Capture<'a>) -> Walk<'a> {
     }
 }
 
+/// `Events::try_for_each_event`, which must give what iterating gives.
+fn closure_walk<'a>(capture: &Capture<'a>) -> Walk<'a> {
+    let mut events = capture.events();
+    let mut items = Vec::new();
+    if let Err(e) = events.try_for_each_event(|ev| {
+        items.push(Ok(ev));
+        Ok(())
+    }) {
+        items.push(Err(e));
+    }
+    Walk {
+        items,
+        position: events.position(),
+        finished: events.finished(),
+    }
+}
+
 fn same_walks(data: &[u8], what: &str) {
     if let Ok(capture) = Capture::parse(data) {
-        assert_eq!(iterated(&capture), reference(&capture), "{what}");
+        let iterated = iterated(&capture);
+        assert_eq!(iterated, reference(&capture), "{what}");
+        assert_eq!(closure_walk(&capture), iterated, "{what}: closure walk");
     }
 }
 
 const HEADER: &[u8; 24] = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
 
-fn corpus() -> Vec<(String, Vec<u8>)> {
-    tracecap_testkit::corpus_files("orbit", &["real", "generated"])
-}
-
 #[test]
 fn corpus_prefixes_and_mutations() {
-    let files = corpus();
+    let files = tracecap_testkit::corpus_files("orbit", &["real", "generated"]);
     let mut walked = 0usize;
     for (name, data) in &files {
         same_walks(data, name);

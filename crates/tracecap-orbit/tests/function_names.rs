@@ -4,7 +4,7 @@
 use tracecap_orbit::proto::orbit_grpc_protos as pb;
 use tracecap_orbit::views::EventView;
 use tracecap_orbit::write::CaptureWriter;
-use tracecap_orbit::{Capture, FunctionMap, FunctionNames, FunctionTable};
+use tracecap_orbit::{Capture, FixedFunctionTable, FunctionLookup, FunctionTable};
 
 fn event(e: pb::client_capture_event::Event) -> pb::ClientCaptureEvent {
     pb::ClientCaptureEvent { event: Some(e) }
@@ -45,8 +45,8 @@ fn names_of_a_written_capture() {
     let file = w.finish();
     let capture = Capture::parse(&file).unwrap();
 
-    let map = FunctionMap::from_capture(&capture).unwrap();
-    let table = FunctionTable::<8>::from_capture(&capture).unwrap();
+    let map = FunctionTable::from_capture(&capture).unwrap();
+    let table = FixedFunctionTable::<8>::from_capture(&capture).unwrap();
     assert_eq!(map.iter().collect::<Vec<_>>(), [(3, "work"), (7, "main")]);
     assert_eq!(table.iter().collect::<Vec<_>>(), [(3, "work"), (7, "main")]);
     let mut names = Vec::new();
@@ -64,10 +64,26 @@ fn names_of_a_written_capture() {
         ]
     );
 
-    // A table too small keeps the smallest ids it was given first and counts the rest.
-    let small = FunctionTable::<1>::from_capture(&capture).unwrap();
+    // A table too small keeps what it was given first and refuses the rest: `TableFull` at the
+    // function that does not fit.
+    let full = FixedFunctionTable::<1>::from_capture(&capture).unwrap_err();
+    assert!(
+        matches!(
+            full.kind,
+            tracecap_orbit::ErrorKind::Shared(tracecap_orbit::SharedKind::TableFull {
+                capacity: 1,
+                ..
+            })
+        ),
+        "{full}"
+    );
+    assert!(full.offset > 24, "{full}");
+    let mut small = FixedFunctionTable::<1>::new();
+    let options = tracecap_orbit::functions::capture_options(&capture)
+        .unwrap()
+        .unwrap();
+    assert!(small.add_options(&options).is_err());
     assert_eq!(small.iter().collect::<Vec<_>>(), [(7, "main")]);
-    assert_eq!(small.dropped(), 1);
 }
 
 #[test]
@@ -78,14 +94,13 @@ fn every_function_call_of_the_real_captures_has_a_name() {
         let Ok(capture) = Capture::parse(data) else {
             continue;
         };
-        let Ok(map) = FunctionMap::from_capture(&capture) else {
+        let Ok(map) = FunctionTable::from_capture(&capture) else {
             continue;
         };
         if map.is_empty() {
             continue;
         }
-        let table = FunctionTable::<4096>::from_capture(&capture).unwrap();
-        assert_eq!(table.dropped(), 0, "{name}");
+        let table = FixedFunctionTable::<4096>::from_capture(&capture).unwrap();
         assert!(map.iter().eq(table.iter()), "{name}");
         for e in capture.events() {
             let Ok(e) = e else { break };

@@ -1,11 +1,12 @@
 //! proptest round trips: prost model -> writer -> parser (views, JSON, validation) -> model,
-//! for every event kind; Orbit API names; USER_DATA rewriting in place.
+//! for every event kind; the capture model (`from_bytes(to_bytes(m)) == m`); Orbit API names;
+//! USER_DATA rewriting in place.
 
 use proptest::prelude::*;
 use prost::Message;
 use tracecap_orbit::proto::orbit_client_protos as cp;
 use tracecap_orbit::proto::orbit_grpc_protos::{self as pb, client_capture_event::Event as P};
-use tracecap_orbit::write::{write_user_data, CaptureWriter};
+use tracecap_orbit::write::{write_user_data, CaptureModel, CaptureWriter, WriteError};
 use tracecap_orbit::{agree, json, validate::validate, Capture, EventKind};
 
 /// Orbit's encoding of an API name into fixed64 chunks.
@@ -468,6 +469,69 @@ proptest! {
         prop_assert_eq!(got, ids);
         validate(&file).unwrap();
     }
+
+    #[test]
+    fn the_model_round_trips(
+        v in values(),
+        s in proptest::collection::vec(any::<u8>(), 0..40),
+        kinds in proptest::collection::vec(0usize..38, 0..20),
+        finished in any::<bool>(),
+        ids in proptest::option::of(proptest::collection::vec(any::<u64>(), 0..5)),
+    ) {
+        let mut events: Vec<Vec<u8>> =
+            kinds.iter().map(|&k| make(k, &v, &s, b"name").encode_to_vec()).collect();
+        if finished {
+            events.push(make(38, &v, &s, b"").encode_to_vec());
+        }
+        let user_data = ids.map(|ids| {
+            cp::UserDefinedCaptureInfo {
+                frame_tracks_info: Some(cp::FrameTracksInfo { frame_track_function_ids: ids }),
+            }
+            .encode_to_vec()
+        });
+        let model = CaptureModel { events, user_data };
+        match model.to_bytes() {
+            Ok(file) => {
+                prop_assert_eq!(CaptureModel::from_bytes(&file).unwrap(), model.clone());
+                if finished {
+                    validate(&file).unwrap();
+                }
+            }
+            Err(e) => {
+                prop_assert!(!finished && model.user_data.is_some());
+                prop_assert!(matches!(e, WriteError::UnfinishedUserData));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_model_refuses_what_it_cannot_write() {
+    let finished = vec![0xda, 0x01, 0];
+    let after = CaptureModel {
+        events: vec![finished.clone(), finished.clone()],
+        user_data: None,
+    };
+    assert!(matches!(
+        after.to_bytes(),
+        Err(WriteError::AfterFinished { index: 1 })
+    ));
+    let empty = CaptureModel {
+        events: vec![vec![0xff]],
+        user_data: None,
+    };
+    assert!(matches!(
+        empty.to_bytes(),
+        Err(WriteError::NotAnEvent { index: 0, .. })
+    ));
+    let big = CaptureModel {
+        events: vec![vec![0; (1 << 20) + 1]],
+        user_data: None,
+    };
+    assert!(matches!(
+        big.to_bytes(),
+        Err(WriteError::TooBig { index: 0, .. })
+    ));
 }
 
 #[test]

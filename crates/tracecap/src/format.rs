@@ -62,7 +62,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         return Some(Format::Wtf);
     }
     #[cfg(feature = "orbit")]
-    if tracecap_orbit::is_orbit(bytes) || tracecap_orbit::is_legacy(bytes) {
+    if tracecap_orbit::detect(bytes) {
         return Some(Format::Orbit);
     }
     // apitrace near the end: its brotli container has no magic, so this decodes a little.

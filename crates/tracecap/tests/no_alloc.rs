@@ -363,3 +363,109 @@ mod apitrace {
         );
     }
 }
+
+#[cfg(feature = "orbit")]
+mod orbit {
+    //! The tracecap crate's dev-dependencies do not turn on the Orbit writer, so the capture is
+    //! laid out here: the 24-byte header, then varint-length-prefixed `ClientCaptureEvent`s.
+
+    fn varint(out: &mut Vec<u8>, mut v: u64) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    /// A varint field, left out when zero (as protobuf writes it).
+    fn uint(out: &mut Vec<u8>, number: u64, v: u64) {
+        if v != 0 {
+            varint(out, number << 3);
+            varint(out, v);
+        }
+    }
+
+    /// A length-delimited field.
+    fn bytes(out: &mut Vec<u8>, number: u64, payload: &[u8]) {
+        varint(out, number << 3 | 2);
+        varint(out, payload.len() as u64);
+        out.extend_from_slice(payload);
+    }
+
+    /// A `ClientCaptureEvent` with the member `number` holding `message`, length-prefixed.
+    fn event(file: &mut Vec<u8>, number: u64, message: &[u8]) {
+        let mut ev = Vec::new();
+        bytes(&mut ev, number, message);
+        varint(file, ev.len() as u64);
+        file.extend_from_slice(&ev);
+    }
+
+    /// A capture of `n` calls on 4 threads: each call nests one inner call, then a scheduling
+    /// slice and an API scope around it; two instrumented functions and a thread name each.
+    fn capture(n: u64) -> Vec<u8> {
+        let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+        let mut options = Vec::new();
+        for (id, name) in [(1u64, "outer"), (2, "inner")] {
+            let mut f = Vec::new();
+            uint(&mut f, 3, id);
+            bytes(&mut f, 5, name.as_bytes());
+            bytes(&mut options, 5, &f);
+        }
+        let mut started = Vec::new();
+        uint(&mut started, 1, 100);
+        bytes(&mut started, 2, b"/usr/bin/demo");
+        bytes(&mut started, 5, &options);
+        event(&mut file, 24, &started);
+        for tid in 0..4u64 {
+            let mut t = Vec::new();
+            uint(&mut t, 1, 100);
+            uint(&mut t, 2, 200 + tid);
+            bytes(&mut t, 3, format!("worker {tid}").as_bytes());
+            event(&mut file, 22, &t);
+        }
+        for i in 0..n / 4 {
+            let tid = 200 + i % 4;
+            let t0 = 1_000 + 100 * i;
+            for (id, end, depth, duration) in [(2u64, t0 + 40, 1u64, 20u64), (1, t0 + 50, 0, 50)] {
+                let mut call = Vec::new();
+                uint(&mut call, 1, 100);
+                uint(&mut call, 2, tid);
+                uint(&mut call, 3, id);
+                uint(&mut call, 5, end);
+                uint(&mut call, 6, depth);
+                uint(&mut call, 9, duration);
+                event(&mut file, 2, &call);
+            }
+            let mut slice = Vec::new();
+            uint(&mut slice, 1, 100);
+            uint(&mut slice, 2, tid);
+            uint(&mut slice, 3, i % 2);
+            uint(&mut slice, 5, t0 + 60);
+            uint(&mut slice, 6, 60);
+            event(&mut file, 6, &slice);
+            let mut start = Vec::new();
+            uint(&mut start, 1, 100);
+            uint(&mut start, 2, tid);
+            uint(&mut start, 3, t0 + 1);
+            varint(&mut start, 4 << 3 | 1);
+            start.extend_from_slice(b"scope\0\0\0");
+            event(&mut file, 10, &start);
+            let mut stop = Vec::new();
+            uint(&mut stop, 1, 100);
+            uint(&mut stop, 2, tid);
+            uint(&mut stop, 3, t0 + 2);
+            event(&mut file, 11, &stop);
+        }
+        event(&mut file, 27, &[]);
+        file
+    }
+
+    #[test]
+    fn converting_more_calls_allocates_nothing_more() {
+        let small = capture(1_000);
+        if let Err(e) = tracecap::orbit::validate::validate(&small) {
+            panic!("{e}");
+        }
+        super::check("orbit", tracecap::Format::Orbit, &small, &capture(8_000));
+    }
+}

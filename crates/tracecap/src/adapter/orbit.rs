@@ -31,12 +31,13 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use tracecap_orbit::views::{AddressInfo, EventView, FunctionCall as CallView};
-use tracecap_orbit::{intern::InternTables, validate, Capture, Event as OrbitEvent, EventKind};
-use tracecap_orbit::{ApiName, FunctionMap, FunctionNames as _};
+use tracecap_orbit::{validate, Capture, Event as OrbitEvent, EventKind, InternLookup as _};
+use tracecap_orbit::{ApiName, FunctionLookup as _, FunctionTable, InternTable};
 
+use super::out::{Out, Written as R};
 use super::text::{push_lossy, text, NO_ARG};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, CounterValue, Event, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "orbit";
 /// At most this many frames of a sample become args.
@@ -72,10 +73,10 @@ const FRAME_NAMES: [&str; MAX_FRAMES] = [
 /// What pass 1 collects: everything events refer to by key (bounded by definitions).
 #[derive(Default)]
 struct Defs<'a> {
-    intern: InternTables<'a>,
+    intern: InternTable<'a>,
     addresses: BTreeMap<u64, AddressInfo<'a>>,
     thread_names: BTreeMap<u32, &'a [u8]>,
-    functions: FunctionMap<'a>,
+    functions: FunctionTable<'a>,
 }
 
 impl<'a> Defs<'a> {
@@ -120,32 +121,19 @@ impl<'a> Defs<'a> {
 }
 
 /// The sink with each track's latest time: every time written is clamped to not go back.
-struct Out<'s, S: Sink> {
-    sink: &'s mut S,
+struct Clamped<'s, S: Sink> {
+    out: Out<'s, S>,
     last: BTreeMap<TrackId, u64>,
-    next_track: u64,
 }
 
-type R<S> = Result<(), ConvertError<<S as Sink>::Error>>;
-
-impl<S: Sink> Out<'_, S> {
-    fn new_track(
+impl<S: Sink> Clamped<'_, S> {
+    fn track(
         &mut self,
         parent: Option<TrackId>,
         kind: TrackKind,
         name: &str,
     ) -> Result<TrackId, ConvertError<S::Error>> {
-        self.next_track += 1;
-        let id = TrackId(self.next_track);
-        self.sink
-            .track(&Track {
-                id,
-                parent,
-                kind,
-                name,
-            })
-            .map_err(ConvertError::Sink)?;
-        Ok(id)
+        self.out.track(parent, kind, name)
     }
 
     fn clamp(&mut self, track: TrackId, ts: u64) -> u64 {
@@ -157,21 +145,12 @@ impl<S: Sink> Out<'_, S> {
 
     fn begin(&mut self, track: TrackId, ts: u64, name: &str, args: &[Arg<'_>]) -> R<S> {
         let ts = self.clamp(track, ts);
-        self.sink
-            .begin(&Event {
-                track,
-                ts,
-                name,
-                category: CATEGORY,
-                args,
-                flows: &[],
-            })
-            .map_err(ConvertError::Sink)
+        self.out.begin(&event(track, ts, name, args))
     }
 
     fn end(&mut self, track: TrackId, ts: u64) -> R<S> {
         let ts = self.clamp(track, ts);
-        self.sink.end(track, ts).map_err(ConvertError::Sink)
+        self.out.end(track, ts)
     }
 
     fn complete(
@@ -184,39 +163,28 @@ impl<S: Sink> Out<'_, S> {
     ) -> R<S> {
         let ts = self.clamp(track, start);
         let end = self.clamp(track, end);
-        self.sink
-            .complete(
-                &Event {
-                    track,
-                    ts,
-                    name,
-                    category: CATEGORY,
-                    args,
-                    flows: &[],
-                },
-                end - ts,
-            )
-            .map_err(ConvertError::Sink)
+        self.out.complete(&event(track, ts, name, args), end - ts)
     }
 
     fn instant(&mut self, track: TrackId, ts: u64, name: &str, args: &[Arg<'_>]) -> R<S> {
-        self.sink
-            .instant(&Event {
-                track,
-                ts,
-                name,
-                category: CATEGORY,
-                args,
-                flows: &[],
-            })
-            .map_err(ConvertError::Sink)
+        self.out.instant(&event(track, ts, name, args))
     }
 
     fn counter(&mut self, track: TrackId, ts: u64, value: CounterValue) -> R<S> {
         let ts = self.clamp(track, ts);
-        self.sink
-            .counter(track, ts, value)
-            .map_err(ConvertError::Sink)
+        self.out.counter(track, ts, value)
+    }
+}
+
+/// An event of the Orbit category.
+fn event<'e>(track: TrackId, ts: u64, name: &'e str, args: &'e [Arg<'e>]) -> Event<'e> {
+    Event {
+        track,
+        ts,
+        name,
+        category: CATEGORY,
+        args,
+        flows: &[],
     }
 }
 
@@ -248,7 +216,7 @@ struct Process {
 }
 
 struct State<'a, 's, S: Sink> {
-    out: Out<'s, S>,
+    out: Clamped<'s, S>,
     defs: Defs<'a>,
     main_pid: Option<u32>,
     processes: BTreeMap<u32, Process>,
@@ -289,10 +257,9 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         fault = validate::check_end(&capture, &events).err();
     }
     let mut st = State {
-        out: Out {
-            sink,
+        out: Clamped {
+            out: Out::new(sink, 1),
             last: BTreeMap::new(),
-            next_track: 0,
         },
         defs,
         main_pid: None,
@@ -317,12 +284,12 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
             }
         };
         if n % 65536 == 0 {
-            st.out.sink.progress(offset, total);
+            st.out.out.progress(offset, total);
         }
         st.event(&view)?;
     }
     st.finish()?;
-    st.out.sink.progress(total, total);
+    st.out.out.progress(total, total);
     match fault {
         Some(e) => Err(e.into()),
         None => Ok(()),
@@ -368,7 +335,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
         if !self.processes.contains_key(&pid) {
             self.label.clear();
             let _ = write!(self.label, "process {pid}");
-            let track = self.out.new_track(
+            let track = self.out.track(
                 None,
                 TrackKind::Process {
                     pid: u64::from(pid),
@@ -407,7 +374,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 Some(n) => String::from_utf8_lossy(n).into_owned(),
                 None => alloc::format!("thread {tid}"),
             };
-            let track = self.out.new_track(
+            let track = self.out.track(
                 Some(process),
                 TrackKind::Thread {
                     pid: u64::from(pid),
@@ -449,7 +416,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
             None => alloc::format!("thread {tid}"),
         };
         name.push_str(if state { " state" } else { " API scopes" });
-        let id = self.out.new_track(Some(parent), TrackKind::Slices, &name)?;
+        let id = self.out.track(Some(parent), TrackKind::Slices, &name)?;
         if let Some(t) = self.threads.get_mut(&tid) {
             if state {
                 t.state = Some(id);
@@ -469,7 +436,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
         if let Some(&id) = self.global.get(name) {
             return Ok(id);
         }
-        let id = self.out.new_track(parent, kind, name)?;
+        let id = self.out.track(parent, kind, name)?;
         self.global.insert(name, id);
         Ok(id)
     }
@@ -518,7 +485,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
         let label = alloc::format!("{base} (pid {})", c.process_id);
         let track = match self.processes.get(&c.process_id) {
             Some(p) => p.track,
-            None => self.out.new_track(
+            None => self.out.track(
                 None,
                 TrackKind::Process {
                     pid: u64::from(c.process_id),
@@ -595,9 +562,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                     None => {
                         let n = p.lanes.len();
                         let label = alloc::format!("async scopes {ppid}.{n}");
-                        let id = self
-                            .out
-                            .new_track(Some(parent), TrackKind::Slices, &label)?;
+                        let id = self.out.track(Some(parent), TrackKind::Slices, &label)?;
                         let p = self.process(pid)?;
                         p.lanes.push((id, None));
                         n
@@ -685,7 +650,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                     Some(&t) => t,
                     None => {
                         let label = alloc::format!("CPU {}", s.core);
-                        let t = self.out.new_track(None, TrackKind::Slices, &label)?;
+                        let t = self.out.track(None, TrackKind::Slices, &label)?;
                         self.cpus.insert(s.core, t);
                         t
                     }
@@ -751,7 +716,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                         if j.depth != 0 {
                             let _ = write!(label, " ({})", j.depth);
                         }
-                        let t = self.out.new_track(None, TrackKind::Slices, &label)?;
+                        let t = self.out.track(None, TrackKind::Slices, &label)?;
                         self.gpu.insert(key, t);
                         t
                     }
@@ -903,9 +868,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
             Some(&t) => t,
             None => {
                 let label = String::from_utf8_lossy(&self.name).into_owned();
-                let t = self
-                    .out
-                    .new_track(Some(parent), TrackKind::Counter, &label)?;
+                let t = self.out.track(Some(parent), TrackKind::Counter, &label)?;
                 if let Some(p) = self.processes.get_mut(&pid) {
                     p.counters.insert(self.name.clone(), t);
                 }
