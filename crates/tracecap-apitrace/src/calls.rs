@@ -92,6 +92,7 @@ impl<'a> Calls<'a> {
         }
     }
 
+    #[inline]
     fn keep_args(&mut self, mut v: Vec<Option<Value<'a>>>) {
         v.clear();
         if self.pool.len() < 64 {
