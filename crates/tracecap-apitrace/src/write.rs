@@ -517,7 +517,7 @@ pub enum ModelEvent {
 ///
 /// [`CaptureModel::to_bytes`] writes the event stream (each signature defined at its first use);
 /// to make a `.trace` file, wrap it in a container with [`wrap`] (or [`snappy`], [`gzip`],
-/// [`brotli`], [`zstd`]). [`CaptureModel::from_bytes`] reads a decompressed stream back (for a
+/// [`brotli()`], [`zstd`]). [`CaptureModel::from_bytes`] reads a decompressed stream back (for a
 /// file, [`decompress`](crate::decompress) it first). Reading gives the normal form that
 /// `from_bytes(&m.to_bytes()) == m` holds for: every signature in the maps is used by an event,
 /// a non-negative `SInt` is read back as `UInt` (one tag for both), and before version 3 an enum
