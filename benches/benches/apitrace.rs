@@ -23,14 +23,14 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tracecap_apitrace::dump::dump_text;
 use tracecap_apitrace::write::snappy;
 use tracecap_apitrace::{
-    read_ahead, ByteSource, ChunkedReader, ContainerSource, Detail, FixedTable, SigTable,
-    SnappyChunks, Table, Trace,
+    read_ahead, ByteSource, ChunkedReader, ContainerSource, Detail, FixedSigTable, SigLookup,
+    SigTable, SnappyChunks, Stream,
 };
 
 /// Every event, detail and (nested) value, each event read once (`Events::next_parsed`).
-fn walk<T: Table>(stream: &[u8], table: T) -> u64 {
-    let trace = Trace::new(stream).unwrap();
-    let mut events = trace.events(table);
+fn walk<T: SigLookup>(stream: &[u8], table: T) -> u64 {
+    let trace = Stream::parse(stream).unwrap();
+    let mut events = trace.events_with(table);
     let mut n = 0u64;
     while let Some(ev) = events.next_parsed() {
         n += visit_parsed(&ev.unwrap());
@@ -39,9 +39,9 @@ fn walk<T: Table>(stream: &[u8], table: T) -> u64 {
 }
 
 /// The same through the event iterator, whose details are read again after validation.
-fn walk_two_pass<T: Table>(stream: &[u8], table: T) -> u64 {
-    let trace = Trace::new(stream).unwrap();
-    let mut events = trace.events(table);
+fn walk_two_pass<T: SigLookup>(stream: &[u8], table: T) -> u64 {
+    let trace = Stream::parse(stream).unwrap();
+    let mut events = trace.events_with(table);
     let mut n = 0u64;
     while let Some(ev) = events.next() {
         let ev = ev.unwrap();
@@ -104,10 +104,10 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.bench_function("decompress_parse_fixed_table", |b| {
-        let mut table: Box<FixedTable<1024>> = Box::default();
+        let mut table: Box<FixedSigTable<1024>> = Box::default();
         b.iter(|| {
             decompress_into(black_box(&file), &mut buf);
-            *table = FixedTable::new();
+            *table = FixedSigTable::new();
             black_box(walk(&buf, &mut *table))
         })
     });

@@ -21,13 +21,13 @@ use std::process::ExitCode;
 
 use tracecap_apitrace::{
     decompress, read_ahead, ByteSource, Calls, ChunkedReader, ContainerSource, Detail, SigTable,
-    Trace,
+    Stream,
 };
 
 fn walk(file: &[u8]) -> Result<(u64, u64), tracecap_apitrace::Error> {
     let stream = decompress(file)?;
-    let trace = Trace::new(&stream.data)?;
-    let mut events = trace.events(SigTable::new());
+    let trace = Stream::parse(&stream.data)?;
+    let mut events = trace.events();
     let mut calls = Calls::new();
     let (mut n_calls, mut n_values) = (0u64, 0u64);
     while let Some(ev) = events.next() {
@@ -53,8 +53,8 @@ fn walk_events(file: &[u8], two_pass: bool) -> Result<(u64, u64), tracecap_apitr
         return walk_events_two_pass(file);
     }
     let stream = decompress(file)?;
-    let trace = Trace::new(&stream.data)?;
-    let mut events = trace.events(SigTable::new());
+    let trace = Stream::parse(&stream.data)?;
+    let mut events = trace.events();
     let (mut n_events, mut n_values) = (0u64, 0u64);
     while let Some(ev) = events.next_parsed() {
         n_values += visit_parsed(&ev?);
@@ -86,8 +86,8 @@ fn walk_chunked(file: &[u8], ahead: bool) -> Result<(u64, u64), tracecap_apitrac
 
 fn walk_events_two_pass(file: &[u8]) -> Result<(u64, u64), tracecap_apitrace::Error> {
     let stream = decompress(file)?;
-    let trace = Trace::new(&stream.data)?;
-    let mut events = trace.events(SigTable::new());
+    let trace = Stream::parse(&stream.data)?;
+    let mut events = trace.events();
     let (mut n_events, mut n_values) = (0u64, 0u64);
     while let Some(ev) = events.next() {
         let ev = ev?;

@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use tracecap_apitrace::dump::{dump_text, event_text, Dumper};
 use tracecap_apitrace::{
-    decompress_limited, ChunkedReader, ErrorKind, Parsed, SigTable, SliceSource, Space, Trace,
+    decompress_limited, ChunkedReader, ErrorKind, Parsed, SigTable, SliceSource, Space, Stream,
 };
 
 /// An event and its details as debug text.
@@ -21,11 +21,11 @@ fn parsed_text(p: Parsed<'_, '_, SigTable>) -> Vec<String> {
 /// Every event and detail, read in two passes from the whole stream, in one pass from the
 /// whole stream, and in one pass through the chunked reader: all three must agree.
 fn one_pass_agrees(stream: &[u8], sizes: &[usize]) {
-    let Ok(trace) = Trace::new(stream) else {
+    let Ok(trace) = Stream::parse(stream) else {
         return;
     };
     let (mut two, mut one, mut chunked) = (Vec::new(), Vec::new(), Vec::new());
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     while let Some(ev) = events.next() {
         match ev {
             Ok(ev) => {
@@ -35,7 +35,7 @@ fn one_pass_agrees(stream: &[u8], sizes: &[usize]) {
             Err(e) => two.push(e.to_string()),
         }
     }
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     while let Some(p) = events.next_parsed() {
         match p {
             Ok(p) => one.extend(parsed_text(p)),
@@ -70,12 +70,12 @@ fn one_pass_agrees(stream: &[u8], sizes: &[usize]) {
 
 fn whole(stream: &[u8]) -> (Vec<u8>, Option<String>) {
     let mut out = Vec::new();
-    let trace = match Trace::new(stream) {
+    let trace = match Stream::parse(stream) {
         Ok(t) => t,
         Err(e) => return (out, Some(e.to_string())),
     };
     let mut d = Dumper::new();
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     while let Some(ev) = events.next() {
         match ev {
             Ok(ev) => {
@@ -112,11 +112,11 @@ fn chunked(stream: &[u8], sizes: &[usize]) -> (Vec<u8>, Option<String>) {
 
 /// The events of a decompressed stream up to its first fault, as (offset, debug text).
 fn events_of(stream: &[u8]) -> Vec<(u64, String)> {
-    let Ok(trace) = Trace::new(stream) else {
+    let Ok(trace) = Stream::parse(stream) else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     while let Some(Ok(ev)) = events.next() {
         out.push((ev.offset, format!("{ev:?} {:?}", ev.details().raw())));
     }
@@ -177,7 +177,7 @@ fuzz_target!(|data: &[u8]| {
                 check_prefix(rest, &events_of(&d.data), d.fault);
             }
         }
-        let _ = tracecap_apitrace::is_apitrace(rest);
+        let _ = tracecap_apitrace::detect(rest);
     } else {
         // A stream; chunk sizes from the mode byte's other bits.
         let sizes = [1 + (mode as usize >> 1), 1, 3 + (mode as usize >> 3), 64];

@@ -4,13 +4,13 @@
 //! value visit both walks do.
 
 use tracecap_apitrace::write::{WDetail, WValue, Writer};
-use tracecap_apitrace::{Detail, Parsed, Table, Value};
+use tracecap_apitrace::{Detail, Parsed, SigLookup, Value};
 
 /// Visits a value and everything nested in it (floats touched); returns a count to keep the work.
 /// Scalars are matched in line (a real consumer's `match` would be); only nested values take the
 /// (recursive, so never inlined) call.
 #[inline(always)]
-pub fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
+pub fn visit<T: SigLookup>(v: &Value<'_>, t: &T) -> u64 {
     match v {
         Value::Array(_) | Value::Struct(_) | Value::Repr(_) => visit_nested(v, t),
         Value::Float(f) => u64::from(f.to_bits() & 1),
@@ -19,7 +19,7 @@ pub fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
 }
 
 /// [`visit`] of an array, a struct or a repr.
-fn visit_nested<T: Table>(v: &Value<'_>, t: &T) -> u64 {
+fn visit_nested<T: SigLookup>(v: &Value<'_>, t: &T) -> u64 {
     match v {
         Value::Array(a) => {
             a.iter(t)
@@ -40,7 +40,7 @@ fn visit_nested<T: Table>(v: &Value<'_>, t: &T) -> u64 {
 
 /// Visits every detail of an event read in one pass: in place when the reader kept them all.
 #[inline(always)]
-pub fn visit_parsed<T: Table>(ev: &Parsed<'_, '_, T>) -> u64 {
+pub fn visit_parsed<T: SigLookup>(ev: &Parsed<'_, '_, T>) -> u64 {
     let mut n = 0;
     if let Some(kept) = ev.kept() {
         for d in kept {

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use crate::error::{Error, ErrorKind};
 use crate::event::{Backtrace, Detail, Event, EventKind};
-use crate::sig::{SigKind, Table};
+use crate::sig::{SigKind, SigLookup};
 use crate::value::Value;
 
 /// How far past its signature's argument count an argument index may go (upstream would index
@@ -92,6 +92,7 @@ impl<'a> Calls<'a> {
         }
     }
 
+    #[inline]
     fn keep_args(&mut self, mut v: Vec<Option<Value<'a>>>) {
         v.clear();
         if self.pool.len() < 64 {
@@ -144,7 +145,7 @@ impl<'a> Calls<'a> {
     /// (give it back with [`Calls::recycle`] to reuse its storage); [`Calls::feed`] lends it
     /// instead, without copying it.
     #[inline]
-    pub fn push<T: Table + ?Sized>(
+    pub fn push<T: SigLookup + ?Sized>(
         &mut self,
         ev: &Event<'a>,
         table: &T,
@@ -159,7 +160,7 @@ impl<'a> Calls<'a> {
     /// Feeds one event (parsed with `table`). Returns the call a LEAVE completes, lent until
     /// the next call of a `Calls` method (which reuses its storage).
     #[inline]
-    pub fn feed<T: Table + ?Sized>(
+    pub fn feed<T: SigLookup + ?Sized>(
         &mut self,
         ev: &Event<'a>,
         table: &T,
@@ -204,7 +205,7 @@ impl<'a> Calls<'a> {
 
     /// Applies `ev`'s details to the last call of `small`; on error the call is dropped.
     #[inline]
-    fn apply_last<T: Table + ?Sized>(
+    fn apply_last<T: SigLookup + ?Sized>(
         &mut self,
         ev: &Event<'a>,
         table: &T,
@@ -236,7 +237,7 @@ impl<'a> Calls<'a> {
 }
 
 #[inline]
-fn apply<'a, T: Table + ?Sized>(
+fn apply<'a, T: SigLookup + ?Sized>(
     call: &mut Call<'a>,
     ev: &Event<'a>,
     table: &T,

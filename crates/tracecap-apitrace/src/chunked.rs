@@ -11,8 +11,8 @@ use crate::event::{DetailBuf, Event, EventKind, State};
 use crate::header::Header;
 use crate::parsed::{read_kept, Parsed};
 use crate::read::next_event;
-use crate::sig::Table;
-use crate::source::{ByteSource, ContainerSource};
+use crate::sig::SigLookup;
+use crate::source::ByteSource;
 use crate::table::SigTable;
 use crate::value::version_byte;
 
@@ -64,7 +64,16 @@ impl Parts {
 /// Parses a stream from a [`ByteSource`] through a window that holds the unparsed tail of the
 /// previous piece plus the next piece. Signatures live in the (owned) table, so events may
 /// straddle pieces freely. Memory is bounded by the largest event plus one piece; a single event
-/// larger than the window limit is an error.
+/// larger than the window limit is an error. [`Capture::events`](crate::Capture::events) makes
+/// one over a file's container.
+///
+/// Why it is no [`Iterator`]: an event borrows its details from the window, and the next read
+/// moves or refills the window, so an event lives only until the next call. An `Iterator`'s items
+/// must outlive the next `next()`, so the reader is a *lending* one: [`ChunkedReader::next_event`]
+/// in a `while let` loop, or [`ChunkedReader::try_for_each_event`] (and the one-pass
+/// [`ChunkedReader::try_for_each_parsed`]) with a closure. To keep events past the next read,
+/// read the whole stream with [`decompress`](crate::decompress) and walk it as a
+/// [`Stream`](crate::Stream), whose [`Events`](crate::Events) is an `Iterator`.
 pub struct ChunkedReader<S, T = SigTable> {
     src: S,
     window: Vec<u8>,
@@ -83,17 +92,7 @@ pub struct ChunkedReader<S, T = SigTable> {
 /// Default largest window (one event may not be larger than this).
 pub const DEFAULT_WINDOW_LIMIT: usize = 256 << 20;
 
-impl<'f> ChunkedReader<ContainerSource<'f>, SigTable> {
-    /// A reader over the file bytes `file` (any container).
-    pub fn open(file: &'f [u8]) -> Result<Self, Error> {
-        Ok(ChunkedReader::new(
-            ContainerSource::new(file)?,
-            SigTable::new(),
-        ))
-    }
-}
-
-impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
+impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
     /// A reader pulling pieces from `src`, defining signatures into `table`.
     pub fn new(src: S, table: T) -> Self {
         ChunkedReader {
@@ -126,6 +125,11 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
     /// The signature table.
     pub fn table(&self) -> &T {
         &self.table
+    }
+
+    /// Gives the table back.
+    pub fn into_table(self) -> T {
+        self.table
     }
 
     /// The window's current capacity (for memory checks).
@@ -233,6 +237,20 @@ impl<S: ByteSource, T: Table> ChunkedReader<S, T> {
             Err(e) => return Some(Err(e)),
         };
         Some(Ok((self.event_at(&parts), &self.table)))
+    }
+
+    /// Gives every remaining event to `f`, in stream order; stops at the first error (the
+    /// stream's, or one `f` returns) and returns it. The same events as
+    /// [`ChunkedReader::next_event`] in a loop.
+    #[inline]
+    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Event<'_>) -> Result<(), Error>,
+    {
+        while let Some(next) = self.next_event() {
+            f(next?.0)?;
+        }
+        Ok(())
     }
 
     /// The next event read in one pass (see [`Parsed`]), handed to `f`; `None` at the end.

@@ -172,7 +172,7 @@ impl ByteSource for Tee<'_> {
 /// with a valid stream header (and an event byte). When nothing decompresses (a file cut inside
 /// its first chunk or block), the container header decides; for brotli, the whole file (at
 /// least 256 bytes) must also be a valid start of a brotli stream (cut short, not damaged).
-pub fn is_apitrace(file: &[u8]) -> bool {
+pub fn detect(file: &[u8]) -> bool {
     let Ok(container) = Container::detect(file) else {
         return false;
     };
@@ -209,7 +209,7 @@ pub fn is_apitrace(file: &[u8]) -> bool {
     }
 }
 
-/// The checks of [`is_apitrace`] on the container header (the magic is already known).
+/// The checks of [`detect`] on the container header (the magic is already known).
 fn container_signature(file: &[u8], container: Container) -> bool {
     match container {
         Container::Snappy => {

@@ -674,11 +674,11 @@ fn cstr(s: &[u8]) -> &[u8] {
 /// the calls still open are printed as incomplete (as apitrace does at the end of a file), then
 /// the error is returned.
 pub fn dump_text(stream: &[u8], mut sink: impl FnMut(&[u8])) -> Result<(), Error> {
-    let trace = crate::trace::Trace::new(stream)?;
+    let trace = crate::stream::Stream::parse(stream)?;
     let mut out = Vec::with_capacity(1 << 17);
     let mut d = Dumper::new();
     d.properties(&mut out, trace.header().properties());
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     let mut calls = crate::calls::Calls::new();
     let mut fault = None;
     while let Some(ev) = events.next() {

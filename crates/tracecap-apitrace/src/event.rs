@@ -5,7 +5,7 @@
 
 use crate::cursor::{Cur, Span};
 use crate::error::{Error, ErrorKind};
-use crate::sig::{SigKind, Table};
+use crate::sig::{SigKind, SigLookup};
 use crate::value::{parse_value, skip_value, version_byte, Define, Lookup, Resolve, Value};
 
 /// Whether an event starts or ends a call.
@@ -84,7 +84,7 @@ impl<'a> Details<'a> {
 
     /// Walks the details.
     #[inline]
-    pub fn iter<'t, T: Table + ?Sized>(&self, table: &'t T) -> DetailIter<'a, 't, T> {
+    pub fn iter<'t, T: SigLookup + ?Sized>(&self, table: &'t T) -> DetailIter<'a, 't, T> {
         DetailIter {
             body: self.body.cur(),
             version: self.version,
@@ -194,7 +194,7 @@ impl<'a> Backtrace<'a> {
         self.count == 0
     }
     /// The frame ids, innermost first.
-    pub fn frames<'t, T: Table + ?Sized>(&self, table: &'t T) -> Frames<'a, 't, T> {
+    pub fn frames<'t, T: SigLookup + ?Sized>(&self, table: &'t T) -> Frames<'a, 't, T> {
         Frames {
             count: self.count,
             body: self.body.cur(),
@@ -210,7 +210,7 @@ pub struct Frames<'a, 't, T: ?Sized> {
     table: &'t T,
 }
 
-impl<T: Table + ?Sized> Iterator for Frames<'_, '_, T> {
+impl<T: SigLookup + ?Sized> Iterator for Frames<'_, '_, T> {
     type Item = Result<u64, Error>;
     fn next(&mut self) -> Option<Self::Item> {
         if self.count == 0 {
@@ -319,7 +319,7 @@ impl State {
 
 /// [`next_event`](crate::read::next_event) for every event: signature definitions, errors, rare shapes.
 #[inline(never)]
-pub(crate) fn next_event_slow<'a, T: Table + ?Sized>(
+pub(crate) fn next_event_slow<'a, T: SigLookup + ?Sized>(
     r: &mut Cur<'a>,
     state: &mut State,
     table: &mut T,

@@ -14,7 +14,7 @@
 
 use crate::cursor::{Cur, Span};
 use crate::event::{Backtrace, Detail, DetailBuf, EventKind, State};
-use crate::sig::{SigInfo, SigKind, Table};
+use crate::sig::{SigInfo, SigKind, SigLookup};
 use crate::value::{Array, Repr, Struct, Value, WStr, MAX_DEPTH};
 
 /// A well-formed `uint` (no overlong encoding, at most 64 bits).
@@ -100,7 +100,7 @@ fn sint(c: &mut Cur<'_>) -> Option<i64> {
 
 /// A signature id defined earlier in the stream (`None` if it is undefined, or defined here).
 #[inline(always)]
-fn sig<T: Table + ?Sized>(c: &mut Cur<'_>, t: &T, kind: SigKind) -> Option<(u64, SigInfo)> {
+fn sig<T: SigLookup + ?Sized>(c: &mut Cur<'_>, t: &T, kind: SigKind) -> Option<(u64, SigInfo)> {
     let at = c.offset();
     let id = uint(c)?;
     let info = t.get(kind, id)?;
@@ -109,7 +109,7 @@ fn sig<T: Table + ?Sized>(c: &mut Cur<'_>, t: &T, kind: SigKind) -> Option<(u64,
 
 /// Skips one value.
 #[inline(always)]
-pub(crate) fn skip_value<T: Table + ?Sized>(
+pub(crate) fn skip_value<T: SigLookup + ?Sized>(
     c: &mut Cur<'_>,
     t: &T,
     version: u64,
@@ -129,7 +129,7 @@ pub(crate) fn skip_value<T: Table + ?Sized>(
 
 /// [`skip_value`] past the tag byte, for everything but the fixed-size scalars.
 #[inline(never)]
-fn skip_other<'a, T: Table + ?Sized>(
+fn skip_other<'a, T: SigLookup + ?Sized>(
     tag: u8,
     mut cur: Cur<'a>,
     t: &T,
@@ -178,7 +178,7 @@ fn skip_other<'a, T: Table + ?Sized>(
 
 /// Skips the `n` values inside a compound value at `depth`.
 #[inline]
-fn skip_values<T: Table + ?Sized>(
+fn skip_values<T: SigLookup + ?Sized>(
     c: &mut Cur<'_>,
     t: &T,
     version: u64,
@@ -211,7 +211,7 @@ pub(crate) struct Head<'a> {
 /// Reads the event byte and what follows it up to the details: kind, call number, thread and
 /// function signature.
 #[inline(always)]
-fn head<'a, T: Table + ?Sized>(c: &mut Cur<'a>, state: &State, t: &T) -> Option<Head<'a>> {
+fn head<'a, T: SigLookup + ?Sized>(c: &mut Cur<'a>, state: &State, t: &T) -> Option<Head<'a>> {
     let (kind, call_no, thread, sig) = match byte(c)? {
         0 => {
             let thread = if state.version >= 4 { uint(c)? } else { 0 };
@@ -233,7 +233,7 @@ fn head<'a, T: Table + ?Sized>(c: &mut Cur<'a>, state: &State, t: &T) -> Option<
 
 /// Reads past one whole event (its 0x00 terminator included) at `c`.
 #[inline(always)]
-pub(crate) fn event<'a, T: Table + ?Sized>(
+pub(crate) fn event<'a, T: SigLookup + ?Sized>(
     c: &mut Cur<'a>,
     state: &State,
     t: &T,
@@ -259,7 +259,7 @@ pub(crate) fn event<'a, T: Table + ?Sized>(
 
 /// [`event`], keeping the details it reads in `buf` (see [`crate::Parsed`]).
 #[inline(always)]
-pub(crate) fn event_parsed<'a, T: Table + ?Sized>(
+pub(crate) fn event_parsed<'a, T: SigLookup + ?Sized>(
     c: &mut Cur<'a>,
     state: &State,
     t: &T,
@@ -345,7 +345,7 @@ fn small_detail(rest: &mut &[u8]) -> Small {
 /// and copying it into the buffer costs a dozen moves a detail through the stack, and the
 /// consumer's reads of the slot right after then stall on mismatched store sizes.
 #[inline(always)]
-fn detail_into<'a, T: Table + ?Sized>(
+fn detail_into<'a, T: SigLookup + ?Sized>(
     d: u8,
     c: &mut Cur<'a>,
     t: &T,
@@ -376,7 +376,7 @@ fn detail_into<'a, T: Table + ?Sized>(
 /// Reads one validated value into `slot`, as what `wrap` makes of it (a detail, or the value
 /// itself for [`value`]).
 #[inline(always)]
-fn value_into<'a, T: Table + ?Sized, S>(
+fn value_into<'a, T: SigLookup + ?Sized, S>(
     c: &mut Cur<'a>,
     t: &T,
     version: u8,
@@ -404,7 +404,7 @@ fn value_into<'a, T: Table + ?Sized, S>(
 /// Skips a detail other than an argument (out of line, so that the loop over an event's
 /// details stays two tests).
 #[inline(never)]
-fn skip_other_detail<'a, T: Table + ?Sized>(
+fn skip_other_detail<'a, T: SigLookup + ?Sized>(
     d: u8,
     mut c: Cur<'a>,
     t: &T,
@@ -424,7 +424,7 @@ fn skip_other_detail<'a, T: Table + ?Sized>(
 /// Reads one value that has been validated already (a detail of an event the event parser
 /// accepted, or an element of a compound value).
 #[inline(always)]
-pub(crate) fn value<'a, T: Table + ?Sized>(
+pub(crate) fn value<'a, T: SigLookup + ?Sized>(
     c: &mut Cur<'a>,
     t: &T,
     version: u8,
@@ -436,7 +436,7 @@ pub(crate) fn value<'a, T: Table + ?Sized>(
 
 /// [`value`] past the tag byte, for everything but the fixed-size scalars.
 #[inline(never)]
-fn other_value<'a, T: Table + ?Sized>(
+fn other_value<'a, T: SigLookup + ?Sized>(
     tag: u8,
     mut cur: Cur<'a>,
     t: &T,
@@ -515,7 +515,7 @@ fn other_value<'a, T: Table + ?Sized>(
 
 /// Reads one detail of an accepted event (not the terminator).
 #[inline(always)]
-pub(crate) fn detail<'a, T: Table + ?Sized>(
+pub(crate) fn detail<'a, T: SigLookup + ?Sized>(
     c: &mut Cur<'a>,
     t: &T,
     version: u8,
@@ -528,7 +528,7 @@ pub(crate) fn detail<'a, T: Table + ?Sized>(
 
 /// A backtrace: its frame ids.
 #[inline(never)]
-fn backtrace<'a, T: Table + ?Sized>(mut c: Cur<'a>, t: &T) -> Option<(Backtrace<'a>, Cur<'a>)> {
+fn backtrace<'a, T: SigLookup + ?Sized>(mut c: Cur<'a>, t: &T) -> Option<(Backtrace<'a>, Cur<'a>)> {
     let count = uint(&mut c)?;
     let start = c.pos;
     let mut i = 0;

@@ -3,27 +3,68 @@
 //! An apitrace file is a compressed *container* (snappy chunks, gzip, brotli or zstd) around
 //! one *event stream*: a header, then ENTER and LEAVE events whose arguments are tagged values.
 //! Function, struct, enum, bitmask and backtrace-frame signatures are defined inline at their
-//! first use, so the parser keeps a signature [`Table`]: [`SigTable`] (feature `alloc`, keeps
-//! names) or the allocation-free [`FixedTable`].
+//! first use, so the parser keeps a signature table behind the [`SigLookup`] trait:
+//! [`SigTable`] (feature `alloc`, the default: keeps names) or the allocation-free
+//! [`FixedSigTable`]. A reader takes its table by value and gives it back (`into_table`); pass
+//! `&mut table` to keep it.
+//!
+//! Two entry points:
+//!
+//! - [`Capture::parse`] (feature `std`): a whole file. It detects the container and reads the
+//!   header; [`Capture::events`] decompresses piece by piece through a bounded window, so a
+//!   trace of any size is read in constant memory. Its reader lends each event until the next
+//!   read, so it is walked with `next_event()` or `try_for_each_event` (see [`ChunkedReader`]).
+//! - [`Stream::parse`] (no allocation, `no_std`): an event stream already decompressed (by
+//!   [`decompress`], feature `std`, or by the caller). [`Stream::events`] is an [`Iterator`]
+//!   ([`Events`]) of events borrowed from the stream.
+//!
+//! [`detect`] says whether bytes look like an apitrace file.
 //!
 //! ```
-//! use tracecap_apitrace::{decompress, EventKind, SigTable, Trace};
+//! use tracecap_apitrace::{Capture, EventKind};
 //!
 //! # let file = tracecap_apitrace::write::example_file();
 //! // `file` holds the bytes of a .trace file (any container).
-//! let stream = decompress(&file)?;            // the whole event stream, once
-//! let trace = Trace::new(&stream.data)?;
-//! let mut events = trace.events(SigTable::new());
+//! assert!(tracecap_apitrace::detect(&file));
+//! let capture = Capture::parse(&file)?;
+//! assert_eq!(capture.header().version, 6);
+//! let mut events = capture.events();            // the default table: a SigTable
 //! let mut enters = 0;
-//! while let Some(event) = events.next() {
-//!     let event = event?;
+//! while let Some(next) = events.next_event() {
+//!     let (event, table) = next?;
 //!     if event.kind == EventKind::Enter {
-//!         let name = events.table().function(event.sig).map(|f| f.name());
+//!         let name = table.function(event.sig).map(|f| f.name());
 //!         assert!(name.is_some());
 //!         enters += 1;
 //!     }
 //! }
 //! assert_eq!(enters, 2);
+//! # Ok::<(), tracecap_apitrace::Error>(())
+//! ```
+//!
+//! The same over the decompressed stream, with an iterator and a table the caller keeps:
+//!
+//! ```
+//! use tracecap_apitrace::{decompress, EventKind, SigTable, Stream};
+//!
+//! # let file = tracecap_apitrace::write::example_file();
+//! let whole = decompress(&file)?;               // the whole event stream, once
+//! let stream = Stream::parse(&whole.data)?;
+//! assert_eq!(stream.header().version, 6);
+//! let mut table = SigTable::new();
+//! let mut enters = 0;
+//! for event in stream.events_with(&mut table) {
+//!     enters += u32::from(event?.kind == EventKind::Enter);
+//! }
+//! assert_eq!(enters, 2);
+//! assert!(table.function(6).is_some());
+//! // Or with a closure:
+//! let mut n = 0;
+//! stream.events().try_for_each_event(|_| {
+//!     n += 1;
+//!     Ok(())
+//! })?;
+//! assert_eq!(n, 4);
 //! # Ok::<(), tracecap_apitrace::Error>(())
 //! ```
 //!
@@ -38,8 +79,7 @@
 //! The stream of a cut file is a prefix of the whole file's (`tests/robustness.rs`); the table
 //! per container and kind of damage is in `docs/apitrace.md`.
 //!
-//! For traces too big to decompress at once, `ChunkedReader` (feature `std`) parses through a
-//! bounded window, chunk by chunk; `Calls` assembles ENTER/LEAVE pairs into calls in the order
+//! `Calls` assembles ENTER/LEAVE pairs into calls in the order
 //! apitrace prints them, and `dump` prints them exactly as `apitrace dump` does.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
@@ -69,11 +109,13 @@ mod header;
 mod parsed;
 mod read;
 mod sig;
-mod trace;
+mod stream;
 mod value;
 
 #[cfg(feature = "alloc")]
 mod calls;
+#[cfg(feature = "std")]
+mod capture;
 #[cfg(feature = "std")]
 mod chunked;
 #[cfg(feature = "std")]
@@ -101,9 +143,10 @@ pub use header::{Header, Properties, MAX_VERSION};
 pub use parsed::{Parsed, ParsedDetails};
 pub use read::parse_event;
 pub use sig::{
-    BitmaskFlags, Definition, EnumValues, FixedTable, FrameDef, SigInfo, SigKind, Strings, Table,
+    BitmaskFlags, Definition, EnumValues, FixedSigTable, FrameDef, SigInfo, SigKind, SigLookup,
+    Strings,
 };
-pub use trace::{Events, Trace};
+pub use stream::{Events, Stream};
 /// The faults every format shares, held by [`ErrorKind::Shared`] (re-exported from `tracecap-wire`).
 pub use tracecap_wire::ErrorKind as SharedKind;
 pub use value::{Array, Repr, Struct, Value, Values, WStr, WUnits, MAX_DEPTH};
@@ -111,9 +154,11 @@ pub use value::{Array, Repr, Struct, Value, Values, WStr, WUnits, MAX_DEPTH};
 #[cfg(feature = "alloc")]
 pub use calls::{Call, Calls};
 #[cfg(feature = "std")]
+pub use capture::Capture;
+#[cfg(feature = "std")]
 pub use chunked::{ChunkedReader, OwnedHeader, DEFAULT_WINDOW_LIMIT};
 #[cfg(feature = "std")]
-pub use decompress::{decompress, decompress_limited, is_apitrace, Decompressed};
+pub use decompress::{decompress, decompress_limited, detect, Decompressed};
 #[cfg(feature = "std")]
 pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
 #[cfg(feature = "std")]

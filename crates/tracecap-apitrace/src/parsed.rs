@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::event::{Detail, DetailBuf, DetailIter, Event, State};
 use crate::fast;
 use crate::read::accept;
-use crate::sig::Table;
+use crate::sig::SigLookup;
 
 /// Reads the event at `c` when the fast path takes it whole, keeping its details in `kept`
 /// (which then holds this event's details only): `c` moves past it and `state` counts it.
@@ -22,7 +22,7 @@ use crate::sig::Table;
 /// precise parser reads: the caller then marks `kept` incomplete. `version` is the state's, as
 /// `version_byte` gives it (worked out once by callers that read many events).
 #[inline(always)]
-pub(crate) fn read_kept<'a, T: Table + ?Sized>(
+pub(crate) fn read_kept<'a, T: SigLookup + ?Sized>(
     c: &mut Cur<'a>,
     state: &mut State,
     table: &T,
@@ -45,7 +45,7 @@ pub struct Parsed<'a, 'b, T: ?Sized> {
     table: &'b T,
 }
 
-impl<'a, 'b, T: Table + ?Sized> Parsed<'a, 'b, T> {
+impl<'a, 'b, T: SigLookup + ?Sized> Parsed<'a, 'b, T> {
     pub(crate) fn new(event: Event<'a>, buf: &'b DetailBuf<'a>, table: &'b T) -> Self {
         Parsed { event, buf, table }
     }
@@ -81,7 +81,7 @@ enum Source<'a, 'b, T: ?Sized> {
     Again(DetailIter<'a, 'b, T>),
 }
 
-impl<'a, T: Table + ?Sized> Iterator for ParsedDetails<'a, '_, T> {
+impl<'a, T: SigLookup + ?Sized> Iterator for ParsedDetails<'a, '_, T> {
     type Item = Result<Detail<'a>, Error>;
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {

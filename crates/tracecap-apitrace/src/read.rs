@@ -10,14 +10,14 @@ use crate::event::{
     next_event_slow, parse_detail, Detail, DetailIter, Details, Event, EventKind, State,
 };
 use crate::fast;
-use crate::sig::Table;
+use crate::sig::SigLookup;
 use crate::value::{parse_value, version_byte, Lookup, Value, Values};
 
 /// Parses the event at `r`: `Ok(None)` when `r` is empty (the normal end of a stream).
 ///
 /// On error, `r` and `state` are unchanged (signatures defined by the failed event stay in the
 /// table, and are recognised by their offset when the event is parsed again with more bytes).
-pub fn parse_event<'a, T: Table + ?Sized>(
+pub fn parse_event<'a, T: SigLookup + ?Sized>(
     r: &mut Reader<'a>,
     state: &mut State,
     table: &mut T,
@@ -34,7 +34,7 @@ pub fn parse_event<'a, T: Table + ?Sized>(
 /// Parses the event at `r` (which must not be empty), validating every detail and defining the
 /// signatures it meets; on error, `r` and `state` are unchanged.
 #[inline(always)]
-pub(crate) fn next_event<'a, T: Table + ?Sized>(
+pub(crate) fn next_event<'a, T: SigLookup + ?Sized>(
     r: &mut Cur<'a>,
     state: &mut State,
     table: &mut T,
@@ -75,7 +75,7 @@ pub(crate) fn accept<'a>(
     }
 }
 
-impl<'a, T: Table + ?Sized> Iterator for DetailIter<'a, '_, T> {
+impl<'a, T: SigLookup + ?Sized> Iterator for DetailIter<'a, '_, T> {
     type Item = Result<Detail<'a>, Error>;
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
@@ -92,7 +92,7 @@ impl<'a, T: Table + ?Sized> Iterator for DetailIter<'a, '_, T> {
     }
 }
 
-impl<'a, T: Table + ?Sized> DetailIter<'a, '_, T> {
+impl<'a, T: SigLookup + ?Sized> DetailIter<'a, '_, T> {
     #[inline(never)]
     fn next_slow(&mut self) -> Option<Result<Detail<'a>, Error>> {
         let version = u64::from(self.version);
@@ -110,7 +110,7 @@ impl<'a, T: Table + ?Sized> DetailIter<'a, '_, T> {
     }
 }
 
-impl<'a, T: Table + ?Sized> Iterator for Values<'a, '_, T> {
+impl<'a, T: SigLookup + ?Sized> Iterator for Values<'a, '_, T> {
     type Item = Result<Value<'a>, Error>;
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {

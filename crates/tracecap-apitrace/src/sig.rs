@@ -3,7 +3,7 @@
 //!
 //! The grammar itself needs very little from a signature once it is defined: a struct's member
 //! count (to know how many values follow) and, in version < 3 streams, an enum's single value.
-//! The [`Table`] trait is that need; [`FixedTable`] meets it without allocating, and
+//! The [`SigLookup`] trait is that need; [`FixedSigTable`] meets it without allocating, and
 //! `SigTable` (feature `alloc`) also keeps the names for printing.
 
 use crate::cursor::Cur;
@@ -71,7 +71,7 @@ pub struct SigInfo {
 }
 
 /// A signature table: the parser asks it whether an id is defined and tells it definitions.
-pub trait Table {
+pub trait SigLookup {
     /// The signature `id` of `kind`, if defined.
     fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo>;
     /// Records a definition met at stream offset `info.offset`.
@@ -84,7 +84,7 @@ pub trait Table {
     ) -> Result<(), ErrorKind>;
 }
 
-impl<T: Table + ?Sized> Table for &mut T {
+impl<T: SigLookup + ?Sized> SigLookup for &mut T {
     #[inline]
     fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo> {
         (**self).get(kind, id)
@@ -338,22 +338,22 @@ pub(crate) fn extra_of(def: &Definition<'_>) -> i64 {
 ///
 /// It is large (`5 * N * 24` bytes): box it or keep it in a static for big `N`.
 #[derive(Clone, Debug)]
-pub struct FixedTable<const N: usize> {
+pub struct FixedSigTable<const N: usize> {
     ids: [[u64; N]; 5],
     infos: [[SigInfo; N]; 5],
     lens: [usize; 5],
 }
 
-impl<const N: usize> Default for FixedTable<N> {
+impl<const N: usize> Default for FixedSigTable<N> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const N: usize> FixedTable<N> {
+impl<const N: usize> FixedSigTable<N> {
     /// An empty table.
     pub const fn new() -> Self {
-        FixedTable {
+        FixedSigTable {
             ids: [[0; N]; 5],
             infos: [[SigInfo {
                 offset: 0,
@@ -374,7 +374,7 @@ impl<const N: usize> FixedTable<N> {
     }
 }
 
-impl<const N: usize> Table for FixedTable<N> {
+impl<const N: usize> SigLookup for FixedSigTable<N> {
     #[inline]
     fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo> {
         let k = kind.index();

@@ -354,6 +354,17 @@ impl<'f> ContainerSource<'f> {
         })
     }
 
+    /// A source over `file` of `container` that gives only the error `e`.
+    pub(crate) fn failed(file: &'f [u8], container: Container, e: Error) -> Self {
+        ContainerSource {
+            container,
+            file,
+            inner: Inner::Gzip(Box::new(flate2::read::MultiGzDecoder::new(&[][..]))),
+            done: true,
+            pending: Some(e),
+        }
+    }
+
     /// The container.
     pub fn container(&self) -> Container {
         self.container

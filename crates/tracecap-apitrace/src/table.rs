@@ -4,7 +4,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::error::ErrorKind;
-use crate::sig::{Definition, SigInfo, SigKind, Table};
+use crate::sig::{Definition, SigInfo, SigKind, SigLookup};
 
 /// Ids below this are kept in a direct-indexed vector; larger (unusual) ids in a map. The vector
 /// grows to the largest small id seen, so hostile ids cost at most this many slots.
@@ -294,7 +294,7 @@ impl<'t> BitmaskSig<'t> {
     }
 }
 
-impl Table for SigTable {
+impl SigLookup for SigTable {
     #[inline]
     fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo> {
         self.entry(kind, id).map(|e| e.info)

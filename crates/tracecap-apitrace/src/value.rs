@@ -4,7 +4,7 @@
 
 use crate::cursor::{Cur, Span};
 use crate::error::{Error, ErrorKind};
-use crate::sig::{extra_of, parse_definition, SigInfo, SigKind, Table};
+use crate::sig::{extra_of, parse_definition, SigInfo, SigKind, SigLookup};
 
 /// The stream version as values and details keep it: a byte (versions past 255 read as 255; the
 /// version only decides layouts below 7).
@@ -112,7 +112,7 @@ impl<'a> Array<'a> {
         self.count == 0
     }
     /// The elements.
-    pub fn iter<'t, T: Table + ?Sized>(&self, table: &'t T) -> Values<'a, 't, T> {
+    pub fn iter<'t, T: SigLookup + ?Sized>(&self, table: &'t T) -> Values<'a, 't, T> {
         Values {
             count: self.count,
             body: self.body.cur(),
@@ -136,7 +136,7 @@ impl<'a> Struct<'a> {
         self.count == 0
     }
     /// The member values, in signature order.
-    pub fn iter<'t, T: Table + ?Sized>(&self, table: &'t T) -> Values<'a, 't, T> {
+    pub fn iter<'t, T: SigLookup + ?Sized>(&self, table: &'t T) -> Values<'a, 't, T> {
         Values {
             count: self.count,
             body: self.body.cur(),
@@ -148,12 +148,12 @@ impl<'a> Struct<'a> {
 
 impl<'a> Repr<'a> {
     /// The human-readable value (what `apitrace dump` shows).
-    pub fn human<T: Table + ?Sized>(&self, table: &T) -> Result<Value<'a>, Error> {
+    pub fn human<T: SigLookup + ?Sized>(&self, table: &T) -> Result<Value<'a>, Error> {
         let mut r = self.body.cur();
         parse_value(&mut r, &mut Lookup(table), u64::from(self.version), 0)
     }
     /// The machine value.
-    pub fn machine<T: Table + ?Sized>(&self, table: &T) -> Result<Value<'a>, Error> {
+    pub fn machine<T: SigLookup + ?Sized>(&self, table: &T) -> Result<Value<'a>, Error> {
         let mut r = self.body.cur();
         let version = u64::from(self.version);
         skip_value(&mut r, &mut Lookup(table), version, 0)?;
@@ -224,7 +224,7 @@ const fn what(kind: SigKind) -> &'static str {
     }
 }
 
-impl<T: Table + ?Sized> Resolve for Define<'_, T> {
+impl<T: SigLookup + ?Sized> Resolve for Define<'_, T> {
     #[inline]
     fn resolve(
         &mut self,
@@ -255,7 +255,7 @@ impl<T: Table + ?Sized> Resolve for Define<'_, T> {
     }
 }
 
-impl<T: Table + ?Sized> Resolve for Lookup<'_, T> {
+impl<T: SigLookup + ?Sized> Resolve for Lookup<'_, T> {
     #[inline]
     fn resolve(
         &mut self,

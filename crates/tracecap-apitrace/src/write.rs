@@ -489,3 +489,224 @@ pub fn example_file() -> Vec<u8> {
     w.leave(b, &[]);
     snappy(&w.finish(), 1 << 20)
 }
+
+/// One event of a [`CaptureModel`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelEvent {
+    /// An ENTER of function signature `sig` on `thread` (written for version 4+); its call
+    /// number is the count of ENTER events before it.
+    Enter {
+        /// Thread index.
+        thread: u64,
+        /// Function signature id.
+        sig: u64,
+        /// Details, in stream order.
+        details: Vec<WDetail>,
+    },
+    /// A LEAVE of call `call_no`.
+    Leave {
+        /// Call number of the ENTER it ends.
+        call_no: u64,
+        /// Details, in stream order.
+        details: Vec<WDetail>,
+    },
+}
+
+/// An owned model of a whole apitrace event stream: the header, every signature and every event
+/// with its details (feature `write`).
+///
+/// [`CaptureModel::to_bytes`] writes the event stream (each signature defined at its first use);
+/// to make a `.trace` file, wrap it in a container with [`wrap`] (or [`snappy`], [`gzip`],
+/// [`brotli()`], [`zstd`]). [`CaptureModel::from_bytes`] reads a decompressed stream back (for a
+/// file, [`decompress`](crate::decompress) it first). Reading gives the normal form that
+/// `from_bytes(&m.to_bytes()) == m` holds for: every signature in the maps is used by an event,
+/// a non-negative `SInt` is read back as `UInt` (one tag for both), and before version 3 an enum
+/// signature holds one value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CaptureModel {
+    /// Stream version (0..=6).
+    pub version: u64,
+    /// Semantic version (written for version 6).
+    pub semantic_version: u64,
+    /// Header properties (written for version 6), in order.
+    pub properties: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Function signatures: id -> (name, argument names).
+    pub functions: BTreeMap<u64, (Vec<u8>, Vec<Vec<u8>>)>,
+    /// Struct signatures: id -> (name, member names).
+    pub structs: BTreeMap<u64, (Vec<u8>, Vec<Vec<u8>>)>,
+    /// Enum signatures: id -> (name, value) pairs.
+    pub enums: BTreeMap<u64, Vec<(Vec<u8>, i64)>>,
+    /// Bitmask signatures: id -> (flag name, value) pairs.
+    pub bitmasks: BTreeMap<u64, Vec<(Vec<u8>, u64)>>,
+    /// Backtrace frames: id -> frame.
+    pub frames: BTreeMap<u64, WFrame>,
+    /// The events, in stream order.
+    pub events: Vec<ModelEvent>,
+}
+
+impl CaptureModel {
+    /// The event stream (no container).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let props: Vec<(&[u8], &[u8])> = self
+            .properties
+            .iter()
+            .map(|(n, v)| (n.as_slice(), v.as_slice()))
+            .collect();
+        let mut w = Writer::new(self.version, self.semantic_version, &props);
+        w.sigs = Sigs {
+            functions: self.functions.clone(),
+            structs: self.structs.clone(),
+            enums: self.enums.clone(),
+            bitmasks: self.bitmasks.clone(),
+            frames: self.frames.clone(),
+        };
+        for e in &self.events {
+            match e {
+                ModelEvent::Enter {
+                    thread,
+                    sig,
+                    details,
+                } => {
+                    w.enter(*thread, *sig, details);
+                }
+                ModelEvent::Leave { call_no, details } => w.leave(*call_no, details),
+            }
+        }
+        w.finish()
+    }
+
+    /// Reads a decompressed event stream back into a model; the first fault of the stream is
+    /// the error.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CaptureModel, crate::Error> {
+        use crate::{Detail, EventKind};
+        let stream = crate::Stream::parse(bytes)?;
+        let h = stream.header();
+        let mut m = CaptureModel {
+            version: h.version,
+            semantic_version: h.semantic_version,
+            properties: h
+                .properties()
+                .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                .collect(),
+            ..CaptureModel::default()
+        };
+        let mut events = stream.events();
+        while let Some(event) = events.next() {
+            let event = event?;
+            let table = events.table();
+            let mut details = Vec::new();
+            for d in event.details().iter(table) {
+                details.push(match d? {
+                    Detail::Arg { value, index } => WDetail::Arg(index, m.value(&value, table)?),
+                    Detail::Ret(value) => WDetail::Ret(m.value(&value, table)?),
+                    Detail::Flags(f) => WDetail::Flags(f),
+                    Detail::Backtrace(bt) => {
+                        let mut ids = Vec::new();
+                        for id in bt.frames(table) {
+                            let id = id?;
+                            let f = table.frame(id).unwrap_or_default();
+                            let own = |s: Option<&[u8]>| s.map(<[u8]>::to_vec);
+                            m.frames.entry(id).or_insert_with(|| WFrame {
+                                module: own(f.module),
+                                function: own(f.function),
+                                filename: own(f.filename),
+                                line: f.line,
+                                offset: f.offset,
+                            });
+                            ids.push(id);
+                        }
+                        WDetail::Backtrace(ids)
+                    }
+                });
+            }
+            m.events.push(match event.kind {
+                EventKind::Enter => {
+                    if let Some(f) = table.function(event.sig) {
+                        m.functions.entry(event.sig).or_insert_with(|| {
+                            (
+                                f.name().to_vec(),
+                                f.arg_names().map(<[u8]>::to_vec).collect(),
+                            )
+                        });
+                    }
+                    ModelEvent::Enter {
+                        thread: event.thread,
+                        sig: event.sig,
+                        details,
+                    }
+                }
+                EventKind::Leave => ModelEvent::Leave {
+                    call_no: event.call_no,
+                    details,
+                },
+            });
+        }
+        Ok(m)
+    }
+
+    /// The model of `v`, noting the signatures it uses.
+    fn value(
+        &mut self,
+        v: &crate::Value<'_>,
+        table: &crate::SigTable,
+    ) -> Result<WValue, crate::Error> {
+        use crate::Value;
+        Ok(match *v {
+            Value::Null => WValue::Null,
+            Value::Bool(b) => WValue::Bool(b),
+            Value::SInt(i) => WValue::SInt(i),
+            Value::UInt(u) => WValue::UInt(u),
+            Value::Float(f) => WValue::Float(f),
+            Value::Double(f) => WValue::Double(f),
+            Value::String(s) => WValue::String(s.to_vec()),
+            Value::Blob(b) => WValue::Blob(b.to_vec()),
+            Value::Pointer(p) => WValue::Pointer(p),
+            Value::WString(w) => WValue::WString(w.units().collect()),
+            Value::Enum { sig, value } => {
+                if let Some(s) = table.enum_sig(sig) {
+                    self.enums
+                        .entry(sig)
+                        .or_insert_with(|| s.values().map(|(n, v)| (n.to_vec(), v)).collect());
+                }
+                WValue::Enum { sig, value }
+            }
+            Value::Bitmask { sig, value } => {
+                if let Some(s) = table.bitmask_sig(sig) {
+                    self.bitmasks
+                        .entry(sig)
+                        .or_insert_with(|| s.flags().map(|(n, v)| (n.to_vec(), v)).collect());
+                }
+                WValue::Bitmask { sig, value }
+            }
+            Value::Array(a) => {
+                let mut values = Vec::new();
+                for e in a.iter(table) {
+                    values.push(self.value(&e?, table)?);
+                }
+                WValue::Array(values)
+            }
+            Value::Struct(s) => {
+                if let Some(g) = table.struct_sig(s.sig) {
+                    self.structs.entry(s.sig).or_insert_with(|| {
+                        (
+                            g.name().to_vec(),
+                            g.member_names().map(<[u8]>::to_vec).collect(),
+                        )
+                    });
+                }
+                let mut members = Vec::new();
+                for e in s.iter(table) {
+                    members.push(self.value(&e?, table)?);
+                }
+                WValue::Struct {
+                    sig: s.sig,
+                    members,
+                }
+            }
+            Value::Repr(r) => WValue::Repr(
+                Box::new(self.value(&r.human(table)?, table)?),
+                Box::new(self.value(&r.machine(table)?, table)?),
+            ),
+        })
+    }
+}

@@ -4,9 +4,7 @@
 //! its first chunk is still an apitrace trace, reported as cut short at the end of the file.
 
 use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
-use tracecap_apitrace::{
-    decompress_limited, is_apitrace, ChunkedReader, Container, ErrorKind, Space,
-};
+use tracecap_apitrace::{decompress_limited, detect, ChunkedReader, Container, ErrorKind, Space};
 
 #[global_allocator]
 static GLOBAL: tracecap_testkit::PeakAlloc = tracecap_testkit::PeakAlloc;
@@ -60,12 +58,15 @@ fn containers(stream: &[u8]) -> Vec<(Container, Vec<u8>)> {
 /// the chunked reader (as `convert` uses it) say about `file`: the first fault's offset.
 fn first_fault(file: &[u8]) -> (Option<u64>, Option<u64>) {
     let whole = decompress_limited(file, u64::MAX).expect("a container");
-    let mut reader = ChunkedReader::open(file).expect("a container");
+    let mut reader = ChunkedReader::new(
+        tracecap_apitrace::ContainerSource::new(file).expect("a container"),
+        tracecap_apitrace::SigTable::new(),
+    );
     let chunked = reader.try_for_each_parsed(|_| Ok(())).err();
     let whole_fault = whole.fault.map(|e| e.offset).or_else(|| {
         // A fault of the stream: the walk over the data finds it.
-        let trace = tracecap_apitrace::Trace::new(&whole.data).ok()?;
-        let mut events = trace.events(tracecap_apitrace::SigTable::new());
+        let trace = tracecap_apitrace::Stream::parse(&whole.data).ok()?;
+        let mut events = trace.events();
         loop {
             match events.next()? {
                 Ok(_) => {}
@@ -92,7 +93,7 @@ fn zero_padded_prefixes_fail_early_in_bounded_memory() {
                     // Brotli has no magic: zeros after a prefix that decodes nothing on its
                     // own make a damaged stream, not a recognisable one.
                     if container != Container::Brotli {
-                        assert!(is_apitrace(&padded), "{container:?} {}", prefix.len());
+                        assert!(detect(&padded), "{container:?} {}", prefix.len());
                     }
                     first_fault(&padded)
                 });
@@ -122,7 +123,7 @@ fn traces_cut_inside_their_first_chunk_are_cut_short() {
         for cut in [300usize, 4096, file.len() / 2, file.len() - 1] {
             let cut_file = &file[..cut];
             let what = format!("{container:?} cut at {cut} of {}", file.len());
-            assert!(is_apitrace(cut_file), "{what}: not detected");
+            assert!(detect(cut_file), "{what}: not detected");
             let d = decompress_limited(cut_file, u64::MAX).expect("a container");
             let fault = d.fault.unwrap_or_else(|| panic!("{what}: no fault"));
             assert!(
@@ -137,7 +138,10 @@ fn traces_cut_inside_their_first_chunk_are_cut_short() {
             // What decompressed is the start of the stream.
             assert!(stream.starts_with(&d.data), "{what}");
             // The chunked reader says the same.
-            let mut reader = ChunkedReader::open(cut_file).expect("a container");
+            let mut reader = ChunkedReader::new(
+                tracecap_apitrace::ContainerSource::new(cut_file).expect("a container"),
+                tracecap_apitrace::SigTable::new(),
+            );
             let e = reader.try_for_each_parsed(|_| Ok(())).unwrap_err();
             assert_eq!(e, fault, "{what}");
         }
@@ -168,13 +172,13 @@ fn random_bytes_and_text_are_not_apitrace() {
                 // The brotli window bits apitrace writes.
                 b[0] |= 0x0f;
             }
-            assert!(!is_apitrace(&b), "{b:02x?}");
+            assert!(!detect(&b), "{b:02x?}");
         }
     }
     let text = b"at the start, a line of text; and another one at its end.\n".repeat(30);
     for start in 0..64 {
         for len in [4usize, 6, 50, 400, 1500] {
-            assert!(!is_apitrace(&text[start..start + len]), "{start} {len}");
+            assert!(!detect(&text[start..start + len]), "{start} {len}");
         }
     }
 }

@@ -1,30 +1,24 @@
 //! Whole-stream and chunked reading give the same events, on the corpus and on random chunkings.
 
-use std::path::PathBuf;
-
 use proptest::prelude::*;
 use tracecap_apitrace::dump::{event_text, Dumper};
 use tracecap_apitrace::{
     decompress, read_ahead, ByteSource, ChunkedReader, ContainerSource, SigTable, SliceSource,
-    Trace,
+    Stream,
 };
 
 mod common;
 use common::{parsed_text, traces, two_pass_text};
 
-fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("apitrace")
-}
-
 /// Every event as text, then the error (if any) as its last line.
 fn whole(stream: &[u8]) -> (Vec<u8>, Option<String>) {
     let mut out = Vec::new();
-    let trace = match Trace::new(stream) {
+    let trace = match Stream::parse(stream) {
         Ok(t) => t,
         Err(e) => return (out, Some(e.to_string())),
     };
     let mut d = Dumper::new();
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     while let Some(ev) = events.next() {
         match ev {
             Ok(ev) => event_text(&mut d, &mut out, &ev, events.table()).unwrap(),
@@ -80,7 +74,9 @@ fn chunked_visit<S: ByteSource>(src: S) -> (Vec<String>, Option<String>) {
 
 #[test]
 fn corpus_whole_and_chunked_agree() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     for t in traces(&root) {
         let file = std::fs::read(&t).unwrap();
         let d = decompress(&file).unwrap();
@@ -142,7 +138,9 @@ fn corpus_whole_and_chunked_agree() {
 
 #[test]
 fn window_limit_is_enforced() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     let file = std::fs::read(root.join("apitrace-tests/glxsimple.trace")).unwrap();
     let d = decompress(&file).unwrap();
     let (_, err, peak) = chunked(SliceSource::new(&d.data, 512), 1024);
@@ -162,7 +160,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
     #[test]
     fn random_chunkings_agree(sizes in prop::collection::vec(1usize..5000, 1..8), cut in 0usize..100_000) {
-        let Some(root) = corpus() else { return Ok(()) };
+        let Some(root) = tracecap_testkit::corpus("apitrace") else { return Ok(()) };
         let file = std::fs::read(root.join("apitrace-tests/tri.trace")).unwrap();
         let d = decompress(&file).unwrap();
         // A cut stream too: the same events before the cut, and the same error.

@@ -4,10 +4,6 @@ use std::path::{Path, PathBuf};
 
 use tracecap_apitrace::{decompress, dump, Container};
 
-fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("apitrace")
-}
-
 fn traces(root: &Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
@@ -86,7 +82,9 @@ fn dump_matches_apitrace_on_own_traces() {
 
 #[test]
 fn dump_matches_apitrace_byte_for_byte() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     let all = traces(&root);
     assert!(
         all.len() >= 13,
@@ -112,7 +110,9 @@ fn dump_matches_apitrace_byte_for_byte() {
 
 #[test]
 fn containers_and_sizes_match_apitrace_info() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     for t in traces(&root) {
         let file = std::fs::read(&t).unwrap();
         let d = decompress(&file).unwrap();

@@ -1,15 +1,15 @@
 //! The faults every format shares come out as `ErrorKind::Shared`, without loss, at their
 //! stream offsets; container faults count in the file.
 
-use tracecap_apitrace::{decompress, ErrorKind, FixedTable, SigTable, SnappyChunks, Space, Trace};
+use tracecap_apitrace::{decompress, ErrorKind, FixedSigTable, SnappyChunks, Space, Stream};
 use tracecap_wire::ErrorKind as Wire;
 
 fn stream_error(stream: &[u8]) -> tracecap_apitrace::Error {
-    let trace = match Trace::new(stream) {
+    let trace = match Stream::parse(stream) {
         Ok(t) => t,
         Err(e) => return e,
     };
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     loop {
         match events.next() {
             Some(Ok(_)) => {}
@@ -72,8 +72,8 @@ fn a_version_above_6_is_the_shared_version_fault() {
 fn a_full_signature_table_names_its_kind_and_capacity() {
     let file = include_bytes!("data/es2tri.trace");
     let d = decompress(file).unwrap();
-    let trace = Trace::new(&d.data).unwrap();
-    let mut events = trace.events(FixedTable::<1>::default());
+    let trace = Stream::parse(&d.data).unwrap();
+    let mut events = trace.events_with(FixedSigTable::<1>::default());
     let e = loop {
         match events.next() {
             Some(Ok(_)) => {}

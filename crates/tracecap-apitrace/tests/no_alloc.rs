@@ -1,16 +1,16 @@
 //! The stream layer allocates nothing per event: walking every event and every value of the
-//! biggest corpus trace allocates zero times with `FixedTable`, and with `SigTable` only as
+//! biggest corpus trace allocates zero times with `FixedSigTable`, and with `SigTable` only as
 //! many times as there are signatures (amortised growth), never per call.
 
 use tracecap_testkit::{allocs, CountingAlloc};
 
-use tracecap_apitrace::{decompress, Detail, FixedTable, SigTable, Table, Trace, Value};
+use tracecap_apitrace::{decompress, Detail, FixedSigTable, SigLookup, SigTable, Stream, Value};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc;
 
 /// Visits a value and everything inside it; returns how many values it saw.
-fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
+fn visit<T: SigLookup>(v: &Value<'_>, t: &T) -> u64 {
     1 + match v {
         Value::Array(a) => a.iter(t).map(|x| visit(&x.unwrap(), t)).sum(),
         Value::Struct(s) => s.iter(t).map(|x| visit(&x.unwrap(), t)).sum(),
@@ -22,7 +22,7 @@ fn visit<T: Table>(v: &Value<'_>, t: &T) -> u64 {
 
 /// Visits one detail: its value (nested values included) or its backtrace frames; returns the
 /// values seen.
-fn detail<T: Table>(d: Detail<'_>, t: &T) -> u64 {
+fn detail<T: SigLookup>(d: Detail<'_>, t: &T) -> u64 {
     match d {
         Detail::Arg { value, .. } | Detail::Ret(value) => visit(&value, t),
         Detail::Backtrace(b) => {
@@ -36,9 +36,9 @@ fn detail<T: Table>(d: Detail<'_>, t: &T) -> u64 {
 }
 
 /// Walks every event, detail, value and frame; returns (events, values).
-fn walk<T: Table>(stream: &[u8], table: T) -> (u64, u64, T) {
-    let trace = Trace::new(stream).unwrap();
-    let mut events = trace.events(table);
+fn walk<T: SigLookup>(stream: &[u8], table: T) -> (u64, u64, T) {
+    let trace = Stream::parse(stream).unwrap();
+    let mut events = trace.events_with(table);
     let (mut n, mut values) = (0u64, 0u64);
     while let Some(ev) = events.next() {
         let ev = ev.unwrap();
@@ -51,9 +51,9 @@ fn walk<T: Table>(stream: &[u8], table: T) -> (u64, u64, T) {
 }
 
 /// [`walk`] with each event read in one pass (`Events::next_parsed`).
-fn walk_one_pass<T: Table>(stream: &[u8], table: T) -> (u64, u64) {
-    let trace = Trace::new(stream).unwrap();
-    let mut events = trace.events(table);
+fn walk_one_pass<T: SigLookup>(stream: &[u8], table: T) -> (u64, u64) {
+    let trace = Stream::parse(stream).unwrap();
+    let mut events = trace.events_with(table);
     let (mut n, mut values) = (0u64, 0u64);
     while let Some(ev) = events.next_parsed() {
         let ev = ev.unwrap();
@@ -75,7 +75,7 @@ fn walking_the_stream_does_not_allocate() {
     let stream = decompress(&file).unwrap().data;
 
     // Fixed-capacity table: zero allocations for the whole walk.
-    let mut table: Box<FixedTable<256>> = Box::default();
+    let mut table: Box<FixedSigTable<256>> = Box::default();
     let before = allocs();
     let (events, values, _) = walk(&stream, &mut *table);
     let fixed_allocs = allocs() - before;
@@ -83,11 +83,11 @@ fn walking_the_stream_does_not_allocate() {
     assert!(values > 100_000, "{values} values");
     assert_eq!(
         fixed_allocs, 0,
-        "FixedTable walk allocated {fixed_allocs} times"
+        "FixedSigTable walk allocated {fixed_allocs} times"
     );
 
     // The same walk reading each event once: still zero allocations, same counts.
-    let mut table: Box<FixedTable<256>> = Box::default();
+    let mut table: Box<FixedSigTable<256>> = Box::default();
     let before = allocs();
     let one_pass = walk_one_pass(&stream, &mut *table);
     assert_eq!(allocs() - before, 0, "one-pass walk allocated");
@@ -103,5 +103,5 @@ fn walking_the_stream_does_not_allocate() {
         sig_allocs <= 8 * sigs + 64,
         "SigTable walk: {sig_allocs} allocations for {sigs} signatures and {events} events"
     );
-    eprintln!("{events} events, {values} values: FixedTable 0 allocations, SigTable {sig_allocs} for {sigs} signatures");
+    eprintln!("{events} events, {values} values: FixedSigTable 0 allocations, SigTable {sig_allocs} for {sigs} signatures");
 }

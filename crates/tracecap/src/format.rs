@@ -67,7 +67,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     }
     // apitrace near the end: its brotli container has no magic, so this decodes a little.
     #[cfg(feature = "apitrace")]
-    if tracecap_apitrace::is_apitrace(bytes) {
+    if tracecap_apitrace::detect(bytes) {
         return Some(Format::Apitrace);
     }
     let _ = bytes;

@@ -17,7 +17,7 @@ use tracecap::export::{ChromeJson, Perfetto};
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
 use tracecap::{ConvertError, Format};
 use tracecap_apitrace::write::{wrap, WDetail, WValue, Writer};
-use tracecap_apitrace::{call_flags, Calls, Container, EventKind, SigTable, Trace as ApiTrace};
+use tracecap_apitrace::{call_flags, Calls, Container, EventKind, Stream as ApiTrace};
 use tracecap_apitrace::{END_FRAME, MARKER_PUSH};
 
 /// Every `.trace` file under the apitrace corpus (it has sub-folders).
@@ -120,14 +120,14 @@ fn truth(file: &[u8]) -> Truth {
         pushes: 0,
         fault: d.fault.is_some(),
     };
-    let trace = match ApiTrace::new(&d.data) {
+    let trace = match ApiTrace::parse(&d.data) {
         Ok(tr) => tr,
         Err(_) => {
             t.fault = true;
             return t;
         }
     };
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     let mut calls = Calls::new();
     while let Some(ev) = events.next() {
         let Ok(ev) = ev else {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tracecap_apitrace::{Parsed, SigTable, Trace, PARSED_DETAILS};
+use tracecap_apitrace::{Parsed, SigTable, Stream, PARSED_DETAILS};
 
 /// The corpus traces under `root` (`../shared/corpus/apitrace`), then the ones kept with the
 /// crate (tests/data), sorted.
@@ -32,11 +32,11 @@ pub fn traces(root: &Path) -> Vec<PathBuf> {
 /// must give.
 pub fn two_pass_text(stream: &[u8]) -> (Vec<String>, Option<String>) {
     let mut out = Vec::new();
-    let trace = match Trace::new(stream) {
+    let trace = match Stream::parse(stream) {
         Ok(t) => t,
         Err(e) => return (out, Some(e.to_string())),
     };
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     while let Some(ev) = events.next() {
         match ev {
             Ok(ev) => {

@@ -7,7 +7,7 @@ use serde_json::json;
 use tracecap_apitrace::dump::{dump_text, Dumper};
 use tracecap_apitrace::{
     call_flags, decompress_limited, Api, Call, Calls, Decompressed, Error, EventKind, SigTable,
-    Space, Trace, Value, END_FRAME, MARKER_PUSH,
+    Space, Stream, Value, END_FRAME, MARKER_PUSH,
 };
 
 use super::DumpOptions;
@@ -46,10 +46,10 @@ fn fault(d: &Decompressed, e: Error) -> CliError {
 
 /// The calls (ENTER events) of the decompressed stream up to its first fault.
 fn calls_read(d: &Decompressed) -> u64 {
-    let Ok(trace) = Trace::new(&d.data) else {
+    let Ok(trace) = Stream::parse(&d.data) else {
         return 0;
     };
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     let mut n = 0;
     while let Some(Ok(ev)) = events.next() {
         n += u64::from(ev.kind == EventKind::Enter);
@@ -88,7 +88,7 @@ struct Summary {
 
 /// The summary of everything readable, and the fault that stopped the walk (if any).
 fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
-    let trace = Trace::new(&d.data).map_err(|e| fault(d, cause(d, e)))?;
+    let trace = Stream::parse(&d.data).map_err(|e| fault(d, cause(d, e)))?;
     let mut s = Summary {
         version: trace.version(),
         semantic_version: trace.header().semantic_version,
@@ -101,7 +101,7 @@ fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
         signatures: 0,
     };
     let mut seen = BTreeSet::new();
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     let mut result = None;
     while let Some(ev) = events.next() {
         let ev = match ev {
@@ -141,7 +141,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let json = opts.json;
     let d = open(data)?;
     let (s, bad) = summarize(&d)?;
-    let trace = Trace::new(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
+    let trace = Stream::parse(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
     let props: serde_json::Map<String, serde_json::Value> = trace
         .header()
         .properties()
@@ -207,8 +207,8 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     let d = open(data)?;
     // The whole walk, calls assembled and every value read again through the table.
-    let trace = Trace::new(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
-    let mut events = trace.events(SigTable::new());
+    let trace = Stream::parse(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
+    let mut events = trace.events();
     let mut calls = Calls::new();
     let mut text = Vec::new();
     let mut dumper = Dumper::new();
@@ -266,7 +266,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 }
 
 fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Trace::new(&d.data).map_err(|e| fault(d, cause(d, e)))?;
+    let trace = Stream::parse(&d.data).map_err(|e| fault(d, cause(d, e)))?;
     let h = trace.header();
     let props: serde_json::Map<String, serde_json::Value> = h
         .properties()
@@ -285,7 +285,7 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         "properties": props,
     });
     writeln!(out, "{head}")?;
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     let mut calls = Calls::new();
     let mut fault_at = None;
     while let Some(ev) = events.next() {
@@ -326,7 +326,7 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
 
 enum JsonErr {
     Io(std::io::Error),
-    Trace(Error),
+    Stream(Error),
 }
 
 impl From<std::io::Error> for JsonErr {
@@ -337,7 +337,7 @@ impl From<std::io::Error> for JsonErr {
 
 impl From<Error> for JsonErr {
     fn from(e: Error) -> Self {
-        JsonErr::Trace(e)
+        JsonErr::Stream(e)
     }
 }
 
@@ -345,7 +345,7 @@ impl JsonErr {
     fn into_cli(self, d: &Decompressed) -> CliError {
         match self {
             JsonErr::Io(e) => CliError::Io(e),
-            JsonErr::Trace(e) => fault(d, e),
+            JsonErr::Stream(e) => fault(d, e),
         }
     }
 }

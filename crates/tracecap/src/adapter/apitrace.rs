@@ -31,9 +31,10 @@ use tracecap_apitrace::{
     MARKER_POP, MARKER_PUSH,
 };
 
-use super::text::{text, NO_ARG};
+use super::out::{Out, Written};
+use super::text::{cut, text, NO_ARG};
 use crate::error::{ConvertError, FormatError};
-use crate::timeline::{Arg, Event, Sink, Track, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, Event, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "apitrace";
 const MARKER_CATEGORY: &str = "apitrace.marker";
@@ -147,8 +148,7 @@ struct Thread {
 }
 
 struct State<'c, S: Sink> {
-    sink: &'c mut S,
-    next_track: u64,
+    out: Out<'c, S>,
     process: TrackId,
     frames: Option<TrackId>,
     frame_no: u64,
@@ -206,8 +206,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         name.push_str(&String::from_utf8_lossy(v));
     }
     let mut st = State {
-        sink,
-        next_track: 0,
+        out: Out::new(sink, 1),
         process: TrackId(0),
         frames: None,
         frame_no: 0,
@@ -222,15 +221,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         scratch: String::new(),
         extra: Vec::new(),
     };
-    st.process = st.new_track();
-    st.sink
-        .track(&Track {
-            id: st.process,
-            parent: None,
-            kind: TrackKind::Process { pid: PID },
-            name: &name,
-        })
-        .map_err(ConvertError::Sink)?;
+    st.process = st.out.track(None, TrackKind::Process { pid: PID }, &name)?;
     let total = data.len() as u64;
     let mut n = 0u64;
     let failure = loop {
@@ -242,7 +233,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         n += 1;
         if n % 65536 == 0 {
             let done = map.borrow().last_file;
-            st.sink.progress(done, total);
+            st.out.progress(done, total);
         }
     };
     // Calls still open (or waiting for calls above them) are closed, even after a fault.
@@ -250,34 +241,22 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     if let Some(e) = failure {
         return Err(ConvertError::Format(fault(&map, e)));
     }
-    st.sink.progress(total, total);
+    st.out.progress(total, total);
     Ok(())
 }
 
 impl<S: Sink> State<'_, S> {
-    fn new_track(&mut self) -> TrackId {
-        self.next_track += 1;
-        TrackId(self.next_track)
-    }
-
     fn thread(&mut self, n: u64) -> Result<(), ConvertError<S::Error>> {
         if self.threads.contains_key(&n) {
             return Ok(());
         }
-        let id = self.new_track();
         self.scratch.clear();
         let _ = write!(self.scratch, "thread {n}");
-        self.sink
-            .track(&Track {
-                id,
-                parent: Some(self.process),
-                kind: TrackKind::Thread {
-                    pid: PID,
-                    tid: n.saturating_add(1),
-                },
-                name: &self.scratch,
-            })
-            .map_err(ConvertError::Sink)?;
+        let kind = TrackKind::Thread {
+            pid: PID,
+            tid: n.saturating_add(1),
+        };
+        let id = self.out.track(Some(self.process), kind, &self.scratch)?;
         self.threads.insert(
             n,
             Thread {
@@ -325,7 +304,7 @@ impl<S: Sink> State<'_, S> {
                 parent.begun = true;
                 thread.last = thread.last.max(parent.ts);
                 emit(
-                    self.sink,
+                    &mut self.out,
                     track,
                     parent,
                     table,
@@ -359,15 +338,9 @@ impl<S: Sink> State<'_, S> {
             let frames = match self.frames {
                 Some(id) => id,
                 None => {
-                    let id = self.new_track();
-                    self.sink
-                        .track(&Track {
-                            id,
-                            parent: Some(self.process),
-                            kind: TrackKind::Slices,
-                            name: "Frames",
-                        })
-                        .map_err(ConvertError::Sink)?;
+                    let id = self
+                        .out
+                        .track(Some(self.process), TrackKind::Slices, "Frames")?;
                     self.frames = Some(id);
                     id
                 }
@@ -385,19 +358,15 @@ impl<S: Sink> State<'_, S> {
                     value: Value::Uint(ev.call_no),
                 },
             ];
-            self.sink
-                .complete(
-                    &Event {
-                        track: frames,
-                        ts: start,
-                        name: &self.scratch,
-                        category: CATEGORY,
-                        args: &args,
-                        flows: &[],
-                    },
-                    end.saturating_sub(start),
-                )
-                .map_err(ConvertError::Sink)?;
+            let event = Event {
+                track: frames,
+                ts: start,
+                name: &self.scratch,
+                category: CATEGORY,
+                args: &args,
+                flows: &[],
+            };
+            self.out.complete(&event, end.saturating_sub(start))?;
             self.frame_no += 1;
         }
         Ok(())
@@ -448,9 +417,7 @@ impl<S: Sink> State<'_, S> {
             thread.stack.pop();
             let end = at.max(thread.last);
             thread.last = end;
-            self.sink
-                .end(thread.track, end)
-                .map_err(ConvertError::Sink)?;
+            self.out.end(thread.track, end)?;
         }
         Ok(())
     }
@@ -475,10 +442,10 @@ impl<S: Sink> State<'_, S> {
         thread.last = end;
         let track = thread.track;
         if call.begun {
-            self.sink.end(track, end).map_err(ConvertError::Sink)?;
+            self.out.end(track, end)?;
         } else {
             emit(
-                self.sink,
+                &mut self.out,
                 track,
                 &call,
                 table,
@@ -497,16 +464,14 @@ impl<S: Sink> State<'_, S> {
             } else {
                 name
             };
-            self.sink
-                .begin(&Event {
-                    track,
-                    ts: end,
-                    name,
-                    category: MARKER_CATEGORY,
-                    args: &[],
-                    flows: &[],
-                })
-                .map_err(ConvertError::Sink)?;
+            self.out.begin(&Event {
+                track,
+                ts: end,
+                name,
+                category: MARKER_CATEGORY,
+                args: &[],
+                flows: &[],
+            })?;
             if let Some(thread) = self.threads.get_mut(&tn) {
                 thread.stack.push(Entry::Marker);
             }
@@ -614,16 +579,11 @@ fn apply(
 
 /// Appends `s`, cut at [`MAX_TEXT`] bytes (on a character boundary) with `...`.
 fn push_cut(out: &mut String, s: &str) {
-    if s.len() <= MAX_TEXT {
-        out.push_str(s);
-        return;
+    let (kept, was_cut) = cut(s, MAX_TEXT);
+    out.push_str(kept);
+    if was_cut {
+        out.push_str("...");
     }
-    let mut end = MAX_TEXT;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    out.push_str(s.get(..end).unwrap_or(""));
-    out.push_str("...");
 }
 
 /// Arguments a call passes to the sink from the stack (`call_no`, `fake` and `incomplete`
@@ -633,14 +593,14 @@ const STACK_ARGS: usize = 20;
 /// Writes a call: a complete slice when `dur` is given, else a begin. `names` are a buffer for
 /// the names of arguments past the signature's count and the ranges of it they take.
 fn emit<S: Sink>(
-    sink: &mut S,
+    out: &mut Out<'_, S>,
     track: TrackId,
     call: &Pending,
     table: &SigTable,
     names: (&mut String, &mut Vec<(usize, usize)>),
     incomplete: bool,
     dur: Option<u64>,
-) -> Result<(), ConvertError<S::Error>> {
+) -> Written<S> {
     let (scratch, extra) = names;
     let sig = table.function(call.sig);
     let arg_name = |i: u64| {
@@ -704,8 +664,8 @@ fn emit<S: Sink>(
             flows: &[],
         };
         match dur {
-            Some(d) => sink.complete(&event, d),
-            None => sink.begin(&event),
+            Some(d) => out.complete(&event, d),
+            None => out.begin(&event),
         }
     };
     if call.args.len() + 3 > STACK_ARGS {
@@ -714,7 +674,7 @@ fn emit<S: Sink>(
             .chain(fake)
             .chain(cut);
         let args: Vec<Arg<'_>> = all.collect();
-        return write(&args).map_err(ConvertError::Sink);
+        return write(&args);
     }
     let mut buf = [NO_ARG; STACK_ARGS];
     let mut used = 0;
@@ -734,5 +694,5 @@ fn emit<S: Sink>(
     if let Some(a) = cut {
         put(a);
     }
-    write(buf.get(..used).unwrap_or(&[])).map_err(ConvertError::Sink)
+    write(buf.get(..used).unwrap_or(&[]))
 }

@@ -4,9 +4,12 @@
 //! next to their longer variants, varints of every length, events ending within the last eight
 //! bytes of the stream or of a window, and damaged varints. Each must read as the two-pass
 //! reader (`Events::next` then `Event::details`) reads it: same events, details and errors.
+//! The same on every corpus trace and on random bytes (proptest), where `try_for_each_event`
+//! (of `Events` and of `ChunkedReader`) must also give the events iterating gives.
 
+use proptest::prelude::*;
 use tracecap_apitrace::write::{WDetail, WValue, Writer};
-use tracecap_apitrace::{ChunkedReader, SigTable, SliceSource, Trace};
+use tracecap_apitrace::{decompress, ChunkedReader, SigTable, SliceSource, Stream};
 
 mod common;
 use common::{parsed_text, two_pass_text as two_pass};
@@ -89,11 +92,11 @@ fn stream() -> Vec<u8> {
 fn one_pass(stream: &[u8]) -> (Text, usize) {
     let mut out = Vec::new();
     let mut kept = 0;
-    let trace = match Trace::new(stream) {
+    let trace = match Stream::parse(stream) {
         Ok(t) => t,
         Err(e) => return ((out, Some(e.to_string())), kept),
     };
-    let mut events = trace.events(SigTable::new());
+    let mut events = trace.events();
     while let Some(p) = events.next_parsed() {
         match p {
             Ok(p) => {
@@ -172,5 +175,67 @@ fn one_pass_agrees_on_every_prefix_and_on_damage() {
         let two = two_pass(&m);
         assert_same(&format!("byte {at} changed"), &one_pass(&m).0, &two);
         assert_same(&format!("byte {at} changed, pieces"), &chunked(&m, 9), &two);
+    }
+}
+
+/// The events (as debug text) and the error, given by `try_for_each_event` of the whole-stream
+/// iterator and of the chunked reader (pieces of `piece` bytes).
+fn closure_walks(stream: &[u8], piece: usize) -> [(Vec<String>, Option<String>); 2] {
+    let mut whole = Vec::new();
+    let whole_err = match Stream::parse(stream) {
+        Ok(s) => s.events().try_for_each_event(|e| {
+            whole.push(format!("{e:?}"));
+            Ok(())
+        }),
+        Err(e) => Err(e),
+    };
+    let mut chunked = Vec::new();
+    let mut r = ChunkedReader::new(SliceSource::new(stream, piece), SigTable::new());
+    let chunked_err = r.try_for_each_event(|e| {
+        chunked.push(format!("{e:?}"));
+        Ok(())
+    });
+    [
+        (whole, whole_err.err().map(|e| e.to_string())),
+        (chunked, chunked_err.err().map(|e| e.to_string())),
+    ]
+}
+
+/// Every stream: one pass (whole and chunked) == two passes, closure walks == iterating.
+fn agree(what: &str, stream: &[u8]) {
+    let two = two_pass(stream);
+    assert_same(what, &one_pass(stream).0, &two);
+    assert_same(&format!("{what}, pieces"), &chunked(stream, 4096), &two);
+    let events: Vec<String> = two
+        .0
+        .iter()
+        .filter(|l| l.starts_with("Event"))
+        .cloned()
+        .collect();
+    for (walk, err) in closure_walks(stream, 4096) {
+        assert_eq!(walk, events, "{what}: closure walk");
+        assert_eq!(err, two.1, "{what}: closure walk error");
+    }
+}
+
+#[test]
+fn fast_path_agrees_on_every_corpus_trace() {
+    let files =
+        tracecap_testkit::corpus_files("apitrace", &["apitrace-tests", "produced-apitrace-11.1"]);
+    for (name, file) in files.iter().filter(|(n, _)| n.ends_with(".trace")) {
+        let d = decompress(file).unwrap();
+        agree(name, &d.data);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn fast_path_agrees_on_random_streams(head in 0usize..3000, bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        // A well-formed start (every shape), then anything.
+        let mut s = stream();
+        s.truncate(head);
+        s.extend_from_slice(&bytes);
+        agree("random", &s);
     }
 }

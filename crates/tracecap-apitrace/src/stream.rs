@@ -1,4 +1,5 @@
-//! Whole-stream reading: the decompressed stream in one slice, events borrowed from it.
+//! Whole-stream reading: the decompressed stream in one slice, events borrowed from it (no
+//! allocation: the entry point for `no_std` users and for streams already decompressed).
 
 use tracecap_wire::Reader;
 
@@ -8,22 +9,24 @@ use crate::event::{next_event_slow, DetailBuf, Event, State};
 use crate::header::Header;
 use crate::parsed::{read_kept, Parsed};
 use crate::read::next_event;
-use crate::sig::Table;
+use crate::sig::SigLookup;
 use crate::value::version_byte;
 
-/// A decompressed apitrace stream held in memory.
+/// A decompressed apitrace event stream held in memory: the header, then events borrowed from the
+/// slice. Reading it allocates nothing (with a [`FixedSigTable`](crate::FixedSigTable)); the
+/// whole-file entry point that also handles the container is `Capture` (feature `std`).
 #[derive(Clone, Copy, Debug)]
-pub struct Trace<'a> {
+pub struct Stream<'a> {
     header: Header<'a>,
     events: Cur<'a>,
 }
 
-impl<'a> Trace<'a> {
+impl<'a> Stream<'a> {
     /// Parses the header of `stream` (the decompressed bytes, offset 0 = the version number).
-    pub fn new(stream: &'a [u8]) -> Result<Trace<'a>, Error> {
+    pub fn parse(stream: &'a [u8]) -> Result<Stream<'a>, Error> {
         let mut r = Reader::new(stream);
         let header = Header::parse(&mut r)?;
-        Ok(Trace {
+        Ok(Stream {
             header,
             events: Cur::new(r.rest(), r.offset()),
         })
@@ -39,8 +42,17 @@ impl<'a> Trace<'a> {
         self.header.version
     }
 
-    /// The events, in stream order, defining signatures into `table` as they appear.
-    pub fn events<T: Table>(&self, table: T) -> Events<'a, T> {
+    /// The events, in stream order, with a new [`SigTable`](crate::SigTable) (feature `alloc`)
+    /// that holds every signature met so far ([`Events::table`]).
+    #[cfg(feature = "alloc")]
+    pub fn events(&self) -> Events<'a, crate::SigTable> {
+        self.events_with(crate::SigTable::new())
+    }
+
+    /// The events, in stream order, defining signatures into `table` as they appear. The
+    /// iterator keeps the table and gives it back with [`Events::into_table`]; to keep it
+    /// yourself, pass `&mut table`.
+    pub fn events_with<T: SigLookup>(&self, table: T) -> Events<'a, T> {
         Events {
             r: self.events,
             state: State::new(self.header.version),
@@ -52,7 +64,7 @@ impl<'a> Trace<'a> {
     }
 }
 
-/// Iterator over the events of a [`Trace`]; it owns the signature table (see [`Events::table`]).
+/// Iterator over the events of a [`Stream`]; it owns the signature table (see [`Events::table`]).
 /// Fused after the first error.
 #[derive(Debug)]
 pub struct Events<'a, T> {
@@ -66,7 +78,7 @@ pub struct Events<'a, T> {
     version: u8,
 }
 
-impl<'a, T: Table> Events<'a, T> {
+impl<'a, T: SigLookup> Events<'a, T> {
     /// The signature table, holding every signature met so far.
     pub fn table(&self) -> &T {
         &self.table
@@ -110,9 +122,22 @@ impl<'a, T: Table> Events<'a, T> {
     pub fn offset(&self) -> u64 {
         self.r.offset()
     }
+
+    /// Gives every remaining event to `f`, in stream order; stops at the first error (the
+    /// stream's, or one `f` returns) and returns it. The same events as iterating.
+    #[inline]
+    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Event<'a>) -> Result<(), Error>,
+    {
+        for event in self.by_ref() {
+            f(event?)?;
+        }
+        Ok(())
+    }
 }
 
-impl<'a, T: Table> Iterator for Events<'a, T> {
+impl<'a, T: SigLookup> Iterator for Events<'a, T> {
     type Item = Result<Event<'a>, Error>;
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
@@ -129,4 +154,4 @@ impl<'a, T: Table> Iterator for Events<'a, T> {
     }
 }
 
-impl<T: Table> core::iter::FusedIterator for Events<'_, T> {}
+impl<T: SigLookup> core::iter::FusedIterator for Events<'_, T> {}

@@ -1,0 +1,74 @@
+//! [`Capture`]: a whole `.trace` file, container and all, read in constant memory.
+
+use crate::chunked::{ChunkedReader, OwnedHeader};
+use crate::container::Container;
+use crate::error::Error;
+use crate::sig::SigLookup;
+use crate::source::ContainerSource;
+use crate::table::SigTable;
+
+/// A `.trace` file: its container, detected, and its stream header, read (feature `std`).
+///
+/// [`Capture::parse`] decompresses only what the header takes (the first snappy chunk or the
+/// first piece of a gzip, brotli or zstd stream); each walk from [`Capture::events`] or
+/// [`Capture::events_with`] decompresses the file again, piece by piece, through a bounded
+/// window, so a trace of any size is read in constant memory.
+///
+/// The header is kept as an owned copy ([`OwnedHeader`]): it is decompressed from the
+/// container, so there are no file bytes for it to borrow.
+#[derive(Clone, Debug)]
+pub struct Capture<'a> {
+    file: &'a [u8],
+    container: Container,
+    header: OwnedHeader,
+}
+
+impl<'a> Capture<'a> {
+    /// Detects the container of `file` (snappy, gzip, brotli, zstd or seekable zstd) and reads
+    /// the stream header.
+    pub fn parse(file: &'a [u8]) -> Result<Capture<'a>, Error> {
+        let src = ContainerSource::new(file)?;
+        let container = src.container();
+        let header = ChunkedReader::new(src, SigTable::new()).header()?.clone();
+        Ok(Capture {
+            file,
+            container,
+            header,
+        })
+    }
+
+    /// The container the stream is compressed in.
+    pub fn container(&self) -> Container {
+        self.container
+    }
+
+    /// The stream header: versions and properties.
+    pub fn header(&self) -> &OwnedHeader {
+        &self.header
+    }
+
+    /// The file's bytes.
+    pub fn file(&self) -> &'a [u8] {
+        self.file
+    }
+
+    /// The events, in stream order, with a new [`SigTable`] (see [`ChunkedReader`] for why
+    /// its events come from a lending `next_event()` rather than an `Iterator`).
+    pub fn events(&self) -> ChunkedReader<ContainerSource<'a>, SigTable> {
+        self.events_with(SigTable::new())
+    }
+
+    /// The events, in stream order, defining signatures into `table`. The reader keeps the
+    /// table and gives it back with [`ChunkedReader::into_table`]; to keep it yourself, pass
+    /// `&mut table`.
+    pub fn events_with<T: SigLookup>(&self, table: T) -> ChunkedReader<ContainerSource<'a>, T> {
+        // The container was recognised by `parse`: opening it again cannot fail, but a reader
+        // over no bytes reports it all the same if it did.
+        match ContainerSource::new(self.file) {
+            Ok(src) => ChunkedReader::new(src, table),
+            Err(e) => {
+                ChunkedReader::new(ContainerSource::failed(self.file, self.container, e), table)
+            }
+        }
+    }
+}
