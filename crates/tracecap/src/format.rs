@@ -54,7 +54,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         return Some(Format::EasyProfiler);
     }
     #[cfg(feature = "syscall")]
-    if tracecap_syscall::is_syscall_capture(bytes) {
+    if tracecap_syscall::detect(bytes) {
         return Some(Format::Syscall);
     }
     #[cfg(feature = "wtf")]
