@@ -59,6 +59,7 @@ mod chunk;
 mod defs;
 mod error;
 mod event;
+mod fast;
 mod header;
 mod json_check;
 mod shape;
@@ -85,14 +86,14 @@ pub use chunk::{
 #[cfg(feature = "alloc")]
 pub use defs::DefinitionTable;
 pub use defs::{
-    Definition, DefinitionStore, FixedDefinitionTable, CLASS_INSTANCE, CLASS_SCOPE,
+    Definition, DefinitionLookup, FixedDefinitionTable, CLASS_INSTANCE, CLASS_SCOPE,
     DEFINE_SIGNATURE, FLAG_APPEND_FLOW_DATA, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
     FLAG_HIGH_FREQUENCY, FLAG_INTERNAL, FLAG_SYSTEM_TIME,
 };
 pub use error::{Error, ErrorKind};
-pub use event::{Event, ZoneInfo, MAX_ARGS};
+pub use event::{Event, ScopeRole, ZoneInfo, MAX_ARGS};
 pub use header::{
-    is_wtf, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
+    detect, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
     FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC,
 };
 pub use signature::{ArgDecl, ArgType, Signature};
@@ -143,7 +144,7 @@ impl<'a> Capture<'a> {
 
     /// Every event in file order, with the wire-id table `table` (for example a
     /// [`FixedDefinitionTable`]).
-    pub fn events_with<T: DefinitionStore<'a>>(&self, table: T) -> Events<'a, T> {
+    pub fn events_with<T: DefinitionLookup<'a>>(&self, table: T) -> Events<'a, T> {
         Events::new(self.data, &self.header, table)
     }
 

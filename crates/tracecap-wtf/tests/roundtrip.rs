@@ -5,7 +5,7 @@ mod common;
 
 use proptest::prelude::*;
 use tracecap_wtf::write::{ChunkedWriter, LegacyWriter, WValue};
-use tracecap_wtf::{ArgType, Capture, DefinitionStore, Event, FixedDefinitionTable};
+use tracecap_wtf::{ArgType, Capture, DefinitionLookup, Event, FixedDefinitionTable};
 
 #[derive(Clone, Debug)]
 struct Def {

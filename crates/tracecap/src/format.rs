@@ -58,7 +58,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         return Some(Format::Syscall);
     }
     #[cfg(feature = "wtf")]
-    if tracecap_wtf::is_wtf(bytes) {
+    if tracecap_wtf::detect(bytes) {
         return Some(Format::Wtf);
     }
     #[cfg(feature = "orbit")]

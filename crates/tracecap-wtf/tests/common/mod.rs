@@ -1,20 +1,8 @@
 //! Shared helpers of the integration tests: finding the corpus, decompressing `.xz`.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use tracecap_wtf::write::WValue;
 use tracecap_wtf::{ArgType, Capture, Elem, Event, Str, Value};
-
-/// The corpus directory, or `None` (with a loud message) when it is not there.
-pub fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("wtf")
-}
-
-/// Reads a corpus file, decompressing `.xz`.
-pub fn read(path: &std::path::Path) -> Vec<u8> {
-    tracecap_testkit::read(path)
-}
 
 /// Every trace file of the corpus (relative name, bytes), `.xz` decompressed.
 pub fn traces() -> Vec<(String, Vec<u8>)> {
@@ -23,7 +11,7 @@ pub fn traces() -> Vec<(String, Vec<u8>)> {
 
 /// The corpus trace files whose relative name and stored size pass `keep`, read and decompressed.
 pub fn traces_where(keep: impl Fn(&str, u64) -> bool) -> Vec<(String, Vec<u8>)> {
-    let Some(dir) = corpus() else {
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -38,7 +26,7 @@ pub fn traces_where(keep: impl Fn(&str, u64) -> bool) -> Vec<(String, Vec<u8>)> 
             let rel = format!("{sub}/{name}");
             let size = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
             if name.contains(".wtf-trace") && keep(&rel, size) {
-                out.push((rel, read(&p)));
+                out.push((rel, tracecap_testkit::read(&p)));
             }
         }
     }
