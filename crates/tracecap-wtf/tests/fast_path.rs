@@ -197,7 +197,7 @@ fn value(rng: &mut Rng, t: ArgType) -> WValue {
 
 /// The values of `ev` as the writer's values, from `Event::values` (packed types).
 fn written(ev: &Event<'_>) -> Vec<WValue> {
-    ev.values().map(|v| common::as_written(ev, v)).collect()
+    ev.values().map(|v| WValue::from_value(ev, v)).collect()
 }
 
 /// The wire ids the files use, small and large (around the end of `DefinitionTable`'s direct
