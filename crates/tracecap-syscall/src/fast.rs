@@ -16,15 +16,16 @@ pub(crate) fn read_ahead(rest: &[u8]) {
     touch_ahead(rest);
 }
 
-/// The syscall segment at the front of `rest` (whose first byte is at absolute `offset`): a reader
-/// over its payload and the bytes the segment takes with its padding. `None` when the bytes there
-/// are not a whole, well-padded syscall segment.
+/// The syscall segment at the front of `r` (whose rest is `rest`, at absolute `offset`) when the
+/// bytes there are a whole, well-padded syscall segment: `r` moves past it, and a reader over its
+/// payload comes back. `None`, with `r` unmoved, otherwise.
 #[inline(always)]
-pub(crate) fn syscall_segment(
-    rest: &[u8],
+pub(crate) fn syscall_segment<'a>(
+    r: &mut Reader<'a>,
+    rest: &'a [u8],
     offset: u64,
     endian: Endian,
-) -> Option<(Reader<'_>, usize)> {
+) -> Option<Reader<'a>> {
     let (&[t0, t1, t2, t3, l0, l1, l2, l3], body) = split_array::<8>(rest)?;
     if endian.u32([t0, t1, t2, t3]) != SEGMENT_SYSCALL {
         return None;
@@ -32,17 +33,18 @@ pub(crate) fn syscall_segment(
     let len = usize::try_from(endian.u32([l0, l1, l2, l3])).ok()?;
     let value_at = offset.checked_add(8)?;
     let pad = usize::try_from(padding_to(value_at.checked_add(len as u64)?, 4)).ok()?;
-    let (payload, body) = split_bytes(body, len)?;
-    let (padding, _) = split_bytes(body, pad)?;
+    let padded = len.checked_add(pad)?;
+    let (segment, _) = split_bytes(body, padded)?;
+    let (payload, padding) = split_bytes(segment, len)?;
     if padding.iter().any(|&b| b != 0) {
         return None;
     }
-    let taken = len.checked_add(pad)?.checked_add(8)?;
-    Some((Reader::at(payload, value_at), taken))
+    r.skip(padded.checked_add(8)?).ok()?;
+    Some(Reader::at(payload, value_at))
 }
 
 /// The first `N` bytes of `rest`, which moves past them.
-#[inline(always)]
+#[inline]
 pub(crate) fn take<const N: usize>(rest: &mut &[u8]) -> Option<[u8; N]> {
     let (a, b) = split_array::<N>(rest)?;
     *rest = b;
