@@ -221,7 +221,8 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
     /// nothing consumed, otherwise.
     #[inline(always)]
     fn plain(&self, buf: &mut &'a [u8]) -> Option<Found<'_, 'a>> {
-        let (wire_id, time) = chunked_head(buf)?;
+        let head = chunked_head(buf)?;
+        let (wire_id, time) = (head as u32, (head >> 32) as u32);
         let def = self.table.get_for_walk(wire_id)?;
         let (args, tail) = split_event(buf, def.shape.plain, |rest| {
             let n = match def.shape.plain {
