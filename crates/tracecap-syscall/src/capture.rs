@@ -142,8 +142,8 @@ impl<'a> Entries<'a> {
         let rest = self.r.rest();
         let offset = self.r.offset();
         fast::read_ahead(rest);
-        if let Some(payload) = fast::syscall_segment(&mut self.r, rest, offset, self.endian) {
-            return Syscall::parse(offset, payload, self.endian).map(Entry::Syscall);
+        if let Some(call) = fast::syscall(&mut self.r, rest, offset, self.endian) {
+            return call.map(Entry::Syscall);
         }
         if detect(rest) {
             let h = Header::parse_at(rest, offset)?;
