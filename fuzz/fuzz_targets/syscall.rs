@@ -92,7 +92,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     check_prefix(data, &whole);
-    let only_syscalls = cap.syscalls().filter(|s| s.is_ok()).count();
+    let only_syscalls = cap.events().filter(|s| s.is_ok()).count();
     assert_eq!(only_syscalls, syscalls);
     if clean {
         let model = CaptureModel::from_bytes(data).expect("clean walk, clean model");

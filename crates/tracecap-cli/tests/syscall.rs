@@ -5,11 +5,6 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// A corpus file, or `None` (with the testkit's skip notice) when the corpus is not there.
-fn corpus(name: &str) -> Option<PathBuf> {
-    Some(tracecap_testkit::corpus("syscall")?.join(name))
-}
-
 fn run(args: &[&str], file: &PathBuf) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tracecap"))
         .args(args)
@@ -28,7 +23,10 @@ fn json_lines(out: &Output) -> Vec<Value> {
 
 #[test]
 fn validate_and_info_on_clean_captures() {
-    let Some(f) = corpus("ls_l.dat") else { return };
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
+        return;
+    };
+    let f = dir.join("ls_l.dat");
     let out = run(&["validate"], &f);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("139 syscall records"));
@@ -47,16 +45,17 @@ fn validate_and_info_on_clean_captures() {
         "py_big_filler_zerogap.dat",
         "py_sigkill_after_flush.dat",
     ] {
-        let out = run(&["validate"], &corpus(name).unwrap());
+        let out = run(&["validate"], &dir.join(name));
         assert_eq!(out.status.code(), Some(0), "{name}: {out:?}");
     }
 }
 
 #[test]
 fn dump_json_objects() {
-    let Some(f) = corpus("py_args.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let f = dir.join("py_args.dat");
     let out = run(&["dump", "--json"], &f);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let lines = json_lines(&out);
@@ -142,9 +141,10 @@ fn dump_json_objects() {
 
 #[test]
 fn dump_json_filler_and_gap() {
-    let Some(f) = corpus("py_big_filler_zerogap.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let f = dir.join("py_big_filler_zerogap.dat");
     let out = run(&["dump", "--json"], &f);
     assert_eq!(out.status.code(), Some(0));
     let lines = json_lines(&out);
@@ -170,9 +170,10 @@ fn dump_json_filler_and_gap() {
 
 #[test]
 fn stale_tail_prints_records_then_fails_at_its_offset() {
-    let Some(f) = corpus("stale_tail_no_otrunc.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let f = dir.join("stale_tail_no_otrunc.dat");
     for args in [
         &["validate"][..],
         &["dump"][..],
@@ -194,9 +195,10 @@ fn stale_tail_prints_records_then_fails_at_its_offset() {
 
 #[test]
 fn empty_file_fails_at_zero() {
-    let Some(f) = corpus("py_thread_crash_empty.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let f = dir.join("py_thread_crash_empty.dat");
     for cmd in ["validate", "dump", "info"] {
         let out = run(&[cmd], &f);
         assert_eq!(out.status.code(), Some(1), "{cmd}");
@@ -206,7 +208,10 @@ fn empty_file_fails_at_zero() {
 
 #[test]
 fn forked_capture_prints_a_header_object() {
-    let Some(f) = corpus("ls_l.dat") else { return };
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
+        return;
+    };
+    let f = dir.join("ls_l.dat");
     let one = std::fs::read(&f).unwrap();
     let mut two = one.clone();
     two.extend_from_slice(&one);

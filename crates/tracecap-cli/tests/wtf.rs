@@ -1,13 +1,8 @@
 //! `tracecap` on the WTF corpus: exit codes, `info`, `validate`, and the `dump --json` objects.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::{json, Value};
-
-fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("wtf")
-}
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tracecap"))
@@ -41,7 +36,9 @@ const FILES: [&str; 6] = [
 
 #[test]
 fn info_validate_dump_every_file() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return;
+    };
     for f in FILES {
         let p = dir.join(f);
         let p = p.to_str().unwrap();
@@ -79,7 +76,9 @@ fn info_validate_dump_every_file() {
 
 #[test]
 fn cpp_basic_values() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return;
+    };
     let lines = dump_json(dir.join("cff-cpp/cpp-basic.wtf-trace").to_str().unwrap());
     let types = lines
         .iter()
@@ -118,7 +117,9 @@ fn cpp_basic_values() {
 
 #[test]
 fn js_every_wire_type() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return;
+    };
     let lines = dump_json(
         dir.join("cff-js/js-snapshot-alltypes.wtf-trace")
             .to_str()
@@ -153,7 +154,9 @@ fn js_every_wire_type() {
 
 #[test]
 fn damaged_files_exit_1_with_offset() {
-    let Some(dir) = corpus() else { return };
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return;
+    };
     let bytes = std::fs::read(dir.join("cff-cpp/cpp-basic.wtf-trace")).unwrap();
     let tmp =
         std::env::temp_dir().join(format!("tracecap-wtf-cut-{}.wtf-trace", std::process::id()));

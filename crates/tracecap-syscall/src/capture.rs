@@ -1,10 +1,11 @@
 //! The whole file: the first header, then a stream of entries (records, fillers, zero gaps and
 //! the headers of captures appended after a fork).
 
-use tracecap_wire::{padding_to, Context, Endian, Reader};
+use tracecap_wire::{Context, Endian, Reader};
 
 use crate::error::{Error, ErrorKind};
-use crate::header::{is_syscall_capture, Header, SEGMENT_HOST_INFO};
+use crate::fast;
+use crate::header::{detect, Header, SEGMENT_HOST_INFO};
 use crate::record::Syscall;
 use crate::tlv;
 
@@ -25,9 +26,6 @@ pub const MAX_GAP_LEN: u64 = (1 << 20) - 8;
 
 /// [`MAX_GAP_LEN`] in 4-byte words.
 const MAX_GAP_WORDS: usize = (MAX_GAP_LEN / 4) as usize;
-
-/// How far ahead of the current segment the walk touches the input (see `Entries::step`).
-const LOOKAHEAD: usize = 256;
 
 /// A filler segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,9 +108,10 @@ impl<'a> Capture<'a> {
         }
     }
 
-    /// Only the syscall records (fillers, gaps and later headers are skipped, errors are not).
-    pub fn syscalls(&self) -> Syscalls<'a> {
-        Syscalls {
+    /// Only the syscall records, in file order (fillers, gaps and later headers are skipped,
+    /// errors are not); after an error, nothing more.
+    pub fn events(&self) -> Events<'a> {
+        Events {
             entries: self.entries(),
         }
     }
@@ -138,41 +137,15 @@ impl<'a> Entries<'a> {
         self.endian
     }
 
-    /// The common case, a whole syscall record, without the general path's checks for headers,
-    /// gaps and errors. `None` sends the caller to the general path.
-    #[inline(always)]
-    fn fast_syscall(&mut self, rest: &'a [u8], offset: u64) -> Option<Result<Entry<'a>, Error>> {
-        let (head, body) = rest.split_first_chunk::<8>()?;
-        let [t0, t1, t2, t3, l0, l1, l2, l3] = *head;
-        if self.endian.u32([t0, t1, t2, t3]) != SEGMENT_SYSCALL {
-            return None;
-        }
-        let len = usize::try_from(self.endian.u32([l0, l1, l2, l3])).ok()?;
-        let value_at = offset.checked_add(8)?;
-        let pad = usize::try_from(padding_to(value_at.checked_add(len as u64)?, 4)).ok()?;
-        let padded = len.checked_add(pad)?;
-        let (payload, padding) = body.get(..padded)?.split_at_checked(len)?;
-        if padding.iter().any(|&b| b != 0) {
-            return None;
-        }
-        self.r.skip(padded.checked_add(8)?).ok()?;
-        Some(Syscall::parse(offset, Reader::at(payload, value_at), self.endian).map(Entry::Syscall))
-    }
-
     #[inline(always)]
     fn step(&mut self) -> Result<Entry<'a>, Error> {
         let rest = self.r.rest();
         let offset = self.r.offset();
-        // Walking records is a chain of dependent loads: each length says where the next record
-        // starts, so every cache miss waits for the one before. Reading a byte a few cache lines
-        // further on starts that miss early, in parallel (several times faster on big files).
-        if let Some(&b) = rest.get(LOOKAHEAD) {
-            core::hint::black_box(b);
+        fast::read_ahead(rest);
+        if let Some(call) = fast::syscall(&mut self.r, rest, offset, self.endian) {
+            return call.map(Entry::Syscall);
         }
-        if let Some(entry) = self.fast_syscall(rest, offset) {
-            return entry;
-        }
-        if is_syscall_capture(rest) {
+        if detect(rest) {
             let h = Header::parse_at(rest, offset)?;
             self.r
                 .skip(usize::try_from(h.len).unwrap_or(usize::MAX))
@@ -231,15 +204,50 @@ impl<'a> Iterator for Entries<'a> {
 
 impl core::iter::FusedIterator for Entries<'_> {}
 
-/// Iterator over the syscall records of a capture (see [`Capture::syscalls`]).
+/// Iterator over the syscall records of a capture (see [`Capture::events`]). Yields every record,
+/// then the first error, then stops.
 #[derive(Clone, Debug)]
-pub struct Syscalls<'a> {
+pub struct Events<'a> {
     entries: Entries<'a>,
 }
 
-impl<'a> Iterator for Syscalls<'a> {
+impl<'a> Events<'a> {
+    /// Absolute offset of the next entry.
+    pub fn offset(&self) -> u64 {
+        self.entries.offset()
+    }
+
+    /// Gives every remaining record to `f`, in file order, and stops at the first error: the
+    /// file's or `f`'s, which it returns. The records are those the iterator yields.
+    ///
+    /// ```
+    /// # use tracecap_syscall::{Capture, Error};
+    /// # fn count(file: &[u8]) -> Result<u64, Error> {
+    /// let capture = Capture::parse(file)?;
+    /// let mut calls = 0u64;
+    /// capture.events().try_for_each_event(|_call| {
+    ///     calls += 1;
+    ///     Ok(())
+    /// })?;
+    /// # Ok(calls)
+    /// # }
+    /// ```
+    #[inline]
+    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Syscall<'a>) -> Result<(), Error>,
+    {
+        for call in self {
+            f(call?)?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Iterator for Events<'a> {
     type Item = Result<Syscall<'a>, Error>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             match self.entries.next()? {
@@ -251,4 +259,4 @@ impl<'a> Iterator for Syscalls<'a> {
     }
 }
 
-impl core::iter::FusedIterator for Syscalls<'_> {}
+impl core::iter::FusedIterator for Events<'_> {}

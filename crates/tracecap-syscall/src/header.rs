@@ -47,8 +47,9 @@ pub struct RawFixedHeader {
     pub epoch_seconds: [u8; 8],
 }
 
-/// True if `bytes` starts with the syscall_capture magic.
-pub fn is_syscall_capture(bytes: &[u8]) -> bool {
+/// True if `bytes` starts with the syscall_capture magic (`78 06 17 a5`): a cheap check that
+/// every syscall_capture file passes.
+pub fn detect(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
 }
 
@@ -120,7 +121,7 @@ impl<'a> Header<'a> {
         if data.is_empty() {
             return Err(Error::new(ErrorKind::Empty, offset));
         }
-        if !is_syscall_capture(data) {
+        if !detect(data) {
             return Err(Error::new(ErrorKind::BadMagic, offset));
         }
         let mut r = Reader::at(data, offset);

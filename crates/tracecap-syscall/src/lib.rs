@@ -4,7 +4,7 @@
 //! timing and (for the first 19 syscall numbers) its arguments.
 //!
 //! ```
-//! use tracecap_syscall::{Arg, Capture, Entry};
+//! use tracecap_syscall::{detect, Arg, Capture, Entry};
 //!
 //! // A tiny little-endian capture: the 28-byte header, an empty host-information segment, then
 //! // one `close(3) = 0` record with its return value and one integer argument.
@@ -18,20 +18,26 @@
 //! file.extend_from_slice(&0i64.to_le_bytes()); // return value
 //! file.extend_from_slice(&[1, 0, 4, 0, 3, 0, 0, 0]); // ArgInt, 4 bytes: fd 3
 //!
+//! assert!(detect(&file));
 //! let capture = Capture::parse(&file)?;
 //! assert_eq!(capture.header().pid, 4242);
 //! assert_eq!(capture.header().clock_reference_ns, Some(5_000));
 //! let mut calls = 0;
-//! for entry in capture.entries() {
-//!     if let Entry::Syscall(call) = entry? {
-//!         assert_eq!(call.name(), Some("close"));
-//!         assert_eq!(call.ret(), 0);
-//!         assert_eq!(call.timestamp_ns, None);
-//!         assert_eq!(call.args().collect::<Vec<_>>(), [Arg::Int(3)]);
-//!         calls += 1;
-//!     }
+//! for call in capture.events() {
+//!     let call = call?;
+//!     assert_eq!(call.name(), Some("close"));
+//!     assert_eq!(call.ret(), 0);
+//!     assert_eq!(call.timestamp_ns, None);
+//!     assert_eq!(call.args().collect::<Vec<_>>(), [Arg::Int(3)]);
+//!     calls += 1;
 //! }
 //! assert_eq!(calls, 1);
+//! // The same records through a closure; the whole walk, fillers and gaps included.
+//! capture.events().try_for_each_event(|call| {
+//!     assert_eq!(call.number, 3);
+//!     Ok(())
+//! })?;
+//! assert_eq!(capture.entries().filter(|e| matches!(e, Ok(Entry::Syscall(_)))).count(), 1);
 //! # Ok::<(), tracecap_syscall::Error>(())
 //! ```
 //!
@@ -41,6 +47,9 @@
 //!
 //! - [`Capture::parse`] reads the header ([`Header`]: 28 bytes, or the older 20, then the host's
 //!   [`Uname`] strings) and takes the byte order from its flags;
+//! - [`detect`] is the cheap magic check;
+//! - [`Capture::events`] yields the [`Syscall`] records ([`Events`], also as a closure walk,
+//!   [`Events::try_for_each_event`]);
 //! - [`Capture::entries`] yields [`Entry`]s: [`Syscall`] records, [`Filler`]s, zero [`Gap`]s and the
 //!   [`Header`]s of further captures, each with its absolute offset; the first fault ends the walk
 //!   with an [`Error`] naming the offset where the bad bytes start. A run of zero bytes longer than
@@ -49,7 +58,9 @@
 //! - [`Syscall::args`] yields the record's [`Arg`]s, which were checked when the record was read.
 //!
 //! Nothing here allocates; the crate builds without `alloc`. The `write` feature adds
-//! `write::CaptureWriter`, which makes captures in either byte order from a model.
+//! `write::CaptureModel` (an owned model of a whole capture, written in either byte order by
+//! `to_bytes` and read back by `from_bytes`) and `write::CaptureWriter`, the byte-level builder
+//! beneath it, for files too big to model whole.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -71,6 +82,7 @@ extern crate std;
 mod arg;
 mod capture;
 mod error;
+mod fast;
 mod header;
 mod names;
 mod record;
@@ -83,12 +95,12 @@ pub use arg::{
     ARG_PARTIAL, ARG_POLLFDS, ARG_SIGACTION, ARG_STAT, POLLFD_LEN, SIGACTION_LEN, STAT_LEN,
 };
 pub use capture::{
-    Capture, Entries, Entry, Filler, Gap, Syscalls, MAX_GAP_LEN, SEGMENT_FILLER, SEGMENT_SYSCALL,
+    Capture, Entries, Entry, Events, Filler, Gap, MAX_GAP_LEN, SEGMENT_FILLER, SEGMENT_SYSCALL,
 };
 pub use error::{Error, ErrorKind};
 pub use header::{
-    is_syscall_capture, Header, Uname, FIXED_LEN, FIXED_LEN_OLD, FLAG_BIG_ENDIAN, MAGIC,
-    SEGMENT_HOST_INFO, VERSION,
+    detect, Header, Uname, FIXED_LEN, FIXED_LEN_OLD, FLAG_BIG_ENDIAN, MAGIC, SEGMENT_HOST_INFO,
+    VERSION,
 };
 pub use names::{syscall_name, syscall_number};
 pub use record::{Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP, KNOWN_FLAGS};

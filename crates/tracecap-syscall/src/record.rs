@@ -6,6 +6,7 @@ use tracecap_wire::{Endian, Reader};
 
 use crate::arg::Args;
 use crate::error::{Error, ErrorKind};
+use crate::fast;
 use crate::names::syscall_name;
 
 /// Record flag: the i64 return value is present (absent means 0).
@@ -48,20 +49,6 @@ fn fixed_len(flags: u8) -> usize {
         n += 4;
     }
     n
-}
-
-#[inline]
-fn take8(rest: &mut &[u8]) -> Option<[u8; 8]> {
-    let (a, b) = rest.split_first_chunk::<8>()?;
-    *rest = b;
-    Some(*a)
-}
-
-#[inline]
-fn take4(rest: &mut &[u8]) -> Option<[u8; 4]> {
-    let (a, b) = rest.split_first_chunk::<4>()?;
-    *rest = b;
-    Some(*a)
 }
 
 /// One captured system call, borrowed from the file.
@@ -117,22 +104,22 @@ impl<'a> Syscall<'a> {
         }
         // Each field below was counted in `needed`, so none of the splits can fail.
         let result = if flags & FLAG_RESULT != 0 {
-            take8(&mut rest).map(|b| endian.i64(b))
+            fast::take::<8>(&mut rest).map(|b| endian.i64(b))
         } else {
             None
         };
         let tid = if flags & FLAG_TID != 0 {
-            take4(&mut rest).map(|b| endian.i32(b))
+            fast::take::<4>(&mut rest).map(|b| endian.i32(b))
         } else {
             None
         };
         let timestamp_ns = if flags & FLAG_TIMESTAMP != 0 {
-            take8(&mut rest).map(|b| endian.i64(b))
+            fast::take::<8>(&mut rest).map(|b| endian.i64(b))
         } else {
             None
         };
         let duration_ns = if flags & FLAG_DURATION != 0 {
-            take4(&mut rest).map(|b| endian.f32(b))
+            fast::take::<4>(&mut rest).map(|b| endian.f32(b))
         } else {
             None
         };

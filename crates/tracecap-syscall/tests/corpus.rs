@@ -1,18 +1,6 @@
 //! The real captures in ../shared/corpus/syscall against the strace of the same runs.
 
-use std::path::PathBuf;
-
 use tracecap_syscall::{Arg, Capture, Entry, ErrorKind, Syscall};
-
-/// The corpus directory, or `None` (with the testkit's skip notice) when it is not there.
-fn corpus_dir() -> Option<PathBuf> {
-    tracecap_testkit::corpus("syscall")
-}
-
-fn read(name: &str) -> Option<Vec<u8>> {
-    let dir = corpus_dir()?;
-    Some(std::fs::read(dir.join(name)).expect("corpus file"))
-}
 
 /// One strace line: `[ N] name(args) = ret ...`.
 #[derive(Debug)]
@@ -226,8 +214,11 @@ fn check_against_strace(
     expected_records: usize,
     invisible: Option<std::ops::RangeInclusive<usize>>,
 ) {
-    let Some(data) = read(dat) else { return };
-    let text = String::from_utf8(read(strace).unwrap()).unwrap();
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
+        return;
+    };
+    let data = std::fs::read(dir.join(dat)).unwrap();
+    let text = std::fs::read_to_string(dir.join(strace)).unwrap();
     let all = parse_strace(&text);
     let start = all
         .iter()
@@ -304,15 +295,16 @@ fn py_args_matches_strace() {
 
 #[test]
 fn py_args_has_every_argument_kind() {
-    let Some(data) = read("py_args.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let data = std::fs::read(dir.join("py_args.dat")).unwrap();
     let cap = Capture::parse(&data).unwrap();
     let (mut int4, mut int8, mut full, mut partial, mut stat, mut poll, mut sa_null, mut sa) =
         (0, 0, 0, 0, 0, 0, 0, 0);
     let mut biggest_full = 0;
     let mut failed_read_partial = false;
-    for s in cap.syscalls() {
+    for s in cap.events() {
         let s = s.unwrap();
         for a in s.args() {
             match a {
@@ -362,7 +354,10 @@ fn py_args_has_every_argument_kind() {
 
 #[test]
 fn header_and_uname() {
-    let Some(data) = read("ls_l.dat") else { return };
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
+        return;
+    };
+    let data = std::fs::read(dir.join("ls_l.dat")).unwrap();
     let cap = Capture::parse(&data).unwrap();
     let h = cap.header();
     assert_eq!((h.version, h.flags, h.fixed_len), (1, 0, 28));
@@ -380,9 +375,10 @@ fn header_and_uname() {
 
 #[test]
 fn big_filler_and_zero_gap() {
-    let Some(data) = read("py_big_filler_zerogap.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let data = std::fs::read(dir.join("py_big_filler_zerogap.dat")).unwrap();
     let cap = Capture::parse(&data).unwrap();
     let entries: Vec<Entry> = cap.entries().map(|e| e.unwrap()).collect();
     let fillers: Vec<_> = entries
@@ -427,9 +423,10 @@ fn big_filler_and_zero_gap() {
 
 #[test]
 fn sigkill_after_flush_is_one_unit() {
-    let Some(data) = read("py_sigkill_after_flush.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let data = std::fs::read(dir.join("py_sigkill_after_flush.dat")).unwrap();
     let cap = Capture::parse(&data).unwrap();
     let entries: Vec<Entry> = cap.entries().map(|e| e.unwrap()).collect();
     match entries.last().unwrap() {
@@ -444,9 +441,10 @@ fn sigkill_after_flush_is_one_unit() {
 
 #[test]
 fn stale_tail_stops_where_old_bytes_start() {
-    let Some(data) = read("stale_tail_no_otrunc.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let data = std::fs::read(dir.join("stale_tail_no_otrunc.dat")).unwrap();
     let cap = Capture::parse(&data).unwrap();
     let mut good = 0;
     let mut last_end = 0;
@@ -469,9 +467,10 @@ fn stale_tail_stops_where_old_bytes_start() {
 
 #[test]
 fn empty_file_is_an_error_at_zero() {
-    let Some(data) = read("py_thread_crash_empty.dat") else {
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
         return;
     };
+    let data = std::fs::read(dir.join("py_thread_crash_empty.dat")).unwrap();
     assert!(data.is_empty());
     let err = Capture::parse(&data).unwrap_err();
     assert_eq!((err.kind, err.offset), (ErrorKind::Empty, 0));
@@ -480,7 +479,10 @@ fn empty_file_is_an_error_at_zero() {
 #[test]
 fn forked_child_capture_after_the_parent() {
     // fork() without exec: parent and child each write a whole capture, one after the other.
-    let Some(one) = read("ls_l.dat") else { return };
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
+        return;
+    };
+    let one = std::fs::read(dir.join("ls_l.dat")).unwrap();
     let mut two = one.clone();
     two.extend_from_slice(&one);
     let cap = Capture::parse(&two).unwrap();

@@ -4,12 +4,6 @@
 
 use tracecap_syscall::{Capture, Entry, Error};
 
-/// A corpus file, or `None` (with the testkit's skip notice) when the corpus is not there.
-fn corpus(name: &str) -> Option<Vec<u8>> {
-    let dir = tracecap_testkit::corpus("syscall")?;
-    Some(std::fs::read(dir.join(name)).unwrap())
-}
-
 /// A tiny deterministic generator, so failures reproduce.
 struct XorShift(u64);
 
@@ -100,7 +94,10 @@ fn check_prefix(data: &[u8], full: &[(u64, Print)], ends: &[u64], cut: usize) {
 }
 
 fn prefixes(name: &str, every_byte: bool, boundaries: usize, samples: usize) {
-    let Some(data) = corpus(name) else { return };
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
+        return;
+    };
+    let data = std::fs::read(dir.join(name)).unwrap();
     let (full, err) = walk(&data);
     let ends = ends(&full, err, data.len() as u64);
     let mut cuts: Vec<usize> = if every_byte {
@@ -134,7 +131,10 @@ fn prefixes(name: &str, every_byte: bool, boundaries: usize, samples: usize) {
 }
 
 fn mutations(name: &str, count: usize) {
-    let Some(data) = corpus(name) else { return };
+    let Some(dir) = tracecap_testkit::corpus("syscall") else {
+        return;
+    };
+    let data = std::fs::read(dir.join(name)).unwrap();
     let (full, err) = walk(&data);
     let header_len = Capture::parse(&data).map_or(0, |c| c.header().len);
     let ends = ends(&full, err, data.len() as u64);

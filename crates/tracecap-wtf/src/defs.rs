@@ -65,7 +65,7 @@ impl<'a> Definition<'a> {
         }
     }
 
-    /// What [`DefinitionStore::get_for_walk`] may return for a wire id nothing defines: its shape
+    /// What [`DefinitionLookup::get_for_walk`] may return for a wire id nothing defines: its shape
     /// sends the event to the general path.
     #[cfg(feature = "alloc")]
     fn placeholder() -> Self {
@@ -121,8 +121,10 @@ impl<'a> Definition<'a> {
 }
 
 /// A wire-id table the event walker fills from `wtf.event#define` events and reads for every
-/// event.
-pub trait DefinitionStore<'a> {
+/// event. The walker takes the table by value and gives it back with
+/// [`Events::into_table`](crate::Events::into_table); the trait is implemented for `&mut T`, so a
+/// caller who keeps the table passes `&mut table`.
+pub trait DefinitionLookup<'a> {
     /// Adds (or replaces) the definition of `def.wire_id`, with its parsed argument types.
     fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind>;
     /// The definition for `wire_id` and its argument types.
@@ -135,7 +137,7 @@ pub trait DefinitionStore<'a> {
     /// What the walker's plain path reads for `wire_id`, on every event: the definition, or
     /// `None`, or a placeholder whose shape the plain path declines (which lets a table answer
     /// with one bounds check); the general path then looks the wire id up with
-    /// [`DefinitionStore::lookup`]. By default [`DefinitionStore::get`].
+    /// [`DefinitionLookup::lookup`]. By default [`DefinitionLookup::get`].
     #[doc(hidden)]
     #[inline(always)]
     fn get_for_walk(&self, wire_id: u32) -> Option<&Definition<'a>> {
@@ -146,6 +148,31 @@ pub trait DefinitionStore<'a> {
     /// True when no definition is held.
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A table the walker fills while it reads, held elsewhere: `events_with(&mut table)` walks with
+/// `table` and leaves it, filled, with the caller.
+impl<'a, T: DefinitionLookup<'a> + ?Sized> DefinitionLookup<'a> for &mut T {
+    #[inline]
+    fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind> {
+        (**self).insert(def, types)
+    }
+    #[inline]
+    fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])> {
+        (**self).lookup(wire_id)
+    }
+    #[inline]
+    fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        (**self).get(wire_id)
+    }
+    #[inline(always)]
+    fn get_for_walk(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        (**self).get_for_walk(wire_id)
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        (**self).len()
     }
 }
 
@@ -205,7 +232,7 @@ impl<'a> DefinitionTable<'a> {
 }
 
 #[cfg(feature = "alloc")]
-impl<'a> DefinitionStore<'a> for DefinitionTable<'a> {
+impl<'a> DefinitionLookup<'a> for DefinitionTable<'a> {
     fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind> {
         let id = usize::from(def.wire_id);
         if self.index.len() <= id {
@@ -306,7 +333,7 @@ impl<'a, const DEFS: usize, const ARGS: usize> FixedDefinitionTable<'a, DEFS, AR
     }
 }
 
-impl<'a, const DEFS: usize, const ARGS: usize> DefinitionStore<'a>
+impl<'a, const DEFS: usize, const ARGS: usize> DefinitionLookup<'a>
     for FixedDefinitionTable<'a, DEFS, ARGS>
 {
     fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind> {

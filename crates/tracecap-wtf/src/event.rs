@@ -4,7 +4,7 @@
 use tracecap_wire::Reader;
 
 use crate::builtin::Builtin;
-use crate::defs::Definition;
+use crate::defs::{Definition, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA};
 use crate::signature::Signature;
 use crate::strings::StringTable;
 use crate::value::{Args, Encoding, Str, Value};
@@ -12,6 +12,21 @@ use crate::values::Values;
 
 /// Most arguments a definition may declare (the walker parses signatures into a stack buffer).
 pub const MAX_ARGS: usize = 64;
+
+/// How an event takes part in a zone's scope structure (see [`Event::scope_role`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeRole {
+    /// Opens a scope: `wtf.scope#enter`, or any event of a scope-class definition.
+    Enter,
+    /// Closes the innermost open scope: `wtf.scope#leave`.
+    Leave,
+    /// Adds arguments to the innermost open scope: `wtf.scope#appendData`, or an event whose
+    /// definition has [`FLAG_APPEND_SCOPE_DATA`](crate::FLAG_APPEND_SCOPE_DATA).
+    Append,
+    /// Everything else, an instant as far as scopes go: `wtf.trace#timeStamp`, instance-class
+    /// events, time ranges, flows, frames and the other built-ins.
+    Instance,
+}
 
 /// One event, borrowed from the file.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +86,36 @@ impl<'a> Event<'a> {
     /// The built-in event this is, if any.
     pub fn builtin(&self) -> Option<Builtin> {
         self.def.builtin()
+    }
+
+    /// How the event takes part in its zone's scope structure, as the WTF loader pairs scopes
+    /// (what [`timeline::Timeline`](crate::timeline::Timeline) and the conversions build on).
+    ///
+    /// ```
+    /// use tracecap_wtf::{Capture, ScopeRole};
+    /// # let bytes = tracecap_wtf::doc_example();
+    /// let trace = Capture::parse(&bytes)?;
+    /// let mut depth = 0i32;
+    /// for event in trace.events() {
+    ///     match event?.scope_role() {
+    ///         ScopeRole::Enter => depth += 1,
+    ///         ScopeRole::Leave => depth -= 1,
+    ///         ScopeRole::Append | ScopeRole::Instance => {}
+    ///     }
+    /// }
+    /// assert_eq!(depth, 0);
+    /// # Ok::<(), tracecap_wtf::Error>(())
+    /// ```
+    pub fn scope_role(&self) -> ScopeRole {
+        match self.builtin() {
+            Some(Builtin::ScopeEnter) => ScopeRole::Enter,
+            Some(Builtin::ScopeLeave) => ScopeRole::Leave,
+            Some(Builtin::ScopeAppendData) => ScopeRole::Append,
+            Some(Builtin::TimeStamp) => ScopeRole::Instance,
+            _ if self.def.class == CLASS_SCOPE => ScopeRole::Enter,
+            _ if self.flags() & FLAG_APPEND_SCOPE_DATA != 0 => ScopeRole::Append,
+            _ => ScopeRole::Instance,
+        }
     }
 
     /// The raw argument bytes.

@@ -48,7 +48,7 @@ pub enum Container {
 
 /// True when `bytes` start like a `.wtf-trace` file of either format (magic and a supported
 /// version).
-pub fn is_wtf(bytes: &[u8]) -> bool {
+pub fn detect(bytes: &[u8]) -> bool {
     matches!(
         bytes.get(..PROLOGUE_LEN),
         Some([0xEF, 0xBE, 0xAD, 0xDE, _, _, _, _, 10, 0, 0, 0])

@@ -3,10 +3,11 @@
 //! big-endian, packed arguments).
 //!
 //! ```
-//! use tracecap_wtf::{Capture, FixedDefinitionTable, Value};
+//! use tracecap_wtf::{detect, Capture, FixedDefinitionTable, ScopeRole, Value};
 //!
 //! # fn main() -> Result<(), tracecap_wtf::Error> {
 //! # let bytes = tracecap_wtf::doc_example();
+//! assert!(detect(&bytes));
 //! let trace = Capture::parse(&bytes)?;
 //! assert_eq!(trace.header().format_version, 10);
 //! // A fixed-capacity wire-id table: walking every event allocates nothing.
@@ -15,12 +16,22 @@
 //!     let event = event?;
 //!     if event.name() == "App#tick" {
 //!         assert_eq!(event.arg(0), Some(Value::Uint32(7)));
+//!         assert_eq!(event.scope_role(), ScopeRole::Instance);
 //!     }
 //! }
+//! // The default growable table, a table the caller keeps (`&mut`), and the closure walk.
+//! assert_eq!(trace.events().count(), 2);
+//! let mut kept = FixedDefinitionTable::<64, 256>::new();
+//! let mut n = 0;
+//! trace.events_with(&mut kept).try_for_each_event(|_| {
+//!     n += 1;
+//!     Ok(())
+//! })?;
+//! assert_eq!(n, 2);
 //! # Ok(()) }
 //! ```
 //!
-//! Events come out in file order, built-ins included (`wtf.event#define`, zones, scopes, flows,
+//! [`detect`] is the cheap check of the prologue. Events come out in file order, built-ins included (`wtf.event#define`, zones, scopes, flows,
 //! ...), from the iterator or from [`Events::try_for_each_event`] (see its note on speed), each
 //! with its zone, time, definition and lazily decoded arguments: [`Event::values`]
 //! (fast, from the types parsed once per definition), [`Event::args`] (with names), and
@@ -34,7 +45,8 @@
 //!
 //! Features: `alloc` (default) adds the growable [`DefinitionTable`], [`StringIndex`] and
 //! [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure; `json` adds
-//! serde_json parsing of the file header and `json::ArgsJson`; `write` adds the writers.
+//! serde_json parsing of the file header and `json::ArgsJson`; `write` adds `write::CaptureModel`
+//! (`to_bytes`, `from_bytes`) and the byte-level builders beneath it.
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -59,6 +71,7 @@ mod chunk;
 mod defs;
 mod error;
 mod event;
+mod fast;
 mod header;
 mod json_check;
 mod shape;
@@ -85,14 +98,14 @@ pub use chunk::{
 #[cfg(feature = "alloc")]
 pub use defs::DefinitionTable;
 pub use defs::{
-    Definition, DefinitionStore, FixedDefinitionTable, CLASS_INSTANCE, CLASS_SCOPE,
+    Definition, DefinitionLookup, FixedDefinitionTable, CLASS_INSTANCE, CLASS_SCOPE,
     DEFINE_SIGNATURE, FLAG_APPEND_FLOW_DATA, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
     FLAG_HIGH_FREQUENCY, FLAG_INTERNAL, FLAG_SYSTEM_TIME,
 };
 pub use error::{Error, ErrorKind};
-pub use event::{Event, ZoneInfo, MAX_ARGS};
+pub use event::{Event, ScopeRole, ZoneInfo, MAX_ARGS};
 pub use header::{
-    is_wtf, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
+    detect, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
     FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC,
 };
 pub use signature::{ArgDecl, ArgType, Signature};
@@ -142,8 +155,8 @@ impl<'a> Capture<'a> {
     }
 
     /// Every event in file order, with the wire-id table `table` (for example a
-    /// [`FixedDefinitionTable`]).
-    pub fn events_with<T: DefinitionStore<'a>>(&self, table: T) -> Events<'a, T> {
+    /// [`FixedDefinitionTable`], or `&mut table` to keep the table once the walk is over).
+    pub fn events_with<T: DefinitionLookup<'a>>(&self, table: T) -> Events<'a, T> {
         Events::new(self.data, &self.header, table)
     }
 

@@ -4,9 +4,9 @@
 use alloc::vec::Vec;
 
 use crate::builtin::Builtin;
-use crate::defs::{DefinitionStore, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA};
+use crate::defs::DefinitionLookup;
 use crate::error::Error;
-use crate::event::{Event, ZoneInfo};
+use crate::event::{Event, ScopeRole, ZoneInfo};
 use crate::Capture;
 
 /// Deepest scope nesting the loader tracks; it stops scoping a zone beyond it.
@@ -103,7 +103,7 @@ impl<'a> Timeline<'a> {
     /// The events are walked twice: first to count each zone's, so that each zone's list is
     /// allocated once at its size. The heap then holds the events
     /// ([`size_of::<Event>()`](core::mem::size_of) bytes each) and little more.
-    pub fn build_with<T: DefinitionStore<'a> + Clone>(trace: &Capture<'a>, table: T) -> Self {
+    pub fn build_with<T: DefinitionLookup<'a> + Clone>(trace: &Capture<'a>, table: T) -> Self {
         // Events per zone id, in the order the zones are met.
         let mut counts: Vec<(Option<u16>, usize)> = Vec::new();
         for ev in trace.events_with(table.clone()).map_while(Result::ok) {
@@ -203,14 +203,14 @@ impl<'a> Scopes<'a, '_> {
             let mut ends = alloc::vec![None; self.events.len()];
             let mut stack: Vec<usize> = Vec::new();
             for (i, e) in self.events.iter().enumerate() {
-                match role_kind(e) {
-                    Kind::Enter => {
+                match e.scope_role() {
+                    ScopeRole::Enter => {
                         stack.push(i);
                         if stack.len() >= MAX_DEPTH {
                             break;
                         }
                     }
-                    Kind::Leave => {
+                    ScopeRole::Leave => {
                         if let Some(open) = stack.pop() {
                             if let Some(slot) = ends.get_mut(open) {
                                 *slot = Some(e.time);
@@ -226,25 +226,6 @@ impl<'a> Scopes<'a, '_> {
     }
 }
 
-enum Kind {
-    Instance,
-    Enter,
-    Leave,
-    Append,
-}
-
-fn role_kind(e: &Event<'_>) -> Kind {
-    match e.builtin() {
-        Some(Builtin::ScopeEnter) => Kind::Enter,
-        Some(Builtin::ScopeLeave) => Kind::Leave,
-        Some(Builtin::ScopeAppendData) => Kind::Append,
-        Some(Builtin::TimeStamp) => Kind::Instance,
-        _ if e.def.class == CLASS_SCOPE => Kind::Enter,
-        _ if e.flags() & FLAG_APPEND_SCOPE_DATA != 0 => Kind::Append,
-        _ => Kind::Instance,
-    }
-}
-
 impl<'a> Iterator for Scopes<'a, '_> {
     type Item = Scoped<'a>;
 
@@ -257,20 +238,20 @@ impl<'a> Iterator for Scopes<'a, '_> {
         self.pos += 1;
         let depth = self.stack.len();
         let parent = self.stack.last().copied();
-        let (role, end_time) = match role_kind(&event) {
-            Kind::Instance => (Role::Instance, None),
-            Kind::Enter => {
+        let (role, end_time) = match event.scope_role() {
+            ScopeRole::Instance => (Role::Instance, None),
+            ScopeRole::Enter => {
                 self.stack.push(index);
                 let end = self.ends().get(index).copied().flatten();
                 (Role::Enter, end)
             }
-            Kind::Leave => (
+            ScopeRole::Leave => (
                 Role::Leave {
                     closes: self.stack.pop(),
                 },
                 None,
             ),
-            Kind::Append => (Role::Append { target: parent }, None),
+            ScopeRole::Append => (Role::Append { target: parent }, None),
         };
         Some(Scoped {
             index,

@@ -19,9 +19,10 @@ use tracecap_wire::{Context, Reader};
 
 use crate::builtin::Builtin;
 use crate::chunk::{Chunks, CHUNK_EVENT_DATA, PART_BINARY_EVENTS, PART_STRING_TABLE};
-use crate::defs::{Definition, DefinitionStore, Shape, FLAG_BUILTIN};
+use crate::defs::{Definition, DefinitionLookup, Shape, FLAG_BUILTIN};
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, EventHead, MAX_ARGS};
+use crate::fast::{chunked_head, split_event, split_legacy_head, split_slots};
 use crate::header::{Container, Header};
 use crate::signature::{ArgType, Signature};
 use crate::strings::StringTable;
@@ -34,67 +35,6 @@ macro_rules! tri {
             Err(e) => return Some(Err(e)),
         }
     };
-}
-
-/// Splits an event whose definition's plain code (see `Shape::plain`) is `plain` off the front of
-/// `buf` (its 8-byte header included): its arguments, and what follows the event. `measure`
-/// splits the arguments off what follows the header for codes above 8.
-///
-/// Each small size takes a branch of its own that splits off a constant length, header and
-/// arguments with one length check. The CPU predicts which branch from the events before, so the
-/// position of the next event is known at once, instead of after the loads of this event's wire
-/// id, definition and size: that chain of dependent loads from one event to the next would
-/// otherwise bound the walk. (Measured sizes take the same kind of branches, see
-/// [`split_slots`].)
-#[inline(always)]
-fn split_event<'a>(
-    buf: &'a [u8],
-    plain: u32,
-    measure: impl FnOnce(&'a [u8]) -> Option<(&'a [u8], &'a [u8])>,
-) -> Option<(&'a [u8], &'a [u8])> {
-    /// The constant-length split of one branch.
-    #[inline(always)]
-    fn split<const N: usize>(buf: &[u8]) -> Option<(&[u8], &[u8])> {
-        let (event, tail) = buf.split_first_chunk::<N>()?;
-        Some((event.get(8..)?, tail))
-    }
-    match plain {
-        0 => split::<8>(buf),
-        1 => split::<12>(buf),
-        2 => split::<16>(buf),
-        3 => split::<20>(buf),
-        4 => split::<24>(buf),
-        5 => split::<28>(buf),
-        6 => split::<32>(buf),
-        7 => split::<36>(buf),
-        8 => split::<40>(buf),
-        _ => measure(buf.get(8..)?),
-    }
-}
-
-/// Splits `n` 4-byte slots off the front of `rest`, with a branch per small `n` (see
-/// [`split_event`], whose ladder includes the header: one ladder for both, with the header
-/// length as a parameter, cost the full walk 3 more instructions an event, measured).
-#[inline(always)]
-fn split_slots(rest: &[u8], n: u32) -> Option<(&[u8], &[u8])> {
-    /// The constant-length split of one branch.
-    #[inline(always)]
-    fn split<const N: usize>(rest: &[u8]) -> Option<(&[u8], &[u8])> {
-        rest.split_first_chunk::<N>()
-            .map(|(args, tail)| (args.as_slice(), tail))
-    }
-    match n {
-        0 => Some((&[], rest)),
-        1 => split::<4>(rest),
-        2 => split::<8>(rest),
-        3 => split::<12>(rest),
-        4 => split::<16>(rest),
-        5 => split::<20>(rest),
-        6 => split::<24>(rest),
-        7 => split::<28>(rest),
-        8 => split::<32>(rest),
-        _ => rest.split_at_checked((n as usize).checked_mul(4)?),
-    }
 }
 
 /// `Events::zone` before any `wtf.zone#set`.
@@ -164,7 +104,7 @@ struct Held<'a> {
     enc: Encoding,
 }
 
-impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
+impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
     /// Walks the events of `data`, whose header is `info`, with the wire-id table `table`.
     pub fn new(data: &'a [u8], info: &Header<'a>, table: T) -> Self {
         let src = match info.container {
@@ -281,7 +221,7 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     /// nothing consumed, otherwise.
     #[inline(always)]
     fn plain(&self, buf: &mut &'a [u8]) -> Option<Found<'_, 'a>> {
-        let head = u64::from_le_bytes(*buf.first_chunk::<8>()?);
+        let head = chunked_head(buf)?;
         let (wire_id, time) = (head as u32, (head >> 32) as u32);
         let def = self.table.get_for_walk(wire_id)?;
         let (args, tail) = split_event(buf, def.shape.plain, |rest| {
@@ -336,10 +276,9 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
         let Source::Legacy(r) = &mut self.src else {
             return false;
         };
-        let Some((&[w0, w1, t0, t1, t2, t3], rest)) = r.rest().split_first_chunk::<6>() else {
+        let Some((wire_id, time, rest)) = split_legacy_head(r.rest()) else {
             return false;
         };
-        let wire_id = u32::from(u16::from_be_bytes([w0, w1]));
         let Some(def) = self.table.get(wire_id) else {
             return false;
         };
@@ -363,7 +302,7 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
                 offset,
                 chunk: 0,
                 wire_id,
-                time: u32::from_be_bytes([t0, t1, t2, t3]),
+                time,
                 zone: self.zone,
             },
             args,
@@ -578,7 +517,7 @@ impl<'a, T: DefinitionStore<'a>> Events<'a, T> {
     }
 }
 
-impl<'a, T: DefinitionStore<'a>> Iterator for Events<'a, T> {
+impl<'a, T: DefinitionLookup<'a>> Iterator for Events<'a, T> {
     type Item = Result<Event<'a>, Error>;
 
     #[inline(always)]
@@ -601,4 +540,4 @@ impl<'a, T: DefinitionStore<'a>> Iterator for Events<'a, T> {
     }
 }
 
-impl<'a, T: DefinitionStore<'a>> core::iter::FusedIterator for Events<'a, T> {}
+impl<'a, T: DefinitionLookup<'a>> core::iter::FusedIterator for Events<'a, T> {}

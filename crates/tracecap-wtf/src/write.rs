@@ -1,5 +1,30 @@
-//! Writers (feature `write`): build valid chunked (format 10) and legacy (format 3) files from
-//! owned values, for round-trip tests and for generating large benchmark files.
+//! Writing files (feature `write`): [`CaptureModel`], an owned model of a whole capture in either
+//! container (chunked format 10 or legacy format 3), written by [`CaptureModel::to_bytes`] and
+//! read back by [`CaptureModel::from_bytes`]:
+//!
+//! ```
+//! use tracecap_wtf::write::{CaptureModel, DefinitionModel, EventModel, WValue};
+//! use tracecap_wtf::{Container, CLASS_INSTANCE};
+//!
+//! let model = CaptureModel {
+//!     definitions: vec![DefinitionModel {
+//!         wire_id: 2,
+//!         class: CLASS_INSTANCE,
+//!         flags: 0,
+//!         name: "App#tick".into(),
+//!         signature: "uint32 n".into(),
+//!     }],
+//!     events: vec![EventModel { wire_id: 2, time: 5, args: vec![WValue::Uint32(7)] }],
+//!     ..CaptureModel::new(Container::Chunked)
+//! };
+//! let bytes = model.to_bytes()?;
+//! assert_eq!(CaptureModel::from_bytes(&bytes)?, model);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Beneath it, the byte-level builders [`ChunkedWriter`] and [`LegacyWriter`] write one event at
+//! a time: for files a model cannot describe (redefinitions, chunks of chosen sizes, events
+//! that do not match their definition) and for generating large benchmark files.
 //!
 //! ```
 //! use tracecap_wtf::write::{ChunkedWriter, WValue};
@@ -19,12 +44,17 @@ use std::io;
 use std::string::String;
 use std::vec::Vec;
 
+use crate::builtin_event::BuiltinEvent;
 use crate::chunk::{
     CHUNK_EVENT_DATA, CHUNK_FILE_HEADER, PART_BINARY_EVENTS, PART_FILE_HEADER, PART_STRING_TABLE,
 };
-use crate::header::{CHUNKED_VERSION, LEGACY_VERSION};
+use crate::error::Error;
+use crate::event::Event;
+use crate::header::{Container, CHUNKED_VERSION, LEGACY_VERSION};
 use crate::signature::ArgType;
 use crate::strings::{EMPTY_ORDINAL, NULL_ORDINAL};
+use crate::value::{Elem, Str, Value};
+use crate::Capture;
 
 /// An owned argument value to write.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,6 +156,12 @@ pub struct ChunkedWriter {
 impl ChunkedWriter {
     /// Starts a file with this WTF version word and file-header JSON text.
     pub fn new(wtf_version: u32, header_json: &str) -> Self {
+        Self::with_header(wtf_version, Some(header_json))
+    }
+
+    /// Starts a file with this WTF version word and, unless `None`, a file-header chunk with this
+    /// JSON text.
+    pub fn with_header(wtf_version: u32, header_json: Option<&str>) -> Self {
         let mut w = ChunkedWriter {
             out: Vec::new(),
             events: Vec::new(),
@@ -137,10 +173,9 @@ impl ChunkedWriter {
         for word in [0xDEAD_BEEF, wtf_version, CHUNKED_VERSION] {
             w.out.extend_from_slice(&u32::to_le_bytes(word));
         }
-        w.chunk(
-            CHUNK_FILE_HEADER,
-            &[(PART_FILE_HEADER, header_json.as_bytes())],
-        );
+        if let Some(json) = header_json {
+            w.chunk(CHUNK_FILE_HEADER, &[(PART_FILE_HEADER, json.as_bytes())]);
+        }
         w
     }
 
@@ -429,5 +464,230 @@ impl LegacyWriter {
     /// Returns the file.
     pub fn finish(self) -> Vec<u8> {
         self.out
+    }
+}
+
+impl WValue {
+    /// The value `v` of an argument of `ev` as the writers take it (strings resolved in `ev`'s
+    /// string table, lossily as UTF-8; `None` for a string ordinal the table does not hold).
+    pub fn from_value(ev: &Event<'_>, v: Value<'_>) -> WValue {
+        let s = |x: Str<'_>| {
+            ev.resolve(x)
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+        };
+        match v {
+            Value::Bool(b) => WValue::Bool(b),
+            Value::Int8(v) => WValue::Int8(v),
+            Value::Uint8(v) => WValue::Uint8(v),
+            Value::Int16(v) => WValue::Int16(v),
+            Value::Uint16(v) => WValue::Uint16(v),
+            Value::Int32(v) => WValue::Int32(v),
+            Value::Uint32(v) => WValue::Uint32(v),
+            Value::Float32(f) => WValue::Float32(f),
+            Value::Ascii(x) => WValue::Ascii(s(x)),
+            Value::Utf8(x) => WValue::Utf8(s(x)),
+            Value::Any(x) => WValue::Any(s(x)),
+            Value::Char(c) => WValue::Char(c),
+            Value::WChar(c) => WValue::WChar(c),
+            Value::FlowId(v) => WValue::FlowId(v),
+            Value::Time32(v) => WValue::Time32(v),
+            Value::Array(a) if a.ty == ArgType::Float32Array => WValue::Floats(a.data.map(|_| {
+                a.iter()
+                    .map(|e| match e {
+                        Elem::Float(f) => f,
+                        Elem::Int(i) => i as f32,
+                    })
+                    .collect()
+            })),
+            Value::Array(a) => WValue::Ints(
+                a.ty,
+                a.data.map(|_| {
+                    a.iter()
+                        .map(|e| match e {
+                            Elem::Int(i) => i,
+                            Elem::Float(f) => f as i64,
+                        })
+                        .collect()
+                }),
+            ),
+        }
+    }
+}
+
+/// Most bytes of events [`CaptureModel::to_bytes`] puts in one chunk before it starts the next.
+pub const CHUNK_EVENT_BYTES: usize = 1 << 20;
+
+/// One event type of a [`CaptureModel`] (a `wtf.event#define` event).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct DefinitionModel {
+    /// Wire id its events carry.
+    pub wire_id: u16,
+    /// Event class ([`CLASS_INSTANCE`](crate::CLASS_INSTANCE), [`CLASS_SCOPE`](crate::CLASS_SCOPE)).
+    pub class: u16,
+    /// Event flags (`FLAG_*`).
+    pub flags: u32,
+    /// Event name.
+    pub name: String,
+    /// Argument signature text (empty when none).
+    pub signature: String,
+}
+
+/// One event of a [`CaptureModel`] (any event but a definition).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct EventModel {
+    /// Wire id (16 bits in legacy files).
+    pub wire_id: u32,
+    /// Time in microseconds since the file's time base.
+    pub time: u32,
+    /// Argument values, in the definition's order.
+    pub args: Vec<WValue>,
+}
+
+/// The header fields of a legacy file after its prologue.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LegacyHeaderModel {
+    /// Context information JSON text (`None`: null).
+    pub context_info: Option<String>,
+    /// File flags ([`FLAG_HIGH_RESOLUTION_TIMES`](crate::FLAG_HIGH_RESOLUTION_TIMES), ...).
+    pub flags: u32,
+    /// Time base in milliseconds since the epoch.
+    pub timebase_ms: u64,
+}
+
+/// An owned model of a whole capture: its container, header, definitions and events.
+///
+/// [`CaptureModel::to_bytes`] writes the definitions first, then the events in order (chunked
+/// files in chunks of at most [`CHUNK_EVENT_BYTES`] of events); [`CaptureModel::from_bytes`]
+/// reads a file back into this shape, every `wtf.event#define` into `definitions` and every other
+/// event into `events`, so `from_bytes(to_bytes(m)) == m` for a model the container can hold
+/// (legacy files have no `char`/`wchar` values, no null arrays and no empty `utf8` strings).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaptureModel {
+    /// Chunked (format 10) or legacy (format 3).
+    pub container: Container,
+    /// The WTF version word.
+    pub wtf_version: u32,
+    /// Chunked: the file-header JSON text (`None`: no file-header chunk). Legacy: the metadata
+    /// JSON text (`None`: null).
+    pub header_json: Option<String>,
+    /// Legacy: the header fields after the prologue (ignored for chunked files).
+    pub legacy: LegacyHeaderModel,
+    /// The event types, in the order they are defined.
+    pub definitions: Vec<DefinitionModel>,
+    /// Every other event, in file order.
+    pub events: Vec<EventModel>,
+}
+
+impl CaptureModel {
+    /// An empty capture in `container`, with a small file-header JSON object.
+    pub fn new(container: Container) -> Self {
+        CaptureModel {
+            container,
+            wtf_version: 0xE821_4400,
+            header_json: Some(String::from(r#"{"type":"file_header"}"#)),
+            legacy: LegacyHeaderModel::default(),
+            definitions: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Writes the file.
+    pub fn to_bytes(&self) -> io::Result<Vec<u8>> {
+        match self.container {
+            Container::Chunked => {
+                let mut w =
+                    ChunkedWriter::with_header(self.wtf_version, self.header_json.as_deref());
+                for d in &self.definitions {
+                    w.define(d.wire_id, d.class, d.flags, &d.name, &d.signature)?;
+                }
+                for e in &self.events {
+                    if w.pending() >= CHUNK_EVENT_BYTES {
+                        w.end_chunk();
+                    }
+                    w.event(e.wire_id, e.time, &e.args)?;
+                }
+                Ok(w.finish())
+            }
+            Container::Legacy => {
+                let mut w = LegacyWriter::new(
+                    self.wtf_version,
+                    self.legacy.context_info.as_deref(),
+                    self.legacy.flags,
+                    self.legacy.timebase_ms,
+                    self.header_json.as_deref(),
+                )?;
+                for d in &self.definitions {
+                    w.define(d.wire_id, d.class, d.flags, &d.name, &d.signature)?;
+                }
+                for e in &self.events {
+                    w.event(e.wire_id, e.time, &e.args)?;
+                }
+                Ok(w.finish())
+            }
+        }
+    }
+
+    /// Reads a whole file into a model (the first error of the walk is returned).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let trace = Capture::parse(bytes)?;
+        let h = trace.header();
+        let text = |s: Str<'_>| {
+            s.resolve(&Default::default())
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+        };
+        let (header_json, legacy) = match (h.container, h.legacy) {
+            (Container::Legacy, Some(l)) => (
+                text(l.metadata),
+                LegacyHeaderModel {
+                    context_info: text(l.context_info),
+                    flags: l.flags,
+                    timebase_ms: l.timebase_ms,
+                },
+            ),
+            _ => (
+                h.header_json.map(String::from),
+                LegacyHeaderModel::default(),
+            ),
+        };
+        let mut model = CaptureModel {
+            container: h.container,
+            wtf_version: h.wtf_version,
+            header_json,
+            legacy,
+            definitions: Vec::new(),
+            events: Vec::new(),
+        };
+        trace.events().try_for_each_event(|ev| {
+            if let Some(BuiltinEvent::Define {
+                wire_id,
+                class,
+                flags,
+                name,
+                args,
+            }) = ev.decode_builtin()
+            {
+                let text = |s: Str<'_>| {
+                    ev.resolve(s)
+                        .map(|b| String::from_utf8_lossy(b).into_owned())
+                        .unwrap_or_default()
+                };
+                model.definitions.push(DefinitionModel {
+                    wire_id,
+                    class,
+                    flags,
+                    name: text(name),
+                    signature: text(args),
+                });
+                return Ok(());
+            }
+            let args = ev.values().map(|v| WValue::from_value(&ev, v)).collect();
+            model.events.push(EventModel {
+                wire_id: ev.wire_id,
+                time: ev.time,
+                args,
+            });
+            Ok(())
+        })?;
+        Ok(model)
     }
 }

@@ -180,12 +180,13 @@ fn ours(bytes: &[u8]) -> Vec<(String, Vec<Line>)> {
 }
 
 fn check(file: &str, oracle: &str) {
-    let Some(dir) = common::corpus() else {
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
         return;
     };
-    let bytes = common::read(&dir.join(file));
-    let want =
-        parse_oracle(&String::from_utf8(common::read(&dir.join("oracle").join(oracle))).unwrap());
+    let bytes = tracecap_testkit::read(&dir.join(file));
+    let want = parse_oracle(
+        &String::from_utf8(tracecap_testkit::read(&dir.join("oracle").join(oracle))).unwrap(),
+    );
     let got = ours(&bytes);
     let got_headers: Vec<_> = got.iter().map(|z| z.0.clone()).collect();
     let want_headers: Vec<_> = want.iter().map(|z| z.0.clone()).collect();
@@ -260,7 +261,7 @@ fn blk_server_full() {
 fn builtins_decode_typed() {
     use std::collections::BTreeSet;
     use tracecap_wtf::BuiltinEvent;
-    let Some(dir) = common::corpus() else {
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
         return;
     };
     let mut kinds = BTreeSet::new();
@@ -268,7 +269,7 @@ fn builtins_decode_typed() {
         "cff-js/js-snapshot-alltypes.wtf-trace",
         "legacy-v3/blk-client-head.wtf-trace",
     ] {
-        let bytes = common::read(&dir.join(f));
+        let bytes = tracecap_testkit::read(&dir.join(f));
         let trace = Capture::parse(&bytes).unwrap();
         for ev in trace.events() {
             let ev = ev.unwrap();

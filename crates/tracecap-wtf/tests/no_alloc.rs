@@ -6,13 +6,13 @@ mod common;
 
 use tracecap_testkit::{allocs, CountingAlloc};
 
-use tracecap_wtf::{Capture, DefinitionStore, DefinitionTable, Elem, FixedDefinitionTable, Value};
+use tracecap_wtf::{Capture, DefinitionLookup, DefinitionTable, Elem, FixedDefinitionTable, Value};
 
 #[global_allocator]
 static A: CountingAlloc = CountingAlloc;
 
 /// Touches every event, argument and string; returns (events, arguments, string bytes).
-fn walk<'a, T: DefinitionStore<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64, u64, T) {
+fn walk<'a, T: DefinitionLookup<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64, u64, T) {
     let (mut events, mut args, mut text) = (0u64, 0u64, 0u64);
     let mut it = trace.events_with(table);
     for ev in it.by_ref() {
@@ -30,7 +30,7 @@ fn walk<'a, T: DefinitionStore<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64,
 }
 
 /// The same with `try_for_each_event` and `Event::values`, array elements folded.
-fn visit<'a, T: DefinitionStore<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64, u64, T) {
+fn visit<'a, T: DefinitionLookup<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64, u64, T) {
     let (mut events, mut values, mut sum) = (0u64, 0u64, 0u64);
     let mut it = trace.events_with(table);
     it.try_for_each_event(|ev| {
@@ -49,8 +49,10 @@ fn visit<'a, T: DefinitionStore<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64
 
 #[test]
 fn cpp_big_walk_allocates_nothing() {
-    let Some(dir) = common::corpus() else { return };
-    let bytes = common::read(&dir.join("cff-cpp/cpp-big.wtf-trace"));
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return;
+    };
+    let bytes = tracecap_testkit::read(&dir.join("cff-cpp/cpp-big.wtf-trace"));
 
     let before = allocs();
     let trace = Capture::parse(&bytes).unwrap();

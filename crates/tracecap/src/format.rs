@@ -54,11 +54,11 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         return Some(Format::EasyProfiler);
     }
     #[cfg(feature = "syscall")]
-    if tracecap_syscall::is_syscall_capture(bytes) {
+    if tracecap_syscall::detect(bytes) {
         return Some(Format::Syscall);
     }
     #[cfg(feature = "wtf")]
-    if tracecap_wtf::is_wtf(bytes) {
+    if tracecap_wtf::detect(bytes) {
         return Some(Format::Wtf);
     }
     #[cfg(feature = "orbit")]

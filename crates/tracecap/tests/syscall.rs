@@ -18,7 +18,7 @@ fn corpus_one_slice_per_syscall() {
             Ok(c) => {
                 let mut n = 0u64;
                 let mut fault = None;
-                for s in c.syscalls() {
+                for s in c.events() {
                     match s {
                         Ok(_) => n += 1,
                         Err(e) => fault = Some(e.offset),

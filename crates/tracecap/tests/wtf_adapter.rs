@@ -6,7 +6,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use common::{Ev, Recorder};
 use prost::Message;
@@ -20,23 +19,6 @@ use tracecap::wtf::{
     FLAG_INTERNAL,
 };
 use tracecap::{ConvertError, Format};
-
-fn corpus() -> Vec<PathBuf> {
-    let Some(dir) = tracecap_testkit::corpus("wtf") else {
-        return Vec::new();
-    };
-    let mut files = Vec::new();
-    for sub in ["cff-cpp", "cff-js", "legacy-v3"] {
-        let entries = std::fs::read_dir(dir.join(sub)).unwrap();
-        files.extend(
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "wtf-trace")),
-        );
-    }
-    files.sort();
-    files
-}
 
 /// What the loader's view (the crate's `Timeline`) says the conversion must contain.
 #[derive(Default, Debug)]
@@ -111,10 +93,11 @@ fn slices_of(rec: &Recorder, track: TrackId) -> Vec<(u64, u64)> {
 
 #[test]
 fn corpus_converts_as_the_loader_pairs_scopes() {
-    for path in corpus() {
-        let name = path.display().to_string();
-        let bytes = std::fs::read(&path).unwrap();
-        check_file(&name, &bytes);
+    for (name, bytes) in tracecap_testkit::corpus_files("wtf", &["cff-cpp", "cff-js", "legacy-v3"])
+    {
+        if name.ends_with(".wtf-trace") {
+            check_file(&name, &bytes);
+        }
     }
 }
 
@@ -474,9 +457,11 @@ fn check_damaged(bytes: &[u8], what: &str) {
 
 #[test]
 fn cut_and_mutated_files_never_panic() {
-    for path in corpus() {
-        let bytes = std::fs::read(&path).unwrap();
-        let name = path.display().to_string();
+    for (name, bytes) in tracecap_testkit::corpus_files("wtf", &["cff-cpp", "cff-js", "legacy-v3"])
+    {
+        if !name.ends_with(".wtf-trace") {
+            continue;
+        }
         // Big files: fewer cuts (the small ones cover the same structures).
         let cuts = if bytes.len() > 200_000 { 60 } else { 600 };
         let step = (bytes.len() / cuts).max(1);

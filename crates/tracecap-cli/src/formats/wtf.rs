@@ -7,7 +7,7 @@ use std::io::Write;
 use serde_json::Value as J;
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::{
-    text_lossy, Builtin, Capture, Container, DefinitionStore, Error, Event, Header,
+    text_lossy, Builtin, Capture, Container, DefinitionLookup, Error, Event, Header,
     FLAG_HIGH_RESOLUTION_TIMES, FLAG_TIMES_AS_COUNT,
 };
 

@@ -1,20 +1,7 @@
 //! Shared helpers of the integration tests: finding the corpus, decompressing `.xz`.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
-use tracecap_wtf::write::WValue;
-use tracecap_wtf::{ArgType, Capture, Elem, Event, Str, Value};
-
-/// The corpus directory, or `None` (with a loud message) when it is not there.
-pub fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("wtf")
-}
-
-/// Reads a corpus file, decompressing `.xz`.
-pub fn read(path: &std::path::Path) -> Vec<u8> {
-    tracecap_testkit::read(path)
-}
+use tracecap_wtf::{Capture, Event, Value};
 
 /// Every trace file of the corpus (relative name, bytes), `.xz` decompressed.
 pub fn traces() -> Vec<(String, Vec<u8>)> {
@@ -23,7 +10,7 @@ pub fn traces() -> Vec<(String, Vec<u8>)> {
 
 /// The corpus trace files whose relative name and stored size pass `keep`, read and decompressed.
 pub fn traces_where(keep: impl Fn(&str, u64) -> bool) -> Vec<(String, Vec<u8>)> {
-    let Some(dir) = corpus() else {
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -38,7 +25,7 @@ pub fn traces_where(keep: impl Fn(&str, u64) -> bool) -> Vec<(String, Vec<u8>)> 
             let rel = format!("{sub}/{name}");
             let size = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
             if name.contains(".wtf-trace") && keep(&rel, size) {
-                out.push((rel, read(&p)));
+                out.push((rel, tracecap_testkit::read(&p)));
             }
         }
     }
@@ -85,48 +72,4 @@ pub fn visited(trace: &Capture<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>
     // Fused after an error, like the iterator.
     assert!(walk.next().is_none());
     (events, error)
-}
-
-/// A value decoded from `ev` as the writer's value (strings resolved in `ev`'s chunk).
-pub fn as_written(ev: &Event<'_>, v: Value<'_>) -> WValue {
-    let s = |v: Str<'_>| {
-        ev.resolve(v)
-            .map(|b| String::from_utf8(b.to_vec()).unwrap())
-    };
-    match v {
-        Value::Bool(b) => WValue::Bool(b),
-        Value::Int8(v) => WValue::Int8(v),
-        Value::Uint8(v) => WValue::Uint8(v),
-        Value::Int16(v) => WValue::Int16(v),
-        Value::Uint16(v) => WValue::Uint16(v),
-        Value::Int32(v) => WValue::Int32(v),
-        Value::Uint32(v) => WValue::Uint32(v),
-        Value::Float32(f) => WValue::Float32(f),
-        Value::Ascii(x) => WValue::Ascii(s(x)),
-        Value::Utf8(x) => WValue::Utf8(s(x)),
-        Value::Any(x) => WValue::Any(s(x)),
-        Value::Char(c) => WValue::Char(c),
-        Value::WChar(c) => WValue::WChar(c),
-        Value::FlowId(v) => WValue::FlowId(v),
-        Value::Time32(v) => WValue::Time32(v),
-        Value::Array(a) if a.ty == ArgType::Float32Array => WValue::Floats(a.data.map(|_| {
-            a.iter()
-                .map(|e| match e {
-                    Elem::Float(f) => f,
-                    Elem::Int(_) => panic!("int in a float array"),
-                })
-                .collect()
-        })),
-        Value::Array(a) => WValue::Ints(
-            a.ty,
-            a.data.map(|_| {
-                a.iter()
-                    .map(|e| match e {
-                        Elem::Int(i) => i,
-                        Elem::Float(_) => panic!("float in an int array"),
-                    })
-                    .collect()
-            }),
-        ),
-    }
 }

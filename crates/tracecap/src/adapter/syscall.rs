@@ -18,9 +18,10 @@ use core::fmt::Write as _;
 
 use tracecap_syscall::{Arg as SysArg, Capture, Entry, Header, Syscall};
 
+use super::out::{Out, Written};
 use super::text::{push_lossy, NO_ARG};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, Event, Sink, Track, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, Event, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "syscall";
 /// Step of the synthetic clock for calls without timestamps.
@@ -32,8 +33,7 @@ const ARG_NAMES: [&str; 8] = [
 const MAX_TEXT: usize = 256;
 
 struct State<'c, S: Sink> {
-    sink: &'c mut S,
-    next_track: u64,
+    out: Out<'c, S>,
     process: TrackId,
     pid: i32,
     threads: BTreeMap<(u64, i32), (TrackId, u64)>,
@@ -53,13 +53,12 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     let header = *capture.header();
     // Whether the first record carries times decides how the capture is laid out.
     let untimed = capture
-        .syscalls()
+        .events()
         .next()
         .and_then(Result::ok)
         .is_some_and(|c| c.timestamp_ns.is_none());
     let mut st = State {
-        sink,
-        next_track: 0,
+        out: Out::new(sink, 1),
         process: TrackId(0),
         pid: header.pid,
         threads: BTreeMap::new(),
@@ -73,7 +72,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     for (n, entry) in capture.entries().enumerate() {
         let entry = entry?;
         if n % 65536 == 0 {
-            st.sink.progress(entry.offset(), total);
+            st.out.progress(entry.offset(), total);
         }
         match entry {
             Entry::Syscall(call) => st.call(&call)?,
@@ -81,19 +80,12 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
             Entry::Filler(_) | Entry::Gap(_) => {}
         }
     }
-    st.sink.progress(total, total);
+    st.out.progress(total, total);
     Ok(())
 }
 
 impl<S: Sink> State<'_, S> {
-    fn new_track(&mut self) -> TrackId {
-        self.next_track += 1;
-        TrackId(self.next_track)
-    }
-
-    fn process(&mut self, h: &Header<'_>) -> Result<(), ConvertError<S::Error>> {
-        let id = self.new_track();
-        self.process = id;
+    fn process(&mut self, h: &Header<'_>) -> Written<S> {
         self.pid = h.pid;
         let uname = h.uname();
         self.label.clear();
@@ -112,16 +104,14 @@ impl<S: Sink> State<'_, S> {
             self.label
                 .push_str(" [no timestamps: calls laid out 1 us apart in file order]");
         }
-        self.sink
-            .track(&Track {
-                id,
-                parent: None,
-                kind: TrackKind::Process {
-                    pid: u64::from(h.pid.unsigned_abs()),
-                },
-                name: &self.label,
-            })
-            .map_err(ConvertError::Sink)?;
+        let id = self.out.track(
+            None,
+            TrackKind::Process {
+                pid: u64::from(h.pid.unsigned_abs()),
+            },
+            &self.label,
+        )?;
+        self.process = id;
         // Synthetic clock: where the next call goes. Recorded times: the clock reference (the base
         // of the record timestamps) when the header has one, else the previous call's time.
         let start = match h.clock_reference_ns {
@@ -159,16 +149,14 @@ impl<S: Sink> State<'_, S> {
                 });
             }
         }
-        self.sink
-            .instant(&Event {
-                track: id,
-                ts: start,
-                name: "capture start",
-                category: CATEGORY,
-                args: &args,
-                flows: &[],
-            })
-            .map_err(ConvertError::Sink)
+        self.out.instant(&Event {
+            track: id,
+            ts: start,
+            name: "capture start",
+            category: CATEGORY,
+            args: &args,
+            flows: &[],
+        })
     }
 
     fn thread(&mut self, tid: i32) -> Result<TrackId, ConvertError<S::Error>> {
@@ -176,25 +164,21 @@ impl<S: Sink> State<'_, S> {
         if let Some(&(id, _)) = self.threads.get(&key) {
             return Ok(id);
         }
-        let id = self.new_track();
         let mut name = String::new();
         let _ = write!(name, "thread {tid}");
-        self.sink
-            .track(&Track {
-                id,
-                parent: Some(self.process),
-                kind: TrackKind::Thread {
-                    pid: u64::from(self.pid.unsigned_abs()),
-                    tid: u64::from(tid.unsigned_abs()),
-                },
-                name: &name,
-            })
-            .map_err(ConvertError::Sink)?;
+        let id = self.out.track(
+            Some(self.process),
+            TrackKind::Thread {
+                pid: u64::from(self.pid.unsigned_abs()),
+                tid: u64::from(tid.unsigned_abs()),
+            },
+            &name,
+        )?;
         self.threads.insert(key, (id, 0));
         Ok(id)
     }
 
-    fn call(&mut self, call: &Syscall<'_>) -> Result<(), ConvertError<S::Error>> {
+    fn call(&mut self, call: &Syscall<'_>) -> Written<S> {
         let tid = call.tid.unwrap_or(self.pid);
         let track = self.thread(tid)?;
         let key = (self.process.0, tid);
@@ -264,19 +248,17 @@ impl<S: Sink> State<'_, S> {
                 &self.label
             }
         };
-        self.sink
-            .complete(
-                &Event {
-                    track,
-                    ts,
-                    name,
-                    category: CATEGORY,
-                    args,
-                    flows: &[],
-                },
-                dur,
-            )
-            .map_err(ConvertError::Sink)
+        self.out.complete(
+            &Event {
+                track,
+                ts,
+                name,
+                category: CATEGORY,
+                args,
+                flows: &[],
+            },
+            dur,
+        )
     }
 }
 

@@ -32,13 +32,14 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use tracecap_wtf::{
-    latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Capture, Container, Elem, Event, Str,
-    StringIndex, Value as WValue, ZoneInfo, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA, FLAG_BUILTIN,
+    latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Capture, Container, Elem, Event,
+    ScopeRole as Role, Str, StringIndex, Value as WValue, ZoneInfo, FLAG_BUILTIN,
 };
 
-use super::text::NO_ARG;
+use super::out::{Out, Written};
+use super::text::{cut, NO_ARG};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, Event as TEvent, Flow, Sink, Track, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, Event as TEvent, Flow, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "wtf";
 const PROCESS: TrackId = TrackId(1);
@@ -54,27 +55,6 @@ pub const REORDER_CAP: usize = 1 << 17;
 const MAX_TEXT: usize = 1024;
 const WRAP: u64 = 1 << 32;
 const HALF: u64 = 1 << 31;
-
-/// How an event takes part in the scope structure (as the crate's timeline classifies it).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Role {
-    Enter,
-    Leave,
-    Append,
-    Instance,
-}
-
-fn role(e: &Event<'_>) -> Role {
-    match e.builtin() {
-        Some(Builtin::ScopeEnter) => Role::Enter,
-        Some(Builtin::ScopeLeave) => Role::Leave,
-        Some(Builtin::ScopeAppendData) => Role::Append,
-        Some(Builtin::TimeStamp) => Role::Instance,
-        _ if e.def.class == CLASS_SCOPE => Role::Enter,
-        _ if e.flags() & FLAG_APPEND_SCOPE_DATA != 0 => Role::Append,
-        _ => Role::Instance,
-    }
-}
 
 /// A held-back event.
 #[derive(Clone, Copy)]
@@ -223,21 +203,15 @@ impl<'a> ArgBuf<'a> {
 const STACK_ARGS: usize = tracecap_wtf::MAX_ARGS;
 
 fn cut_into(out: &mut String, s: &str) {
-    if s.len() <= MAX_TEXT {
-        out.push_str(s);
-        return;
+    let (kept, cut_short) = cut(s, MAX_TEXT);
+    out.push_str(kept);
+    if cut_short {
+        let _ = write!(out, "... ({} bytes)", s.len());
     }
-    let mut end = MAX_TEXT;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    out.push_str(s.get(..end).unwrap_or(""));
-    let _ = write!(out, "... ({} bytes)", s.len());
 }
 
 struct State<'c, 'a, S: Sink> {
-    sink: &'c mut S,
-    next_track: u64,
+    out: Out<'c, S>,
     zones: Vec<ZoneState<'a>>,
     zone_index: BTreeMap<Option<u16>, usize>,
     infos: BTreeMap<u16, ZoneInfo<'a>>,
@@ -287,16 +261,10 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
         },
         info.format_version
     );
-    sink.track(&Track {
-        id: PROCESS,
-        parent: None,
-        kind: TrackKind::Process { pid: 0 },
-        name: &name,
-    })
-    .map_err(ConvertError::Sink)?;
+    let mut out = Out::new(sink, PROCESS.0);
+    out.track(None, TrackKind::Process { pid: 0 }, &name)?;
     let mut st = State {
-        sink,
-        next_track: PROCESS.0,
+        out,
         zones: Vec::new(),
         zone_index: BTreeMap::new(),
         infos: BTreeMap::new(),
@@ -321,12 +289,12 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
             }
         };
         if n % 65536 == 0 {
-            st.sink.progress(ev.offset, total);
+            st.out.progress(ev.offset, total);
         }
         st.event(ev)?;
     }
     st.finish()?;
-    st.sink.progress(total, total);
+    st.out.progress(total, total);
     match fault {
         Some(e) => Err(e.into()),
         None => Ok(Report {
@@ -337,11 +305,6 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
 }
 
 impl<'a, S: Sink> State<'_, 'a, S> {
-    fn new_track(&mut self) -> TrackId {
-        self.next_track = self.next_track.saturating_add(1);
-        TrackId(self.next_track)
-    }
-
     /// Unwraps a 32-bit microsecond time to the window nearest the latest time seen, in ns.
     fn unwrap(&mut self, t: u32) -> u64 {
         let r = self.reference;
@@ -381,20 +344,18 @@ impl<'a, S: Sink> State<'_, 'a, S> {
 
     /// The zone's thread track, declared on first use.
     /// Opens a slice on `track` with the arguments gathered in `self.args`.
-    fn begin(&mut self, track: TrackId, ts: u64, name: &str) -> Result<(), ConvertError<S::Error>> {
-        let sink = &mut self.sink;
-        self.args
-            .with_args(|args| {
-                sink.begin(&TEvent {
-                    track,
-                    ts,
-                    name,
-                    category: CATEGORY,
-                    args,
-                    flows: &[],
-                })
+    fn begin(&mut self, track: TrackId, ts: u64, name: &str) -> Written<S> {
+        let out = &mut self.out;
+        self.args.with_args(|args| {
+            out.begin(&TEvent {
+                track,
+                ts,
+                name,
+                category: CATEGORY,
+                args,
+                flows: &[],
             })
-            .map_err(ConvertError::Sink)
+        })
     }
 
     fn thread(&mut self, z: usize) -> Result<TrackId, ConvertError<S::Error>> {
@@ -405,7 +366,6 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             return Ok(t);
         }
         let (id, tid) = (zone.id, zone.tid);
-        let track = self.new_track();
         let name: Cow<'_, str> = match id {
             None => Cow::Borrowed("Script"),
             Some(n) => match self.infos.get(&n).and_then(|i| i.name) {
@@ -413,14 +373,9 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                 None => Cow::Owned(alloc::format!("zone {n}")),
             },
         };
-        self.sink
-            .track(&Track {
-                id: track,
-                parent: Some(PROCESS),
-                kind: TrackKind::Thread { pid: 0, tid },
-                name: &name,
-            })
-            .map_err(ConvertError::Sink)?;
+        let track = self
+            .out
+            .track(Some(PROCESS), TrackKind::Thread { pid: 0, tid }, &name)?;
         if let Some(zone) = self.zones.get_mut(z) {
             zone.track = Some(track);
         }
@@ -429,22 +384,13 @@ impl<'a, S: Sink> State<'_, 'a, S> {
 
     fn child_track(&mut self, z: usize, what: &str) -> Result<TrackId, ConvertError<S::Error>> {
         let parent = self.thread(z)?;
-        let id = self.new_track();
         let tid = self.zones.get(z).map_or(0, |zone| zone.tid);
         let mut name = String::new();
         let _ = write!(name, "{what} (zone {tid})");
-        self.sink
-            .track(&Track {
-                id,
-                parent: Some(parent),
-                kind: TrackKind::Slices,
-                name: &name,
-            })
-            .map_err(ConvertError::Sink)?;
-        Ok(id)
+        self.out.track(Some(parent), TrackKind::Slices, &name)
     }
 
-    fn event(&mut self, ev: Event<'a>) -> Result<(), ConvertError<S::Error>> {
+    fn event(&mut self, ev: Event<'a>) -> Written<S> {
         if ev.flags() & FLAG_BUILTIN != 0 {
             match ev.builtin() {
                 Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete) => {
@@ -475,7 +421,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
 
     /// Passes a zone's events on in time order: those at least [`REORDER_WINDOW_NS`] older than
     /// the zone's latest time (all of them when `all`), or its oldest while the queues are full.
-    fn release(&mut self, z: usize, all: bool) -> Result<(), ConvertError<S::Error>> {
+    fn release(&mut self, z: usize, all: bool) -> Written<S> {
         loop {
             let Some(zone) = self.zones.get_mut(z) else {
                 return Ok(());
@@ -495,12 +441,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     }
 
     /// One event of a zone, in time order: the loader's scope stack.
-    fn scope_event(
-        &mut self,
-        z: usize,
-        ev: Event<'a>,
-        raw: u64,
-    ) -> Result<(), ConvertError<S::Error>> {
+    fn scope_event(&mut self, z: usize, ev: Event<'a>, raw: u64) -> Written<S> {
         let Some(zone) = self.zones.get_mut(z) else {
             return Ok(());
         };
@@ -514,7 +455,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             raw
         };
         zone.last = ts;
-        let role = role(&ev);
+        let role = ev.scope_role();
         let holding = !zone.held.is_empty();
         match role {
             Role::Enter => {
@@ -541,7 +482,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                 if !holding {
                     if closed.is_some() {
                         let track = self.thread(z)?;
-                        self.sink.end(track, ts).map_err(ConvertError::Sink)?;
+                        self.out.end(track, ts)?;
                     }
                     return Ok(());
                 }
@@ -593,7 +534,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     }
 
     /// Writes a zone's held events.
-    fn flush(&mut self, z: usize) -> Result<(), ConvertError<S::Error>> {
+    fn flush(&mut self, z: usize) -> Written<S> {
         let Some(zone) = self.zones.get_mut(z) else {
             return Ok(());
         };
@@ -606,7 +547,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             let r = match h.role {
                 Role::Enter => self.emit(z, &h.ev, h.ts, Role::Enter, Some((i, &held))),
                 Role::Leave if h.closes => match self.thread(z) {
-                    Ok(track) => self.sink.end(track, h.ts).map_err(ConvertError::Sink),
+                    Ok(track) => self.out.end(track, h.ts),
                     Err(e) => Err(e),
                 },
                 Role::Leave => Ok(()),
@@ -763,7 +704,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         ts: u64,
         role: Role,
         scope: Option<(usize, &[Held<'a>])>,
-    ) -> Result<(), ConvertError<S::Error>> {
+    ) -> Written<S> {
         self.args.clear();
         self.label.clear();
         let builtin = ev.builtin();
@@ -842,30 +783,22 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                     _ => self.add_args(ev, usize::from(renamed)),
                 }
                 let track = self.thread(z)?;
-                let sink = &mut self.sink;
-                self.args
-                    .with_args(|args| {
-                        sink.instant(&TEvent {
-                            track,
-                            ts,
-                            name: &name,
-                            category: CATEGORY,
-                            args,
-                            flows,
-                        })
+                let out = &mut self.out;
+                self.args.with_args(|args| {
+                    out.instant(&TEvent {
+                        track,
+                        ts,
+                        name: &name,
+                        category: CATEGORY,
+                        args,
+                        flows,
                     })
-                    .map_err(ConvertError::Sink)
+                })
             }
         }
     }
 
-    fn time_range(
-        &mut self,
-        z: usize,
-        ev: &Event<'a>,
-        ts: u64,
-        begin: bool,
-    ) -> Result<(), ConvertError<S::Error>> {
+    fn time_range(&mut self, z: usize, ev: &Event<'a>, ts: u64, begin: bool) -> Written<S> {
         let id = ev.arg(0).and_then(|v| v.as_u32()).unwrap_or(0);
         // An end, or a begin reusing an open id, closes the open range of that id.
         if let Some((rz, lane)) = self.ranges.remove(&id) {
@@ -874,7 +807,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                 l.busy = false;
                 l.last = end;
                 let track = l.id;
-                self.sink.end(track, end).map_err(ConvertError::Sink)?;
+                self.out.end(track, end)?;
             }
         }
         if !begin {
@@ -919,13 +852,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         self.begin(track, ts, &name)
     }
 
-    fn frame(
-        &mut self,
-        z: usize,
-        ev: &Event<'a>,
-        ts: u64,
-        start: bool,
-    ) -> Result<(), ConvertError<S::Error>> {
+    fn frame(&mut self, z: usize, ev: &Event<'a>, ts: u64, start: bool) -> Written<S> {
         let track = match self.zones.get(z).and_then(|zone| zone.frames) {
             Some(t) => t,
             None => {
@@ -945,7 +872,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         // A start while a frame is open ends that frame first.
         if zone.frame_open {
             zone.frame_open = false;
-            self.sink.end(track, ts).map_err(ConvertError::Sink)?;
+            self.out.end(track, ts)?;
         }
         if !start {
             return Ok(());
@@ -960,20 +887,18 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             name: "number",
             value: Value::Uint(u64::from(number)),
         }];
-        self.sink
-            .begin(&TEvent {
-                track,
-                ts,
-                name: &name,
-                category: CATEGORY,
-                args: &args,
-                flows: &[],
-            })
-            .map_err(ConvertError::Sink)
+        self.out.begin(&TEvent {
+            track,
+            ts,
+            name: &name,
+            category: CATEGORY,
+            args: &args,
+            flows: &[],
+        })
     }
 
     /// Writes what is held and closes every open slice at its zone's latest time.
-    fn finish(&mut self) -> Result<(), ConvertError<S::Error>> {
+    fn finish(&mut self) -> Written<S> {
         for z in 0..self.zones.len() {
             self.release(z, true)?;
             self.flush(z)?;
@@ -987,11 +912,11 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             if open > 0 {
                 let track = self.thread(z)?;
                 for _ in 0..open {
-                    self.sink.end(track, last).map_err(ConvertError::Sink)?;
+                    self.out.end(track, last)?;
                 }
             }
             if let Some(track) = frame {
-                self.sink.end(track, last).map_err(ConvertError::Sink)?;
+                self.out.end(track, last)?;
             }
         }
         let ranges = core::mem::take(&mut self.ranges);
@@ -1005,7 +930,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                 l.busy = false;
                 l.last = end;
                 let track = l.id;
-                self.sink.end(track, end).map_err(ConvertError::Sink)?;
+                self.out.end(track, end)?;
             }
         }
         Ok(())

@@ -1,20 +1,162 @@
-//! The walker's two paths agree: chunked events that the definition alone sizes (the plain path)
-//! and everything else (the general path); so do the two walks (the iterator and
-//! `Events::try_for_each_event`) and the two ways to decode values (types packed per definition,
-//! types re-read from the signature text). Random files mix redefinitions, small and large wire
-//! ids, signatures around and past the length of the packed form, null and empty arrays,
-//! built-in zone changes, and truncated event buffers.
+//! The walker's plain path (`fast.rs`: events split off the buffer when their definition says
+//! how) gives what the precise path gives: a table that never answers the plain path's quick
+//! lookups ([`Precise`]) sends every event through the precise path, and both walks must yield the
+//! same events (header fields, definitions, argument bytes, decoded values) and the same first
+//! error at the same offset. `Events::try_for_each_event` must yield what the iterator yields, too.
+//! Checked on every corpus file, on prefixes of them and single-byte mutations, on generated
+//! damage of a small file, and on random files from the writer: redefinitions, small and large
+//! wire ids, signatures around and past the length of the packed form, null and empty arrays,
+//! built-in zone changes, and truncated event buffers (where values must also read back as
+//! written, and the two ways to decode values agree: types packed per definition, types re-read
+//! from the signature text).
 
 mod common;
 
 use std::collections::HashMap;
+
+use common::{iterated, seen, visited};
+use proptest::prelude::*;
 use tracecap_testkit::Rng;
-
-use common::{iterated, visited};
-
 use tracecap_wtf::write::{ChunkedWriter, WValue};
-use tracecap_wtf::{ArgType, Capture, Event, FixedDefinitionTable, Value, CLASS_INSTANCE};
+use tracecap_wtf::{
+    ArgType, Capture, Definition, DefinitionLookup, DefinitionTable, Error, ErrorKind, Event,
+    FixedDefinitionTable, Value, CLASS_INSTANCE,
+};
 
+/// A table whose quick lookups (`get`, `get_for_walk`) find nothing: the plain paths of both
+/// containers decline every event, and the precise path reads it with `lookup`.
+struct Precise<'a>(DefinitionTable<'a>);
+
+impl<'a> DefinitionLookup<'a> for Precise<'a> {
+    fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind> {
+        self.0.insert(def, types)
+    }
+    fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])> {
+        self.0.lookup(wire_id)
+    }
+    fn get(&self, _: u32) -> Option<&Definition<'a>> {
+        None
+    }
+    fn get_for_walk(&self, _: u32) -> Option<&Definition<'a>> {
+        None
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// Every event and the error, by the precise path alone.
+fn precise(trace: &Capture<'_>) -> (Vec<String>, Option<Error>) {
+    let mut events = Vec::new();
+    for ev in trace.events_with(Precise(DefinitionTable::new())) {
+        match ev {
+            Ok(ev) => events.push(seen(&ev)),
+            Err(e) => return (events, Some(e)),
+        }
+    }
+    (events, None)
+}
+
+/// The three walks of `bytes` agree (nothing to compare when the header does not parse).
+fn same(name: &str, bytes: &[u8]) {
+    let Ok(trace) = Capture::parse(bytes) else {
+        return;
+    };
+    let (a, ea) = iterated(&trace);
+    let (b, eb) = visited(&trace);
+    let (c, ec) = precise(&trace);
+    assert_eq!(a.len(), b.len(), "{name}: event counts");
+    assert_eq!(a.len(), c.len(), "{name}: event counts, precise path");
+    for ((x, y), z) in a.iter().zip(&b).zip(&c) {
+        assert_eq!(x, y, "{name}");
+        assert_eq!(x, z, "{name}: precise path");
+    }
+    assert_eq!(ea, eb, "{name}: errors");
+    assert_eq!(ea, ec, "{name}: errors, precise path");
+}
+
+proptest! {
+    #[test]
+    fn generated_damage(
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..6),
+        cut in any::<usize>(),
+    ) {
+        let mut bytes = tracecap_wtf::doc_example().to_vec();
+        for (at, b) in flips {
+            let at = at % bytes.len();
+            bytes[at] = b;
+        }
+        same("generated", &bytes);
+        let cut = cut % (bytes.len() + 1);
+        same("generated, cut", &bytes[..cut]);
+    }
+}
+
+#[test]
+fn corpus_prefixes_and_mutations() {
+    let files = common::traces();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for (name, bytes) in &files {
+        same(name, bytes);
+        let small = bytes.len() <= 8192;
+        // Each walk formats every event: keep the multi-megabyte legacy traces to a few rounds.
+        let (rounds, mutations) = match bytes.len() {
+            0..=8192 => (0, 400),
+            8193..=0xFFFFF => (12, 6),
+            _ => (2, 1),
+        };
+        let cuts: Vec<usize> = if small {
+            (0..bytes.len()).collect()
+        } else {
+            (0..rounds)
+                .map(|_| (rng.next_u64() % bytes.len() as u64) as usize)
+                .collect()
+        };
+        for cut in cuts {
+            same(&format!("{name} cut at {cut:#x}"), &bytes[..cut]);
+        }
+        let mut m = bytes.clone();
+        for _ in 0..mutations {
+            let pos = (rng.next_u64() % bytes.len() as u64) as usize;
+            let old = m[pos];
+            m[pos] = match rng.next_u64() % 3 {
+                0 => 0xFF,
+                1 => 0,
+                _ => old ^ (1 << (rng.next_u64() % 8)),
+            };
+            same(&format!("{name} byte {pos:#x} = {:#x}", m[pos]), &m);
+            m[pos] = old;
+        }
+        eprintln!("{name}: both walks agree");
+    }
+}
+
+/// An error returned by the closure stops the walk after that event; the walk then goes on from
+/// the next event, whichever way it is driven.
+#[test]
+fn stopping_and_resuming() {
+    for (name, bytes) in common::traces_where(|_, len| len < 1 << 20) {
+        let trace = Capture::parse(&bytes).unwrap();
+        let (all, _) = iterated(&trace);
+        for stop in [0, 1, 7, all.len() / 2, all.len().saturating_sub(1)] {
+            let mut walk = trace.events();
+            let mut got = Vec::new();
+            let stopped = Error::new(ErrorKind::BadSignature, 0);
+            let r = walk.try_for_each_event(|ev| {
+                got.push(seen(&ev));
+                if got.len() > stop {
+                    return Err(stopped);
+                }
+                Ok(())
+            });
+            assert_eq!(r.err(), (stop < all.len()).then_some(stopped), "{name}");
+            got.extend(walk.map(|ev| seen(&ev.unwrap())));
+            assert_eq!(got, all, "{name}: stop after {stop}");
+        }
+    }
+}
+
+/// Random chunked files from the writer: values read back as written, and every walk agrees.
 fn text(rng: &mut Rng) -> Option<String> {
     match rng.below(4) {
         0 => None,
@@ -55,7 +197,7 @@ fn value(rng: &mut Rng, t: ArgType) -> WValue {
 
 /// The values of `ev` as the writer's values, from `Event::values` (packed types).
 fn written(ev: &Event<'_>) -> Vec<WValue> {
-    ev.values().map(|v| common::as_written(ev, v)).collect()
+    ev.values().map(|v| WValue::from_value(ev, v)).collect()
 }
 
 /// The wire ids the files use, small and large (around the end of `DefinitionTable`'s direct
@@ -171,7 +313,7 @@ fn walk(bytes: &[u8], expected: &[Written]) -> (Vec<u64>, Option<tracecap_wtf::E
         .collect();
     let grown: Vec<_> = trace.events().map(|e| e.map(|e| e.offset)).collect();
     assert_eq!(fixed, grown);
-    assert_eq!(visited(&trace), iterated(&trace));
+    same("random file", bytes);
     (offsets, error)
 }
 

@@ -1,0 +1,58 @@
+//! The hot path of the entry walk: a whole syscall segment (tag, length, payload, zero padding),
+//! read with `tracecap_wire::fast`, and the record's fixed fields. Anything else (another tag, a cut or misaligned segment,
+//! padding that is not zero) is left to the precise reader in `capture.rs`, which reports faults
+//! with their offsets; `tests/fast_path.rs` checks that both read every file alike.
+
+use tracecap_wire::fast::{split_array, split_bytes, touch_ahead};
+use tracecap_wire::{padding_to, Endian, Reader};
+
+use crate::capture::SEGMENT_SYSCALL;
+use crate::error::Error;
+use crate::record::Syscall;
+
+/// Touches the input ahead of the segment at the front of `rest` (see
+/// [`tracecap_wire::fast::READ_AHEAD`]): walking segments is a chain of dependent loads, since each
+/// length says where the next segment starts.
+#[inline(always)]
+pub(crate) fn read_ahead(rest: &[u8]) {
+    touch_ahead(rest);
+}
+
+/// The syscall record at the front of `r` (whose rest is `rest`, at absolute `offset`) when the
+/// bytes there are a whole, well-padded syscall segment: `r` moves past it, and the record, read
+/// by `Syscall::parse`, comes back. `None`, with `r` unmoved, otherwise.
+#[inline(always)]
+pub(crate) fn syscall<'a>(
+    r: &mut Reader<'a>,
+    rest: &'a [u8],
+    offset: u64,
+    endian: Endian,
+) -> Option<Result<Syscall<'a>, Error>> {
+    let (&[t0, t1, t2, t3, l0, l1, l2, l3], body) = split_array::<8>(rest)?;
+    if endian.u32([t0, t1, t2, t3]) != SEGMENT_SYSCALL {
+        return None;
+    }
+    let len = usize::try_from(endian.u32([l0, l1, l2, l3])).ok()?;
+    let value_at = offset.checked_add(8)?;
+    let pad = usize::try_from(padding_to(value_at.checked_add(len as u64)?, 4)).ok()?;
+    let padded = len.checked_add(pad)?;
+    // A prefix, not a split: the unused tail of a split costs instructions on every record.
+    let (payload, padding) = split_bytes(body.get(..padded)?, len)?;
+    if padding.iter().any(|&b| b != 0) {
+        return None;
+    }
+    r.skip(padded.checked_add(8)?).ok()?;
+    Some(Syscall::parse(
+        offset,
+        Reader::at(payload, value_at),
+        endian,
+    ))
+}
+
+/// The first `N` bytes of `rest`, which moves past them.
+#[inline]
+pub(crate) fn take<const N: usize>(rest: &mut &[u8]) -> Option<[u8; N]> {
+    let (a, b) = split_array::<N>(rest)?;
+    *rest = b;
+    Some(*a)
+}
