@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tracecap_easyprofiler::{
-    Capture, Error, Item, KindTable, Nest, NestSlot, Record, Summary, Visitor,
+    parallel, Capture, Error, Item, KindTable, Nest, NestSlot, Record, Summary, Visitor,
 };
 
 /// A record in file order, as `tracecap dump` prints them, with the offset where it ends.
@@ -177,7 +177,10 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(visit_err, stream_err);
     // The nesting walk (`Events::visit`) too.
     let mut nested = Offsets(Vec::new());
-    let nest_err = c.events_with(&kinds).visit(&mut Vec::new(), &mut nested).err();
+    let nest_err = c
+        .events_with(&kinds)
+        .visit(&mut Vec::new(), &mut nested)
+        .err();
     assert_eq!(nested.0, streamed);
     assert_eq!(nest_err, stream_err);
     let mut threaded = Vec::new();
