@@ -117,6 +117,13 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
         self
     }
 
+    /// The source the pieces come from: for a [`ContainerSource`](crate::ContainerSource),
+    /// where they come from in the file ([`ContainerSource::offsets`](crate::ContainerSource::offsets)),
+    /// to map the stream offset of a fault back to the file.
+    pub fn source(&self) -> &S {
+        &self.src
+    }
+
     /// The source, given back (the reader is done with).
     pub(crate) fn into_source(self) -> S {
         self.src

@@ -6,7 +6,7 @@ use std::vec::Vec;
 use crate::chunked::ChunkedReader;
 use crate::container::Container;
 use crate::error::{Error, ErrorKind, Space};
-use crate::source::{ByteSource, ContainerSource, MAX_SNAPPY_BLOCK, MAX_SNAPPY_CHUNK};
+use crate::source::{ByteSource, ContainerSource, OffsetMap, MAX_SNAPPY_BLOCK, MAX_SNAPPY_CHUNK};
 use crate::table::SigTable;
 
 /// A whole decompressed stream.
@@ -19,35 +19,31 @@ pub struct Decompressed {
     /// Why decompression stopped early, if it did (a cut or damaged container). `data` then
     /// holds everything before the damage.
     pub fault: Option<Error>,
-    /// (stream offset, file offset) of each snappy chunk or zstd frame, to map stream offsets
-    /// back to the file (empty for gzip and brotli, whose blocks are not indexed).
-    pub chunks: Vec<(u64, u64)>,
+    /// Where each snappy chunk or zstd frame starts, in the stream and in the file: every one
+    /// decoded (the map of the [`ContainerSource`] that decoded them), to map stream offsets
+    /// back to the file. Empty for gzip and brotli, whose blocks are not indexed.
+    pub offsets: OffsetMap,
 }
 
 impl Decompressed {
     /// The file offset of the snappy chunk or zstd frame holding stream offset `at` (other
-    /// containers: the start of the file).
+    /// containers: the start of the file). See [`OffsetMap::file_offset`].
     pub fn file_offset(&self, at: u64) -> u64 {
-        self.chunk_offset(at).unwrap_or(0)
+        self.offsets.file_offset(at)
     }
 
     /// The file offset of the snappy chunk or zstd frame holding stream offset `at`; `None`
-    /// for gzip and brotli (one compressed stream from the start of the file).
+    /// for gzip and brotli (one compressed stream from the start of the file). See
+    /// [`OffsetMap::chunk_offset`].
     pub fn chunk_offset(&self, at: u64) -> Option<u64> {
-        match self.chunks.partition_point(|&(s, _)| s <= at) {
-            0 => None,
-            i => self.chunks.get(i - 1).map(|&(_, f)| f),
-        }
+        self.offsets.chunk_offset(at)
     }
 
     /// The file offset of error `e`: its own for a fault of the container, else (a fault of
     /// the stream) the file offset of the snappy chunk or zstd frame holding it, or 0 (the
-    /// start of the one compressed stream of gzip and brotli).
+    /// start of the one compressed stream of gzip and brotli). See [`OffsetMap::error_offset`].
     pub fn error_offset(&self, e: &Error) -> u64 {
-        match e.kind.space() {
-            Space::File => e.offset,
-            Space::Stream => self.file_offset(e.offset),
-        }
+        self.offsets.error_offset(e)
     }
 
     /// What starts at [`Decompressed::file_offset`]`(at)`: the snappy `chunk` or zstd `frame`
@@ -91,13 +87,12 @@ pub fn decompress(file: &[u8]) -> Result<Decompressed, Error> {
 /// walking `data` meets it), and garbage behind it is never decompressed. An event larger than
 /// the window limit stops decompression too, with that fault in [`Decompressed::fault`].
 pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error> {
-    let src = ContainerSource::new(file)?;
+    let src = ContainerSource::new(file)?.with_pieces_kept(usize::MAX);
     let container = src.container();
     let mut reader = ChunkedReader::new(
         Tee {
             src,
             data: Vec::new(),
-            chunks: Vec::new(),
             limit,
         },
         SigTable::new(),
@@ -117,16 +112,14 @@ pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error
         container,
         data: tee.data,
         fault,
-        chunks: tee.chunks,
+        offsets: tee.src.into_offsets(),
     })
 }
 
-/// The container source, keeping a copy of every piece it hands to the chunked reader (and
-/// where each snappy chunk or zstd frame starts).
+/// The container source, keeping a copy of every piece it hands to the chunked reader.
 struct Tee<'f> {
     src: ContainerSource<'f>,
     data: Vec<u8>,
-    chunks: Vec<(u64, u64)>,
     limit: u64,
 }
 
@@ -139,16 +132,10 @@ impl ByteSource for Tee<'_> {
             ));
         }
         let before = self.data.len() as u64;
-        let chunk_at = self.src.next_chunk_offset();
-        self.src.take_frames(&mut self.chunks);
         let start = out.len();
         let r = self.src.fill(out);
-        self.src.take_frames(&mut self.chunks);
         let piece = out.get(start..).unwrap_or(&[]);
         if !piece.is_empty() {
-            if let Some(off) = chunk_at {
-                self.chunks.push((before, off));
-            }
             if self.data.try_reserve(piece.len()).is_err() {
                 return Err(Error::new(
                     ErrorKind::OutOfMemory(before.saturating_add(piece.len() as u64)),

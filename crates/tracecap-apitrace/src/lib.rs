@@ -162,6 +162,8 @@ pub use decompress::{decompress, decompress_limited, detect, Decompressed};
 #[cfg(feature = "std")]
 pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
 #[cfg(feature = "std")]
-pub use source::{ByteSource, ContainerSource, SliceSource, MAX_SNAPPY_CHUNK};
+pub use source::{
+    ByteSource, ContainerSource, OffsetMap, SliceSource, MAX_SNAPPY_CHUNK, PIECES_KEPT,
+};
 #[cfg(feature = "alloc")]
 pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};

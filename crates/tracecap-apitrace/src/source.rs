@@ -1,14 +1,16 @@
 //! Where the event stream comes from, piece by piece: the [`ByteSource`] trait, an in-memory
-//! [`SliceSource`], and [`ContainerSource`], which decompresses a file of any container.
+//! [`SliceSource`], and [`ContainerSource`], which decompresses a file of any container and
+//! notes in its [`OffsetMap`] where each snappy chunk or zstd frame it decodes starts.
 
 use std::boxed::Box;
+use std::collections::VecDeque;
 use std::io::Read;
 use std::vec::Vec;
 
 use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
 
 use crate::container::{Container, SnappyChunks};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Space};
 
 /// Where the decompressed stream comes from, piece by piece.
 pub trait ByteSource {
@@ -94,8 +96,116 @@ pub(crate) const MAX_SNAPPY_BLOCK: u64 = 32 + MAX_SNAPPY_CHUNK + MAX_SNAPPY_CHUN
 /// Bytes a streaming decoder (gzip, brotli, zstd) produces per [`ByteSource::fill`].
 const PIECE: usize = 256 << 10;
 
-/// A reader over several concatenated zstd frames, skipping skippable frames (the seek table).
-/// It notes where each frame starts: (stream offset, file offset). Blocks are decoded one at a
+/// Pieces a [`ContainerSource`] remembers unless told otherwise
+/// ([`ContainerSource::with_pieces_kept`]): the most recent 256 snappy chunks or zstd frames.
+/// A fault of the stream lies in the event being read, which starts in one of them unless that
+/// one event spans more pieces.
+pub const PIECES_KEPT: usize = 256;
+
+/// Where the decompressed stream comes from in the file: the stream offset and the file offset
+/// of each snappy chunk or zstd frame decoded so far (the most recent ones: see
+/// [`OffsetMap::keep`]). A [`ContainerSource`] fills one as it decodes
+/// ([`ContainerSource::offsets`]), and [`Decompressed`](crate::Decompressed) keeps the one of
+/// the whole file. gzip and brotli are one compressed stream from the start of the file: their
+/// map stays empty, and every stream offset maps to file offset 0.
+///
+/// A snappy chunk is noted when it gives bytes (a chunk the file cuts short or that is damaged
+/// too, for the bytes decoded before the cut or the damage); a zstd frame when its header is
+/// read. Of pieces that start at the same stream offset (a zstd frame that holds no byte), the
+/// last one is kept.
+///
+/// ```
+/// use tracecap_apitrace::write::{zstd, Writer};
+/// use tracecap_apitrace::{ByteSource, ContainerSource, ZSTD_MAGIC};
+///
+/// let mut w = Writer::new(6, 6, &[]);
+/// w.raw(&[0; 3000]);
+/// let file = zstd(&w.finish(), 1000, false); // frames of 1000 stream bytes
+/// let mut src = ContainerSource::new(&file)?;
+/// let mut stream = Vec::new();
+/// while src.fill(&mut stream)? > 0 {}
+/// let map = src.offsets();
+/// let second = map.chunk_offset(1500).unwrap(); // the frame holding stream offset 1500
+/// assert_eq!(file[second as usize..][..4], ZSTD_MAGIC);
+/// assert_eq!(map.pieces().nth(1), Some((1000, second)));
+/// assert_eq!(map.file_offset(0), 0); // the first frame starts the file
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OffsetMap {
+    /// (stream offset, file offset) of each piece noted, in stream order.
+    starts: VecDeque<(u64, u64)>,
+    keep: usize,
+}
+
+impl Default for OffsetMap {
+    fn default() -> Self {
+        OffsetMap::new(PIECES_KEPT)
+    }
+}
+
+impl OffsetMap {
+    /// An empty map that remembers the `keep` most recent pieces (at least 1; `usize::MAX`:
+    /// all of them).
+    pub fn new(keep: usize) -> Self {
+        OffsetMap {
+            starts: VecDeque::new(),
+            keep: keep.max(1),
+        }
+    }
+
+    /// How many of the most recent pieces it remembers.
+    pub fn keep(&self) -> usize {
+        self.keep
+    }
+
+    /// The file offset of the snappy chunk or zstd frame holding stream offset `at`; `None` when
+    /// no piece noted holds it: gzip and brotli, or a piece before the ones remembered.
+    pub fn chunk_offset(&self, at: u64) -> Option<u64> {
+        match self.starts.partition_point(|&(s, _)| s <= at) {
+            0 => None,
+            i => self.starts.get(i - 1).map(|&(_, f)| f),
+        }
+    }
+
+    /// The file offset of the snappy chunk or zstd frame holding stream offset `at`, else 0 (the
+    /// start of the one compressed stream of gzip and brotli).
+    pub fn file_offset(&self, at: u64) -> u64 {
+        self.chunk_offset(at).unwrap_or(0)
+    }
+
+    /// The file offset of error `e`: its own for a fault of the container, else (a fault of
+    /// the stream) [`OffsetMap::file_offset`] of its stream offset.
+    pub fn error_offset(&self, e: &Error) -> u64 {
+        match e.kind.space() {
+            Space::File => e.offset,
+            Space::Stream => self.file_offset(e.offset),
+        }
+    }
+
+    /// (stream offset, file offset) of each piece remembered, in stream order.
+    pub fn pieces(&self) -> impl ExactSizeIterator<Item = (u64, u64)> + '_ {
+        self.starts.iter().copied()
+    }
+
+    /// Notes that the piece at file offset `file` starts at stream offset `stream` (at or after
+    /// the last piece noted).
+    fn note(&mut self, stream: u64, file: u64) {
+        if let Some(last) = self.starts.back_mut() {
+            if last.0 == stream {
+                last.1 = file;
+                return;
+            }
+        }
+        if self.starts.len() >= self.keep {
+            self.starts.pop_front();
+        }
+        self.starts.push_back((stream, file));
+    }
+}
+
+/// A reader over several concatenated zstd frames, skipping skippable frames (the seek table),
+/// through [`Noting`], which notes where each frame starts. Blocks are decoded one at a
 /// time, and a block that is neither the last of its frame nor holds any byte is damage: no
 /// encoder writes one, and a run of them (zeros after a block boundary) would otherwise be
 /// decoded for as long as the file lasts.
@@ -106,9 +216,6 @@ struct ZstdFrames<'f> {
     /// A frame is being decoded.
     active: bool,
     produced: u64,
-    /// Frame starts, noted only when asked for (streaming keeps constant memory).
-    record: bool,
-    frames: Vec<(u64, u64)>,
     /// The file ended inside the current frame, which was ended there.
     cut: bool,
 }
@@ -124,8 +231,6 @@ impl ZstdFrames<'_> {
             dec: ruzstd::frame_decoder::FrameDecoder::new(),
             active: false,
             produced: 0,
-            record: false,
-            frames: Vec::new(),
             cut: false,
         }
     }
@@ -140,8 +245,21 @@ fn zstd_error(cut: bool, what: &'static str) -> std::io::Error {
     std::io::Error::new(kind, what)
 }
 
-impl Read for ZstdFrames<'_> {
+/// A [`ZstdFrames`] read, noting each frame it starts in `map`.
+struct Noting<'a, 'f> {
+    frames: &'a mut ZstdFrames<'f>,
+    map: &'a mut OffsetMap,
+}
+
+impl Read for Noting<'_, '_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.frames.read_noting(buf, self.map)
+    }
+}
+
+impl ZstdFrames<'_> {
+    /// Reads like [`Read::read`], noting in `map` where each frame it starts comes from.
+    fn read_noting(&mut self, buf: &mut [u8], map: &mut OffsetMap) -> std::io::Result<usize> {
         use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoderError};
         if buf.is_empty() {
             return Ok(0);
@@ -198,9 +316,7 @@ impl Read for ZstdFrames<'_> {
             match self.dec.init(&mut rest) {
                 Ok(()) => {
                     self.input = rest;
-                    if self.record {
-                        self.frames.push((self.produced, at));
-                    }
+                    map.note(self.produced, at);
                     self.active = true;
                 }
                 Err(FrameDecoderError::ReadFrameHeaderError(
@@ -321,13 +437,47 @@ enum Inner<'f> {
 }
 
 /// The decompressed stream of a file, produced piece by piece (a snappy chunk, or 256 KiB of a
-/// gzip/brotli/zstd stream, per [`ByteSource::fill`]).
+/// gzip/brotli/zstd stream, per [`ByteSource::fill`]). It notes where each snappy chunk or zstd
+/// frame it decodes starts in its [`OffsetMap`] ([`ContainerSource::offsets`]), the most recent
+/// [`PIECES_KEPT`] unless told otherwise, so that a stream offset (of a fault) maps back to the
+/// file. A [`ChunkedReader`](crate::ChunkedReader) lends its source
+/// ([`ChunkedReader::source`](crate::ChunkedReader::source)):
+///
+/// ```
+/// use tracecap_apitrace::write::{snappy, Writer};
+/// use tracecap_apitrace::{ChunkedReader, ContainerSource, SigTable, SnappyChunks};
+///
+/// let mut w = Writer::new(6, 6, &[]);
+/// w.function(1, b"glFlush", &[]);
+/// while w.stream_len() < 2500 {
+///     let no = w.enter(0, 1, &[]);
+///     w.leave(no, &[]);
+/// }
+/// let bad = w.stream_len() as u64;
+/// w.raw(&[0x07]); // no event starts with 0x07
+/// let file = snappy(&w.finish(), 1000); // chunks of 1000 stream bytes
+/// let mut reader = ChunkedReader::new(ContainerSource::new(&file)?, SigTable::new());
+/// let e = loop {
+///     match reader.next_event() {
+///         Some(Ok(_)) => {}
+///         Some(Err(e)) => break e,
+///         None => unreachable!(),
+///     }
+/// };
+/// assert_eq!(e.offset, bad); // a stream offset
+/// let third = SnappyChunks::new(&file)?.nth(2).unwrap()?.offset;
+/// assert_eq!(reader.source().offsets().error_offset(&e), third);
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 pub struct ContainerSource<'f> {
     container: Container,
     file: &'f [u8],
     inner: Inner<'f>,
     done: bool,
     pending: Option<Error>,
+    /// Stream bytes produced so far.
+    produced: u64,
+    offsets: OffsetMap,
 }
 
 impl<'f> ContainerSource<'f> {
@@ -351,7 +501,27 @@ impl<'f> ContainerSource<'f> {
             inner,
             done: false,
             pending: None,
+            produced: 0,
+            offsets: OffsetMap::default(),
         })
+    }
+
+    /// Remembers the `n` most recent pieces in [`ContainerSource::offsets`] (at least 1;
+    /// `usize::MAX`: every piece, one entry per snappy chunk or zstd frame) instead of
+    /// [`PIECES_KEPT`].
+    pub fn with_pieces_kept(mut self, n: usize) -> Self {
+        self.offsets = OffsetMap::new(n);
+        self
+    }
+
+    /// Where the pieces decoded so far come from in the file.
+    pub fn offsets(&self) -> &OffsetMap {
+        &self.offsets
+    }
+
+    /// Gives the offset map back (the source is done with).
+    pub fn into_offsets(self) -> OffsetMap {
+        self.offsets
     }
 
     /// A source over `file` of `container` that gives only the error `e`.
@@ -362,6 +532,8 @@ impl<'f> ContainerSource<'f> {
             inner: Inner::Gzip(Box::new(flate2::read::MultiGzDecoder::new(&[][..]))),
             done: true,
             pending: Some(e),
+            produced: 0,
+            offsets: OffsetMap::default(),
         }
     }
 
@@ -371,7 +543,7 @@ impl<'f> ContainerSource<'f> {
     }
 
     /// For snappy, the file offset of the chunk the next fill decodes.
-    pub(crate) fn next_chunk_offset(&self) -> Option<u64> {
+    fn next_chunk_offset(&self) -> Option<u64> {
         match &self.inner {
             // Also for a chunk the file cuts short: its first bytes may still decompress.
             Inner::Snappy { chunks, .. } if chunks.rest_len() > 0 && !self.done => {
@@ -381,17 +553,8 @@ impl<'f> ContainerSource<'f> {
         }
     }
 
-    /// Moves the zstd frame starts noted since the last call to `out` (and notes them from now
-    /// on).
-    pub(crate) fn take_frames(&mut self, out: &mut Vec<(u64, u64)>) {
-        if let Inner::Zstd(z) = &mut self.inner {
-            z.record = true;
-            out.append(&mut z.frames);
-        }
-    }
-
-    /// The file bytes read so far.
-    pub(crate) fn consumed(&self) -> u64 {
+    /// The file bytes read so far (for progress: all of the file once the stream has ended).
+    pub fn consumed(&self) -> u64 {
         let rest = match &self.inner {
             Inner::Snappy { chunks, .. } => chunks.rest_len(),
             Inner::Gzip(d) => d.get_ref().len(),
@@ -440,6 +603,21 @@ impl<'f> ContainerSource<'f> {
 
 impl ByteSource for ContainerSource<'_> {
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        let chunk_at = self.next_chunk_offset();
+        let r = self.decode(out);
+        if let Ok(n) = r {
+            if let (Some(at), true) = (chunk_at, n > 0) {
+                self.offsets.note(self.produced, at);
+            }
+            self.produced = self.produced.saturating_add(n as u64);
+        }
+        r
+    }
+}
+
+impl ContainerSource<'_> {
+    /// The next piece (see [`ByteSource::fill`]); zstd frames are noted as they start.
+    fn decode(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
         if let Some(e) = self.pending.take() {
             return Err(e);
         }
@@ -528,7 +706,13 @@ impl ByteSource for ContainerSource<'_> {
             }
             Inner::Gzip(d) => Self::read_piece(d, out, name),
             Inner::Brotli(d) => Self::read_piece(d, out, name),
-            Inner::Zstd(d) => Self::read_piece(d, out, name),
+            Inner::Zstd(d) => {
+                let mut noting = Noting {
+                    frames: d,
+                    map: &mut self.offsets,
+                };
+                Self::read_piece(&mut noting, out, name)
+            }
         };
         let (n, fault) = r;
         let fault = fault.map(|(kind, at_end)| {

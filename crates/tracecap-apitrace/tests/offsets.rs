@@ -31,8 +31,8 @@ fn zstd_frames_are_found_by_stream_offset() {
         assert_eq!(d.data, s);
         assert_eq!(d.piece_name(), "frame");
         let frames = s.len().div_ceil(1000);
-        assert_eq!(d.chunks.len(), frames);
-        for (i, &(at, off)) in d.chunks.iter().enumerate() {
+        assert_eq!(d.offsets.pieces().len(), frames);
+        for (i, (at, off)) in d.offsets.pieces().enumerate() {
             assert_eq!(at, i as u64 * 1000);
             assert_eq!(file[off as usize..][..4], ZSTD_MAGIC);
             // Every offset of the frame maps to it.

@@ -93,8 +93,8 @@ fn pieces(
         Container::Snappy => Some(
             SnappyChunks::new(file)
                 .unwrap()
-                .zip(&d.chunks)
-                .map(|(c, &(at, off))| {
+                .zip(d.offsets.pieces())
+                .map(|(c, (at, off))| {
                     let c = c.unwrap();
                     assert_eq!(c.offset, off, "{name}: chunk index");
                     (at, off, off + 4 + c.block.len() as u64)

@@ -587,6 +587,70 @@ fn mutated_streams() {
     }
 }
 
+/// A stream of 400 draws, and the stream offset of the ENTER event of draw 300 (in a later
+/// frame or chunk of the containers below, whose pieces are 1000 and 700 bytes).
+fn draws() -> (Vec<u8>, usize) {
+    let mut w = writer();
+    let mut bad = 0;
+    for i in 0..400 {
+        if i == 300 {
+            bad = w.stream_len();
+        }
+        draw(&mut w);
+    }
+    (w.finish(), bad)
+}
+
+/// The fault `convert` reports for `file`, and the file offset `decompress` gives the stream's
+/// first fault (what `tracecap validate` reports).
+fn both_offsets(file: &[u8]) -> (tracecap::FormatError, u64) {
+    let d = tracecap_apitrace::decompress(file).unwrap();
+    let stream = ApiTrace::parse(&d.data).unwrap();
+    let e = stream
+        .events()
+        .find_map(Result::err)
+        .expect("a stream fault");
+    let (_, result, spy) = convert(file);
+    check_closed(&spy, "damaged stream");
+    let Err(ConvertError::Format(f)) = result else {
+        panic!("{result:?}");
+    };
+    assert_eq!(f.stream_offset(), Some(e.offset));
+    (f, d.error_offset(&e))
+}
+
+#[test]
+fn stream_faults_map_to_the_file_as_decompress_maps_them() {
+    let (stream, bad) = draws();
+    // zstd: frames of 1000 stream bytes in raw blocks (4-byte magic, descriptor, 8-byte content
+    // size, 3-byte block header), so stream byte `bad` is at a known place in the file. Its
+    // event byte becomes an unknown event.
+    for seekable in [false, true] {
+        let mut file = tracecap_apitrace::write::zstd(&stream, 1000, seekable);
+        let at = bad / 1000 * 1016 + 16 + bad % 1000;
+        assert_eq!(file[at], 0, "an ENTER event");
+        file[at] = 0x07;
+        let (f, expected) = both_offsets(&file);
+        assert_eq!(f.stream_offset(), Some(bad as u64));
+        let frame = (bad / 1000 * 1016) as u64;
+        assert_eq!(expected, frame, "the frame holding the fault");
+        assert_eq!(f.offset(), expected, "zstd (seekable: {seekable}): {f}");
+    }
+    // snappy: chunks of 700 stream bytes, the stream damaged before it is compressed.
+    let mut damaged = stream.clone();
+    damaged[bad] = 0x07;
+    let file = tracecap_apitrace::write::snappy(&damaged, 700);
+    let (f, expected) = both_offsets(&file);
+    let chunk = tracecap_apitrace::SnappyChunks::new(&file)
+        .unwrap()
+        .nth(bad / 700)
+        .unwrap()
+        .unwrap()
+        .offset;
+    assert_eq!(expected, chunk, "the chunk holding the fault");
+    assert_eq!(f.offset(), expected, "snappy: {f}");
+}
+
 #[test]
 fn other_formats_are_not_taken_for_apitrace() {
     let Some(apitrace) = tracecap_testkit::corpus("apitrace") else {

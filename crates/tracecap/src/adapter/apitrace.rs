@@ -17,18 +17,16 @@
 //! kept is the signature table, one entry per thread and, per call that has entered and not yet
 //! left, its arguments' text (each value cut at [`MAX_TEXT`] bytes).
 
-use alloc::collections::{BTreeMap, VecDeque};
-use alloc::rc::Rc;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::cell::RefCell;
 use core::fmt::Write as _;
 
 use tracecap_apitrace::dump::Dumper;
 use tracecap_apitrace::{
-    call_flags, ByteSource, ChunkedReader, Container, ContainerSource, Detail, Error as ApiError,
-    Event as ApiEvent, EventKind, SigTable, SnappyChunks, Space, Value as ApiValue, END_FRAME,
-    MARKER_POP, MARKER_PUSH,
+    call_flags, ChunkedReader, ContainerSource, Detail, Error as ApiError, Event as ApiEvent,
+    EventKind, OffsetMap, OwnedHeader, SigTable, Space, Value as ApiValue, END_FRAME, MARKER_POP,
+    MARKER_PUSH,
 };
 
 use super::out::{Out, Written};
@@ -44,62 +42,8 @@ pub const TICK_NS: u64 = 1000;
 pub const MAX_TEXT: usize = 256;
 /// The pid given to the trace's process (apitrace records none).
 pub const PID: u64 = 1;
-/// Decoded pieces remembered to map a stream offset back to the file (snappy chunks).
-const MAP_LEN: usize = 256;
 /// Reused argument buffers kept.
 const POOL: usize = 64;
-
-/// Where each decoded piece of the stream came from: (stream start, file offset of its chunk).
-#[derive(Default)]
-struct OffsetMap {
-    pieces: VecDeque<(u64, u64)>,
-    produced: u64,
-    last_file: u64,
-}
-
-impl OffsetMap {
-    fn file_offset(&self, stream: u64) -> u64 {
-        let mut best = 0;
-        for &(s, f) in &self.pieces {
-            if s <= stream {
-                best = f;
-            } else {
-                break;
-            }
-        }
-        best
-    }
-}
-
-/// The container source, noting the file offset of every snappy chunk it decodes.
-struct Source<'f> {
-    inner: ContainerSource<'f>,
-    chunks: Option<SnappyChunks<'f>>,
-    map: Rc<RefCell<OffsetMap>>,
-}
-
-impl ByteSource for Source<'_> {
-    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, ApiError> {
-        let at = self
-            .chunks
-            .as_mut()
-            .and_then(Iterator::next)
-            .and_then(Result::ok)
-            .map(|c| c.offset);
-        let n = self.inner.fill(out)?;
-        let mut map = self.map.borrow_mut();
-        if let (Some(f), true) = (at, n > 0) {
-            let start = map.produced;
-            map.pieces.push_back((start, f));
-            if map.pieces.len() > MAP_LEN {
-                map.pieces.pop_front();
-            }
-            map.last_file = f;
-        }
-        map.produced = map.produced.saturating_add(n as u64);
-        Ok(n)
-    }
-}
 
 /// An argument value kept until the call is written.
 #[derive(Clone, Copy)]
@@ -172,30 +116,17 @@ fn utf8(b: &[u8]) -> &str {
     core::str::from_utf8(b).unwrap_or("<non-UTF-8 name>")
 }
 
-fn fault(map: &Rc<RefCell<OffsetMap>>, e: ApiError) -> FormatError {
+/// The fault `e` with its file offset: a stream offset is mapped through `offsets` (the pieces
+/// the container source decoded) to the snappy chunk or zstd frame holding it.
+fn fault(offsets: &OffsetMap, e: ApiError) -> FormatError {
     match e.kind.space() {
         Space::File => FormatError::new(e.kind, e.offset),
-        Space::Stream => {
-            FormatError::in_stream(e.kind, map.borrow().file_offset(e.offset), e.offset)
-        }
+        Space::Stream => FormatError::in_stream(e.kind, offsets.error_offset(&e), e.offset),
     }
 }
 
-/// Converts an apitrace file (any container), driving `sink`.
-pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
-    let map = Rc::new(RefCell::new(OffsetMap::default()));
-    let inner = ContainerSource::new(data).map_err(|e| fault(&map, e))?;
-    let chunks = match inner.container() {
-        Container::Snappy => SnappyChunks::new(data).ok(),
-        _ => None,
-    };
-    let src = Source {
-        inner,
-        chunks,
-        map: Rc::clone(&map),
-    };
-    let mut reader = ChunkedReader::new(src, SigTable::new());
-    let header = reader.header().map_err(|e| fault(&map, e))?;
+/// The process track's name: `apitrace`, with the trace's `process.name` if it has one.
+fn process_name(header: &OwnedHeader) -> String {
     let mut name = String::from("apitrace");
     if let Some((_, v)) = header
         .properties
@@ -205,6 +136,15 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         name.push_str(": ");
         name.push_str(&String::from_utf8_lossy(v));
     }
+    name
+}
+
+/// Converts an apitrace file (any container), driving `sink`.
+pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
+    let src = ContainerSource::new(data).map_err(|e| fault(&OffsetMap::default(), e))?;
+    let mut reader = ChunkedReader::new(src, SigTable::new());
+    let name = reader.header().map(process_name);
+    let name = name.map_err(|e| fault(reader.source().offsets(), e))?;
     let mut st = State {
         out: Out::new(sink, 1),
         process: TrackId(0),
@@ -232,14 +172,13 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         }
         n += 1;
         if n % 65536 == 0 {
-            let done = map.borrow().last_file;
-            st.out.progress(done, total);
+            st.out.progress(reader.source().consumed(), total);
         }
     };
     // Calls still open (or waiting for calls above them) are closed, even after a fault.
     st.finish(reader.table())?;
     if let Some(e) = failure {
-        return Err(ConvertError::Format(fault(&map, e)));
+        return Err(ConvertError::Format(fault(reader.source().offsets(), e)));
     }
     st.out.progress(total, total);
     Ok(())
