@@ -15,7 +15,8 @@
 //!
 //! Streaming: the file is decompressed piece by piece through the crate's `ChunkedReader`; what is
 //! kept is the signature table, one entry per thread and, per call that has entered and not yet
-//! left, its arguments' text (each value cut at [`MAX_TEXT`] bytes).
+//! left, its arguments' text (each value cut at [`MAX_TEXT`] bytes). A fault's stream offset is
+//! mapped back to the file through the container source's `OffsetMap`, as `decompress` maps it.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
