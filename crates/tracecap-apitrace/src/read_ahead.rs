@@ -28,6 +28,27 @@ pub struct ReadAhead {
 
 /// Runs `f` with a [`ReadAhead`] whose pieces `src` produces on a second thread. The thread
 /// stops when the source ends or fails, or when `f` returns (and drops the `ReadAhead`).
+///
+/// The same events as reading `src` directly, in about the time of the slower of decompressing
+/// and parsing:
+///
+/// ```
+/// use tracecap_apitrace::{read_ahead, ChunkedReader, ContainerSource, EventKind, SigTable};
+///
+/// # let file = tracecap_apitrace::write::example_file();
+/// let src = ContainerSource::new(&file)?;
+/// let calls = read_ahead(src, |ahead| {
+///     let mut reader = ChunkedReader::new(ahead, SigTable::new());
+///     let mut calls = 0;
+///     reader.try_for_each_event(|event| {
+///         calls += u64::from(event.kind == EventKind::Enter);
+///         Ok(())
+///     })?;
+///     Ok::<_, tracecap_apitrace::Error>(calls)
+/// })?;
+/// assert!(calls > 0);
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 pub fn read_ahead<S, R>(src: S, f: impl FnOnce(ReadAhead) -> R) -> R
 where
     S: ByteSource + Send,
