@@ -119,6 +119,14 @@ impl<'o> JsonWriter<'o> {
         &mut self.buf
     }
 
+    /// Text as it is, for text lines that show JSON values (WTF's `dump`); the value after it
+    /// gets no comma.
+    pub fn text(&mut self, text: std::fmt::Arguments<'_>) -> &mut Self {
+        let _ = self.buf.write_fmt(text);
+        self.comma = false;
+        self
+    }
+
     /// Ends the line: writes it and a newline to the output.
     pub fn end_line(&mut self) -> io::Result<()> {
         self.buf.push(b'\n');
@@ -138,6 +146,13 @@ impl<'o> JsonWriter<'o> {
         self.buf.clear();
         r
     }
+}
+
+/// The JSON of one value, for text that shows it.
+pub fn to_string(value: impl ToJson) -> String {
+    let mut buf = Vec::new();
+    value.write_json(&mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 /// A value [`JsonWriter`] can write.
@@ -230,6 +245,13 @@ impl ToJson for str {
 }
 
 impl ToJson for String {
+    #[inline]
+    fn write_json(&self, buf: &mut Vec<u8>) {
+        escaped(buf, self);
+    }
+}
+
+impl ToJson for std::borrow::Cow<'_, str> {
     #[inline]
     fn write_json(&self, buf: &mut Vec<u8>) {
         escaped(buf, self);
