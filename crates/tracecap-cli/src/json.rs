@@ -77,9 +77,8 @@ impl<'o> JsonWriter<'o> {
         self
     }
 
-    /// Writes the key of the next member of the current object; its value follows (any value
-    /// method, [`JsonWriter::begin_object`], [`JsonWriter::begin_array`] or
-    /// [`JsonWriter::raw`]).
+    /// Writes the key of the next member of the current object; its value follows
+    /// ([`JsonWriter::item`], [`JsonWriter::begin_object`] or [`JsonWriter::begin_array`]).
     pub fn key(&mut self, key: &str) -> &mut Self {
         self.separate();
         escaped(&mut self.buf, key);
@@ -109,14 +108,6 @@ impl<'o> JsonWriter<'o> {
         value.write_json(&mut self.buf);
         self.comma = true;
         self
-    }
-
-    /// The buffer, to append one value that is already JSON (a format crate's own conversion),
-    /// as an array item or the value of the key just written.
-    pub fn raw(&mut self) -> &mut Vec<u8> {
-        self.separate();
-        self.comma = true;
-        &mut self.buf
     }
 
     /// Text as it is, for text lines that show JSON values (WTF's `dump`); the value after it
@@ -323,7 +314,7 @@ macro_rules! decimals {
 
 decimals!(f32 f64);
 
-/// Text that is already JSON, written as it is.
+/// Text that is already JSON (a format crate's own conversion), written as it is.
 pub struct Raw<'s>(pub &'s str);
 
 impl ToJson for Raw<'_> {
@@ -380,9 +371,10 @@ mod tests {
                 .field("e", None::<u32>)
                 .end_object()
                 .field("f", "x")
-                .key("g");
-            w.raw().extend_from_slice(b"{\"h\":[]}");
-            w.field("i", Raw("7")).end_object();
+                .key("g")
+                .item(Raw("{\"h\":[]}"))
+                .field("i", Raw("7"))
+                .end_object();
         });
         assert_eq!(
             s,
