@@ -77,9 +77,27 @@ impl<'o> JsonWriter<'o> {
         self
     }
 
-    /// Writes the key of the next member of the current object; its value follows
-    /// ([`JsonWriter::item`], [`JsonWriter::begin_object`] or [`JsonWriter::begin_array`]).
-    pub fn key(&mut self, key: &str) -> &mut Self {
+    /// Writes the key of the next member of the current object, a name of the program's own
+    /// (`"offset"`), written as it is: it must need no escaping (checked in debug builds). Its
+    /// value follows ([`JsonWriter::item`], [`JsonWriter::begin_object`] or
+    /// [`JsonWriter::begin_array`]).
+    pub fn key(&mut self, name: &'static str) -> &mut Self {
+        debug_assert!(
+            !name.bytes().any(|b| ESCAPE[usize::from(b)] != 0),
+            "the key {name:?} needs escaping: write it with key_escaped"
+        );
+        self.buf.reserve(name.len() + 4);
+        self.separate();
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(name.as_bytes());
+        self.buf.extend_from_slice(b"\":");
+        self.comma = false;
+        self
+    }
+
+    /// Writes the key of the next member of the current object, a name from the file (an
+    /// argument's, a property's), escaped.
+    pub fn key_escaped(&mut self, key: &str) -> &mut Self {
         self.separate();
         escaped(&mut self.buf, key);
         self.buf.push(b':');
@@ -87,19 +105,24 @@ impl<'o> JsonWriter<'o> {
         self
     }
 
-    /// A member of the current object.
-    pub fn field(&mut self, key: &str, value: impl ToJson) -> &mut Self {
-        self.key(key).item(value)
+    /// A member of the current object (its key as [`JsonWriter::key`] takes it).
+    pub fn field(&mut self, name: &'static str, value: impl ToJson) -> &mut Self {
+        self.key(name).item(value)
+    }
+
+    /// A member of the current object whose key is a name from the file, escaped.
+    pub fn field_escaped(&mut self, key: &str, value: impl ToJson) -> &mut Self {
+        self.key_escaped(key).item(value)
     }
 
     /// A member of the current object whose value is an object, started here.
-    pub fn object(&mut self, key: &str) -> &mut Self {
-        self.key(key).begin_object()
+    pub fn object(&mut self, name: &'static str) -> &mut Self {
+        self.key(name).begin_object()
     }
 
     /// A member of the current object whose value is an array, started here.
-    pub fn array(&mut self, key: &str) -> &mut Self {
-        self.key(key).begin_array()
+    pub fn array(&mut self, name: &'static str) -> &mut Self {
+        self.key(name).begin_array()
     }
 
     /// A value: an item of the current array, or the value of the key just written.
@@ -161,34 +184,74 @@ fn escaped(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
+/// What a byte becomes inside a JSON string: 0 for itself, `u` for `\u00xx`, else the letter of
+/// its short escape.
+const ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[0x08] = b'b';
+    t[0x0c] = b'f';
+    t[b'\n' as usize] = b'n';
+    t[b'\r' as usize] = b'r';
+    t[b'\t' as usize] = b't';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// Whether one of the eight bytes of `x` needs an escape (a control character, `"` or `\`).
+#[inline]
+fn word_needs_escape(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte below n (n <= 0x80) sets its high bit in (x - n * ONES) & !x.
+    let below = |x: u64, n: u64| x.wrapping_sub(n * ONES) & !x & HIGH;
+    below(x, 0x20)
+        | below(x ^ (u64::from(b'"') * ONES), 1)
+        | below(x ^ (u64::from(b'\\') * ONES), 1)
+        != 0
+}
+
 fn escaped_contents(buf: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let short = match b {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            0x08 => b'b',
-            0x0c => b'f',
-            b'\n' => b'n',
-            b'\r' => b'r',
-            b'\t' => b't',
-            0..=0x1f => 0,
-            _ => continue,
-        };
-        buf.extend_from_slice(&bytes[start..i]);
-        start = i + 1;
-        if short == 0 {
-            buf.extend_from_slice(b"\\u00");
-            buf.push(HEX[usize::from(b >> 4)]);
-            buf.push(HEX[usize::from(b & 15)]);
+    // Bytes before `done` are in `buf`; `i` is the next byte to look at.
+    let mut done = 0;
+    let mut i = 0;
+    loop {
+        // Eight bytes at a time while none needs an escape.
+        while let Some((word, _)) = bytes.get(i..).and_then(|r| r.split_first_chunk::<8>()) {
+            if word_needs_escape(u64::from_le_bytes(*word)) {
+                break;
+            }
+            i += 8;
+        }
+        let Some(&b) = bytes.get(i) else { break };
+        let escape = ESCAPE[usize::from(b)];
+        i += 1;
+        if escape == 0 {
+            continue;
+        }
+        buf.extend_from_slice(bytes.get(done..i - 1).unwrap_or_default());
+        done = i;
+        if escape == b'u' {
+            buf.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]);
         } else {
-            buf.push(b'\\');
-            buf.push(short);
+            buf.extend_from_slice(&[b'\\', escape]);
         }
     }
-    buf.extend_from_slice(&bytes[start..]);
+    buf.extend_from_slice(bytes.get(done..).unwrap_or_default());
 }
 
 /// Writing to a `Vec` cannot fail, and serde_json fails only on values not written here (maps
@@ -283,6 +346,9 @@ pub struct Lossy<'b>(pub &'b [u8]);
 
 impl ToJson for Lossy<'_> {
     fn write_json(&self, buf: &mut Vec<u8>) {
+        if let Ok(s) = std::str::from_utf8(self.0) {
+            return escaped(buf, s);
+        }
         buf.push(b'"');
         for chunk in self.0.utf8_chunks() {
             escaped_contents(buf, chunk.valid());
@@ -402,7 +468,7 @@ mod tests {
         let text = "q\"\\/\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}é\u{fffd}";
         assert_eq!(
             line(|w| {
-                w.begin_object().field(text, text).end_object();
+                w.begin_object().field_escaped(text, text).end_object();
             })
             .trim_end(),
             serde_json::json!({ text: text }).to_string()

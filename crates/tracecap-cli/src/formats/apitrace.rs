@@ -353,7 +353,7 @@ fn properties(trace: &Stream<'_>) -> Vec<(String, String)> {
 fn properties_field(w: &mut JsonWriter<'_>, props: &[(String, String)]) {
     w.object("properties");
     for (n, v) in props {
-        w.field(n, v);
+        w.field_escaped(n, v);
     }
     w.end_object();
 }

@@ -145,7 +145,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             .field("event_count", facts.events)
             .object("event_counts");
         for (kind, n) in &facts.counts {
-            w.field(kind, n);
+            w.field_escaped(kind, n);
         }
         w.end_object();
         match (facts.first_ns, facts.last_ns) {

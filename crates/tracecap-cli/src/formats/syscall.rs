@@ -254,8 +254,8 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 /// assigns (as `info` prints them).
 fn name_key<'w, 'o>(w: &'w mut JsonWriter<'o>, number: u16) -> &'w mut JsonWriter<'o> {
     match tracecap_syscall::syscall_name(number) {
-        Some(name) => w.key(name),
-        None => w.key(&format!("syscall_{number}")),
+        Some(name) => w.key_escaped(name),
+        None => w.key_escaped(&format!("syscall_{number}")),
     }
 }
 
@@ -305,7 +305,7 @@ impl crate::json::ToJson for Hex<'_> {
 }
 
 /// `{"sec": ..., "nsec": ...}`.
-fn time_field(w: &mut JsonWriter<'_>, key: &str, sec: i64, nsec: i64) {
+fn time_field(w: &mut JsonWriter<'_>, key: &'static str, sec: i64, nsec: i64) {
     w.object(key)
         .field("sec", sec)
         .field("nsec", nsec)

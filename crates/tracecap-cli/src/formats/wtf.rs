@@ -40,7 +40,7 @@ fn header_json(w: &mut JsonWriter<'_>, info: &Header<'_>) -> Result<(), Error> {
 }
 
 /// A JSON text of a legacy header as its value, or as a string when it is not JSON.
-fn legacy_json_text(w: &mut JsonWriter<'_>, key: &str, s: Str<'_>) {
+fn legacy_json_text(w: &mut JsonWriter<'_>, key: &'static str, s: Str<'_>) {
     match s.resolve(&Default::default()) {
         None => w.field(key, Null),
         Some(b) => {
@@ -152,7 +152,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         }
         w.end_array().object("events_by_name");
         for (n, c) in &top {
-            w.field(n, c);
+            w.field_escaped(n, c);
         }
         w.end_object();
         super::error_field(&mut w, err.map(|e| (e.kind, e.offset)));
@@ -240,7 +240,7 @@ fn args_object<'a>(
     w.begin_object();
     for a in ev.args() {
         let a = a?;
-        w.field(a.name, fmt.value(ev, a.value));
+        w.field_escaped(a.name, fmt.value(ev, a.value));
     }
     w.end_object();
     Ok(())
