@@ -3,12 +3,12 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
 use tracecap::export::{ChromeJson, Perfetto};
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
 use tracecap::{ConvertError, Stats};
 
 use crate::error::CliError;
+use crate::json::{JsonWriter, Text};
 use crate::progress;
 
 /// What to write.
@@ -228,24 +228,25 @@ fn summary(
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     if args.json {
-        let v = json!({
-            "input": args.file.display().to_string(),
-            "format": format.name(),
-            "output": args.output.display().to_string(),
-            "to": target.name(),
-            "tracks": s.tracks,
-            "processes": s.processes,
-            "threads": s.threads,
-            "counter_tracks": s.counter_tracks,
-            "slices": s.slices,
-            "instants": s.instants,
-            "counter_samples": s.counter_samples,
-            "flow_ends": s.flow_ends,
-            "first_ns": s.first_ts,
-            "last_ns": s.last_ts,
-            "span_ns": s.span_ns(),
-        });
-        writeln!(out, "{v}")?;
+        let mut w = JsonWriter::new(out);
+        w.begin_object()
+            .field("input", Text(args.file.display()))
+            .field("format", format.name())
+            .field("output", Text(args.output.display()))
+            .field("to", target.name())
+            .field("tracks", s.tracks)
+            .field("processes", s.processes)
+            .field("threads", s.threads)
+            .field("counter_tracks", s.counter_tracks)
+            .field("slices", s.slices)
+            .field("instants", s.instants)
+            .field("counter_samples", s.counter_samples)
+            .field("flow_ends", s.flow_ends)
+            .field("first_ns", s.first_ts)
+            .field("last_ns", s.last_ts)
+            .field("span_ns", s.span_ns())
+            .end_object();
+        w.end_line()?;
         return Ok(());
     }
     writeln!(

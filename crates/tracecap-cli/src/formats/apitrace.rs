@@ -1,9 +1,8 @@
 //! `info`, `validate` and `dump` for apitrace `.trace` files (every container, versions 0-6).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 
-use serde_json::json;
 use tracecap_apitrace::dump::{dump_text, Dumper};
 use tracecap_apitrace::{
     call_flags, decompress_limited, Api, Call, Calls, Decompressed, Error, EventKind, SigTable,
@@ -12,7 +11,7 @@ use tracecap_apitrace::{
 
 use super::DumpOptions;
 use crate::error::CliError;
-use crate::json::{f64_num, str_lossy};
+use crate::json::{JsonWriter, Lossy, Null};
 
 /// Turns a crate error into a CLI error with a file offset ([`Decompressed::error_offset`]: a
 /// stream offset is mapped to the snappy chunk or zstd frame that holds it, 0 for the other
@@ -142,34 +141,26 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let d = open(data)?;
     let (s, bad) = summarize(&d)?;
     let trace = Stream::parse(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
-    let props: serde_json::Map<String, serde_json::Value> = trace
-        .header()
-        .properties()
-        .map(|(n, v)| {
-            (
-                String::from_utf8_lossy(n).into_owned(),
-                String::from_utf8_lossy(v).into_owned().into(),
-            )
-        })
-        .collect();
+    let props = properties(&trace);
     if json {
-        let v = json!({
-            "format": "apitrace",
-            "version": s.version,
-            "semantic_version": s.semantic_version,
-            "container": d.container.name(),
-            "calls": s.calls,
-            "frames": s.frames,
-            "debug_group_pushes": s.group_pushes,
-            "threads": s.threads.len(),
-            "api": s.api.label(),
-            "file_bytes": data.len(),
-            "stream_bytes": d.data.len(),
-            "signatures": s.signatures,
-            "properties": props,
-            "fault": bad.map(|e| fault(&d, e).to_string()),
-        });
-        writeln!(out, "{v}")?;
+        let mut w = JsonWriter::new(out);
+        w.begin_object()
+            .field("format", "apitrace")
+            .field("version", s.version)
+            .field("semantic_version", s.semantic_version)
+            .field("container", d.container.name())
+            .field("calls", s.calls)
+            .field("frames", s.frames)
+            .field("debug_group_pushes", s.group_pushes)
+            .field("threads", s.threads.len())
+            .field("api", s.api.label())
+            .field("file_bytes", data.len())
+            .field("stream_bytes", d.data.len())
+            .field("signatures", s.signatures);
+        properties_field(&mut w, &props);
+        w.field("fault", bad.map(|e| fault(&d, e).to_string()))
+            .end_object();
+        w.end_line()?;
         return bad.map_or(Ok(()), |e| Err(fault(&d, e)));
     }
     writeln!(out, "format:       apitrace .trace")?;
@@ -196,9 +187,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     writeln!(out, "threads:      {}", s.threads.len())?;
     writeln!(out, "signatures:   {}", s.signatures)?;
     // Header properties (any number in a crafted file): the first few unless --verbose.
-    let items = props
-        .iter()
-        .map(|(n, v)| format!("{n} = {}", v.as_str().unwrap_or("")));
+    let items = props.iter().map(|(n, v)| format!("{n} = {v}"));
     super::write_list(out, "properties", items, opts.verbose)?;
     bad.map_or(Ok(()), |e| Err(fault(&d, e)))
 }
@@ -268,23 +257,15 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
     let trace = Stream::parse(&d.data).map_err(|e| fault(d, cause(d, e)))?;
     let h = trace.header();
-    let props: serde_json::Map<String, serde_json::Value> = h
-        .properties()
-        .map(|(n, v)| {
-            (
-                String::from_utf8_lossy(n).into_owned(),
-                String::from_utf8_lossy(v).into_owned().into(),
-            )
-        })
-        .collect();
-    let head = json!({
-        "format": "apitrace",
-        "version": h.version,
-        "semantic_version": h.semantic_version,
-        "container": d.container.name(),
-        "properties": props,
-    });
-    writeln!(out, "{head}")?;
+    let mut w = JsonWriter::new(out);
+    w.begin_object()
+        .field("format", "apitrace")
+        .field("version", h.version)
+        .field("semantic_version", h.semantic_version)
+        .field("container", d.container.name());
+    properties_field(&mut w, &properties(&trace));
+    w.end_object();
+    w.end_line()?;
     let mut events = trace.events();
     let mut calls = Calls::new();
     let mut fault_at = None;
@@ -298,7 +279,7 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         };
         match calls.push(&ev, events.table()) {
             Ok(Some(call)) => {
-                json_call(out, d, &call, events.table()).map_err(|e| e.into_cli(d))?;
+                json_call(&mut w, d, &call, events.table()).map_err(|e| e.into_cli(d))?;
                 calls.recycle(call);
             }
             Ok(None) => {}
@@ -315,7 +296,7 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         let table = events.table();
         let open: Vec<Call<'_>> = calls.finish().collect();
         for call in &open {
-            json_call(out, d, call, table).map_err(|e| e.into_cli(d))?;
+            json_call(&mut w, d, call, table).map_err(|e| e.into_cli(d))?;
         }
     }
     if let Some(e) = fault_at.map(|e| cause(d, e)).or(d.fault) {
@@ -350,93 +331,101 @@ impl JsonErr {
     }
 }
 
-/// One call as a JSON object; `offset` is the stream offset of its ENTER event, `file_offset`
+/// The header properties, names and values as text, in file order (a later property of the
+/// same name replaces the earlier one's value, in the earlier one's place).
+fn properties(trace: &Stream<'_>) -> Vec<(String, String)> {
+    let mut props: Vec<(String, String)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for (n, v) in trace.header().properties() {
+        let n = String::from_utf8_lossy(n).into_owned();
+        let v = String::from_utf8_lossy(v).into_owned();
+        match at.get(&n).and_then(|&i| props.get_mut(i)) {
+            Some(p) => p.1 = v,
+            None => {
+                at.insert(n.clone(), props.len());
+                props.push((n, v));
+            }
+        }
+    }
+    props
+}
+
+fn properties_field(w: &mut JsonWriter<'_>, props: &[(String, String)]) {
+    w.object("properties");
+    for (n, v) in props {
+        w.field_escaped(n, v);
+    }
+    w.end_object();
+}
+
+/// One call as a JSON line; `offset` is the stream offset of its ENTER event, `file_offset`
 /// the file offset of the snappy chunk or zstd frame that holds it (absent for gzip and brotli,
 /// one compressed stream).
 fn json_call(
-    out: &mut dyn Write,
+    w: &mut JsonWriter<'_>,
     d: &Decompressed,
     call: &Call<'_>,
     table: &SigTable,
 ) -> Result<(), JsonErr> {
     let sig = table.function(call.sig);
     let name = sig.map_or(&b""[..], |s| s.name());
-    write!(
-        out,
-        "{{\"no\":{},\"thread\":{},\"name\":",
-        call.no, call.thread
-    )?;
-    str_lossy(out, name)?;
-    out.write_all(b",\"args\":[")?;
+    w.begin_object()
+        .field("no", call.no)
+        .field("thread", call.thread)
+        .field("name", Lossy(name))
+        .array("args");
     for (i, a) in call.args.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
-        }
-        out.write_all(b"{\"name\":")?;
-        str_lossy(out, sig.and_then(|s| s.arg_name(i)).unwrap_or(b""))?;
-        out.write_all(b",\"value\":")?;
+        w.begin_object().field(
+            "name",
+            Lossy(sig.and_then(|s| s.arg_name(i)).unwrap_or(b"")),
+        );
+        w.key("value");
         match a {
-            Some(v) => json_value(out, v, table)?,
-            None => out.write_all(b"null")?,
-        }
-        out.write_all(b"}")?;
-    }
-    out.write_all(b"],\"ret\":")?;
-    match &call.ret {
-        Some(v) => json_value(out, v, table)?,
-        None => out.write_all(b"null")?,
-    }
-    write!(
-        out,
-        ",\"flags\":{{\"fake\":{},\"incomplete\":{},\"end_frame\":{}}},\"backtrace\":",
-        call.is_fake(),
-        call.incomplete,
-        call_flags(name) & END_FRAME != 0
-    )?;
-    match &call.backtrace {
-        None => out.write_all(b"null")?,
-        Some(bt) => {
-            out.write_all(b"[")?;
-            for (i, id) in bt.frames(table).enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                let f = table.frame(id?).unwrap_or_default();
-                out.write_all(b"{\"module\":")?;
-                opt_str(out, f.module)?;
-                out.write_all(b",\"function\":")?;
-                opt_str(out, f.function)?;
-                out.write_all(b",\"file\":")?;
-                opt_str(out, f.filename)?;
-                out.write_all(b",\"line\":")?;
-                opt_num(out, f.line)?;
-                out.write_all(b",\"offset\":")?;
-                opt_num(out, f.offset)?;
-                out.write_all(b"}")?;
+            Some(v) => json_value(w, v, table)?,
+            None => {
+                w.item(Null);
             }
-            out.write_all(b"]")?;
+        }
+        w.end_object();
+    }
+    w.end_array().key("ret");
+    match &call.ret {
+        Some(v) => json_value(w, v, table)?,
+        None => {
+            w.item(Null);
         }
     }
-    write!(out, ",\"offset\":{}", call.offset)?;
+    w.object("flags")
+        .field("fake", call.is_fake())
+        .field("incomplete", call.incomplete)
+        .field("end_frame", call_flags(name) & END_FRAME != 0)
+        .end_object();
+    match &call.backtrace {
+        None => {
+            w.field("backtrace", Null);
+        }
+        Some(bt) => {
+            w.array("backtrace");
+            for id in bt.frames(table) {
+                let f = table.frame(id?).unwrap_or_default();
+                w.begin_object()
+                    .field("module", f.module.map(Lossy))
+                    .field("function", f.function.map(Lossy))
+                    .field("file", f.filename.map(Lossy))
+                    .field("line", f.line)
+                    .field("offset", f.offset)
+                    .end_object();
+            }
+            w.end_array();
+        }
+    }
+    w.field("offset", call.offset);
     if let Some(at) = d.chunk_offset(call.offset) {
-        write!(out, ",\"file_offset\":{at}")?;
+        w.field("file_offset", at);
     }
-    out.write_all(b"}\n")?;
+    w.end_object();
+    w.end_line()?;
     Ok(())
-}
-
-fn opt_str(out: &mut dyn Write, s: Option<&[u8]>) -> std::io::Result<()> {
-    match s {
-        Some(s) => str_lossy(out, s),
-        None => out.write_all(b"null"),
-    }
-}
-
-fn opt_num(out: &mut dyn Write, n: Option<u64>) -> std::io::Result<()> {
-    match n {
-        Some(n) => write!(out, "{n}"),
-        None => out.write_all(b"null"),
-    }
 }
 
 /// A wide string's text: UTF-16 when any unit is a surrogate, else code points.
@@ -456,93 +445,94 @@ fn wide_text(units: impl Iterator<Item = u64> + Clone) -> String {
     }
 }
 
-fn json_value(out: &mut dyn Write, v: &Value<'_>, table: &SigTable) -> Result<(), JsonErr> {
+/// One value as a JSON object `{"type": ..., ...}`: an array item or the value of the key just
+/// written.
+fn json_value(w: &mut JsonWriter<'_>, v: &Value<'_>, table: &SigTable) -> Result<(), Error> {
+    w.begin_object();
     match *v {
-        Value::Null => out.write_all(b"{\"type\":\"null\"}")?,
-        Value::Bool(b) => write!(out, "{{\"type\":\"bool\",\"value\":{b}}}")?,
-        Value::SInt(i) => write!(out, "{{\"type\":\"sint\",\"value\":{i}}}")?,
-        Value::UInt(u) => write!(out, "{{\"type\":\"uint\",\"value\":{u}}}")?,
+        Value::Null => {
+            w.field("type", "null");
+        }
+        Value::Bool(b) => {
+            w.field("type", "bool").field("value", b);
+        }
+        Value::SInt(i) => {
+            w.field("type", "sint").field("value", i);
+        }
+        Value::UInt(u) => {
+            w.field("type", "uint").field("value", u);
+        }
         Value::Float(f) => {
-            out.write_all(b"{\"type\":\"float\",\"value\":")?;
-            f64_num(out, f64::from(f))?;
-            out.write_all(b"}")?;
+            w.field("type", "float").field("value", f64::from(f));
         }
         Value::Double(f) => {
-            out.write_all(b"{\"type\":\"double\",\"value\":")?;
-            f64_num(out, f)?;
-            out.write_all(b"}")?;
+            w.field("type", "double").field("value", f);
         }
         Value::String(s) => {
-            out.write_all(b"{\"type\":\"string\",\"value\":")?;
-            str_lossy(out, s)?;
-            out.write_all(b"}")?;
+            w.field("type", "string").field("value", Lossy(s));
         }
-        Value::WString(w) => {
-            out.write_all(b"{\"type\":\"wstring\",\"value\":")?;
-            let s = wide_text(w.units());
-            serde_json::to_writer(&mut *out, &s).map_err(std::io::Error::other)?;
-            out.write_all(b"}")?;
+        Value::WString(s) => {
+            w.field("type", "wstring")
+                .field("value", wide_text(s.units()));
         }
-        Value::Blob(b) => write!(out, "{{\"type\":\"blob\",\"size\":{}}}", b.len())?,
-        Value::Pointer(p) => write!(out, "{{\"type\":\"pointer\",\"value\":{p}}}")?,
+        Value::Blob(b) => {
+            w.field("type", "blob").field("size", b.len());
+        }
+        Value::Pointer(p) => {
+            w.field("type", "pointer").field("value", p);
+        }
         Value::Enum { sig, value } => {
-            write!(out, "{{\"type\":\"enum\",\"value\":{value},\"name\":")?;
-            opt_str(out, table.enum_sig(sig).and_then(|s| s.lookup(value)))?;
-            out.write_all(b"}")?;
+            w.field("type", "enum").field("value", value).field(
+                "name",
+                table.enum_sig(sig).and_then(|s| s.lookup(value)).map(Lossy),
+            );
         }
         Value::Bitmask { sig, value } => {
-            write!(out, "{{\"type\":\"bitmask\",\"value\":{value},\"flags\":[")?;
+            w.field("type", "bitmask")
+                .field("value", value)
+                .array("flags");
             let mut rest = value;
-            let mut n = 0;
             if let Some(s) = table.bitmask_sig(sig) {
                 for (name, fv) in s.flags() {
                     if (fv != 0 && rest & fv == fv) || (fv == 0 && value == 0) {
-                        if n > 0 {
-                            out.write_all(b",")?;
-                        }
-                        str_lossy(out, name)?;
+                        w.item(Lossy(name));
                         rest &= !fv;
-                        n += 1;
                     }
                 }
             }
-            write!(out, "],\"rest\":{rest}}}")?;
+            w.end_array().field("rest", rest);
         }
         Value::Array(a) => {
-            out.write_all(b"{\"type\":\"array\",\"values\":[")?;
-            for (i, e) in a.iter(table).enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                json_value(out, &e?, table)?;
+            w.field("type", "array").array("values");
+            for e in a.iter(table) {
+                json_value(w, &e?, table)?;
             }
-            out.write_all(b"]}")?;
+            w.end_array();
         }
         Value::Struct(s) => {
             let sig = table.struct_sig(s.sig);
-            out.write_all(b"{\"type\":\"struct\",\"name\":")?;
-            str_lossy(out, sig.map_or(&b""[..], |g| g.name()))?;
-            out.write_all(b",\"members\":[")?;
+            w.field("type", "struct")
+                .field("name", Lossy(sig.map_or(&b""[..], |g| g.name())))
+                .array("members");
             for (i, m) in s.iter(table).enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                out.write_all(b"{\"name\":")?;
-                str_lossy(out, sig.and_then(|g| g.member_name(i)).unwrap_or(b""))?;
-                out.write_all(b",\"value\":")?;
-                json_value(out, &m?, table)?;
-                out.write_all(b"}")?;
+                w.begin_object().field(
+                    "name",
+                    Lossy(sig.and_then(|g| g.member_name(i)).unwrap_or(b"")),
+                );
+                w.key("value");
+                json_value(w, &m?, table)?;
+                w.end_object();
             }
-            out.write_all(b"]}")?;
+            w.end_array();
         }
         Value::Repr(r) => {
-            out.write_all(b"{\"type\":\"repr\",\"human\":")?;
-            json_value(out, &r.human(table)?, table)?;
-            out.write_all(b",\"machine\":")?;
-            json_value(out, &r.machine(table)?, table)?;
-            out.write_all(b"}")?;
+            w.field("type", "repr").key("human");
+            json_value(w, &r.human(table)?, table)?;
+            w.key("machine");
+            json_value(w, &r.machine(table)?, table)?;
         }
     }
+    w.end_object();
     Ok(())
 }
 

@@ -3,15 +3,14 @@
 use std::io::Write;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use serde_json::json;
 use tracecap_easyprofiler::{
     parallel, Capture, Element, Error, Events, Header, KindTable, NestSlot, Nesting, Record,
     Summary, Thread,
 };
 
-use super::DumpOptions;
+use super::{DumpOptions, Lines};
 use crate::error::CliError;
-use crate::json::{f64_num, str_lossy};
+use crate::json::{JsonWriter, Lossy, Text, ToJson};
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -53,45 +52,43 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let (s, fault) = check_partial(&c);
     let (first, last) = (s.first.map(|t| h.to_ns(t)), s.last.map(|t| h.to_ns(t)));
     if json {
-        let v = json!({
-            "format": "easyprofiler",
-            "version": h.version.to_string(),
-            "file_size": data.len(),
-            "header_size": h.size,
-            "pid": h.pid,
-            "cpu_frequency": h.cpu_frequency,
-            "begin_ns": h.begin_ns(),
-            "end_ns": h.end_ns(),
-            "records_begin_ns": first,
-            "records_end_ns": last,
-            "descriptors": s.descriptors,
-            "records": {
-                "total": s.records(),
-                "blocks": s.blocks,
-                "events": s.events,
-                "values": s.values,
-                "context_switches": s.context_switches,
-            },
-            "header_records": h.blocks_count,
-            "bookmarks": s.bookmarks,
-            "levels": s.levels,
-            "error": fault.map(|e| json!({"what": e.kind.to_string(), "offset": e.offset})),
-        });
+        let mut w = JsonWriter::new(out);
+        w.begin_object()
+            .field("format", "easyprofiler")
+            .field("version", Text(h.version))
+            .field("file_size", data.len())
+            .field("header_size", h.size)
+            .field("pid", h.pid)
+            .field("cpu_frequency", h.cpu_frequency)
+            .field("begin_ns", h.begin_ns())
+            .field("end_ns", h.end_ns())
+            .field("records_begin_ns", first)
+            .field("records_end_ns", last)
+            .field("descriptors", s.descriptors)
+            .object("records")
+            .field("total", s.records())
+            .field("blocks", s.blocks)
+            .field("events", s.events)
+            .field("values", s.values)
+            .field("context_switches", s.context_switches)
+            .end_object()
+            .field("header_records", h.blocks_count)
+            .field("bookmarks", s.bookmarks)
+            .field("levels", s.levels);
+        super::error_field(&mut w, fault.map(|e| (e.kind, e.offset)));
         // The threads go last, one at a time (a capture may hold millions of them).
-        let head = v.to_string();
-        let head = head.strip_suffix('}').unwrap_or(&head);
-        write!(out, "{head},\"threads\":[")?;
-        for (k, t) in threads(&c, &s).enumerate() {
-            if k > 0 {
-                out.write_all(b",")?;
-            }
-            let t = json!({
-                "id": t.id, "name": lossy(t.name), "records": t.records_count(),
-                "context_switches": t.context_switches_count(),
-            });
-            write!(out, "{t}")?;
+        w.array("threads");
+        for t in threads(&c, &s) {
+            w.begin_object()
+                .field("id", t.id)
+                .field("name", Lossy(t.name))
+                .field("records", t.records_count())
+                .field("context_switches", t.context_switches_count())
+                .end_object();
+            w.flush_full()?;
         }
-        writeln!(out, "]}}")?;
+        w.end_array().end_object();
+        w.end_line()?;
         return fault.map_or(Ok(()), |e| Err(e.into()));
     }
     writeln!(out, "format:       EasyProfiler .prof")?;
@@ -426,21 +423,22 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let c = Capture::parse(data)?;
     let h = *c.header();
-    let json = opts.json;
-    if json {
-        let v = json!({
-            "format": "easyprofiler",
-            "version": h.version.to_string(),
-            "pid": h.pid,
-            "cpu_frequency": h.cpu_frequency,
-            "begin": h.begin_time,
-            "end": h.end_time,
-            "begin_ns": h.begin_ns(),
-            "end_ns": h.end_ns(),
-        });
-        writeln!(out, "{v}")?;
-    } else {
-        writeln!(
+    let mut lines = Lines::new(opts.json, out);
+    match &mut lines {
+        Lines::Json(w) => {
+            w.begin_object()
+                .field("format", "easyprofiler")
+                .field("version", Text(h.version))
+                .field("pid", h.pid)
+                .field("cpu_frequency", h.cpu_frequency)
+                .field("begin", h.begin_time)
+                .field("end", h.end_time)
+                .field("begin_ns", h.begin_ns())
+                .field("end_ns", h.end_ns())
+                .end_object();
+            w.end_line()?;
+        }
+        Lines::Text(out) => writeln!(
             out,
             "easyprofiler {} pid={} cpu_frequency={} begin={} ({} ns) end={} ({} ns)",
             h.version,
@@ -450,21 +448,28 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
             h.begin_ns(),
             h.end_time,
             h.end_ns()
-        )?;
+        )?,
     }
     let mut names: Vec<Vec<u8>> = Vec::new();
     for d in c.descriptors() {
         let d = d?;
         names.push(d.name.to_vec());
-        if json {
-            let v = json!({
-                "kind": "descriptor", "offset": d.offset, "id": d.id, "line": d.line, "color": d.color,
-                "type": d.kind.name(), "status": d.status,
-                "name": lossy(d.name), "file": lossy(d.file),
-            });
-            writeln!(out, "{v}")?;
-        } else {
-            writeln!(
+        match &mut lines {
+            Lines::Json(w) => {
+                w.begin_object()
+                    .field("kind", "descriptor")
+                    .field("offset", d.offset)
+                    .field("id", d.id)
+                    .field("line", d.line)
+                    .field("color", d.color)
+                    .field("type", d.kind.name())
+                    .field("status", d.status)
+                    .field("name", Lossy(d.name))
+                    .field("file", Lossy(d.file))
+                    .end_object();
+                w.end_line()?;
+            }
+            Lines::Text(out) => writeln!(
                 out,
                 "descriptor {:>4} {:<5} {:?} {}:{} color={:#010x} status={}",
                 d.id,
@@ -474,7 +479,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
                 d.line,
                 d.color,
                 d.status
-            )?;
+            )?,
         }
     }
     let kinds = KindTable::new(&c)?;
@@ -482,26 +487,28 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
     let mut threads = c.threads();
     for t in threads.by_ref() {
         let t = t?;
-        dump_thread(&h, &t, &kinds, &names, &mut slots, json, out)?;
+        dump_thread(&h, &t, &kinds, &names, &mut slots, &mut lines)?;
     }
     for b in threads.tail()? {
         let b = b?;
-        if json {
-            write!(
-                out,
-                "{{\"kind\":\"bookmark\",\"offset\":{},\"position\":{},\"color\":{},\"text\":",
-                b.offset, b.position, b.color
-            )?;
-            str_lossy(out, b.text)?;
-            writeln!(out, "}}")?;
-        } else {
-            writeln!(
+        match &mut lines {
+            Lines::Json(w) => {
+                w.begin_object()
+                    .field("kind", "bookmark")
+                    .field("offset", b.offset)
+                    .field("position", b.position)
+                    .field("color", b.color)
+                    .field("text", Lossy(b.text))
+                    .end_object();
+                w.end_line()?;
+            }
+            Lines::Text(out) => writeln!(
                 out,
                 "bookmark {} ns color={:#010x} {:?}",
                 b.position,
                 b.color,
                 lossy(b.text)
-            )?;
+            )?,
         }
     }
     Ok(())
@@ -513,46 +520,52 @@ fn dump_thread(
     kinds: &KindTable,
     names: &[Vec<u8>],
     slots: &mut Vec<NestSlot>,
-    json: bool,
-    out: &mut dyn Write,
+    lines: &mut Lines<'_>,
 ) -> Result<(), CliError> {
-    if json {
-        write!(
-            out,
-            "{{\"kind\":\"thread\",\"offset\":{},\"id\":{},\"name\":",
-            t.offset, t.id
-        )?;
-        str_lossy(out, t.name)?;
-        writeln!(out, "}}")?;
-    } else {
-        writeln!(
+    match lines {
+        Lines::Json(w) => {
+            w.begin_object()
+                .field("kind", "thread")
+                .field("offset", t.offset)
+                .field("id", t.id)
+                .field("name", Lossy(t.name))
+                .end_object();
+            w.end_line()?;
+        }
+        Lines::Text(out) => writeln!(
             out,
             "thread {} {:?}: {} records, {} context switches",
             t.id,
             lossy(t.name),
             t.records_count(),
             t.context_switches_count()
-        )?;
+        )?,
     }
     for cs in t.context_switches() {
         let cs = cs?;
-        if json {
-            write!(
-                out,
-                "{{\"kind\":\"context_switch\",\"offset\":{},\"thread\":{},\"begin\":{},\"end\":{},\"begin_ns\":{},\"end_ns\":{},\"target_thread\":{},\"name\":",
-                cs.offset, t.id, cs.begin, cs.end, h.to_ns(cs.begin), h.to_ns(cs.end), cs.target_thread
-            )?;
-            str_lossy(out, cs.name)?;
-            writeln!(out, "}}")?;
-        } else {
-            writeln!(
+        match lines {
+            Lines::Json(w) => {
+                w.begin_object()
+                    .field("kind", "context_switch")
+                    .field("offset", cs.offset)
+                    .field("thread", t.id)
+                    .field("begin", cs.begin)
+                    .field("end", cs.end)
+                    .field("begin_ns", h.to_ns(cs.begin))
+                    .field("end_ns", h.to_ns(cs.end))
+                    .field("target_thread", cs.target_thread)
+                    .field("name", Lossy(cs.name))
+                    .end_object();
+                w.end_line()?;
+            }
+            Lines::Text(out) => writeln!(
                 out,
                 "  switched out {} .. {} ns -> thread {} {:?}",
                 h.to_ns(cs.begin),
                 h.to_ns(cs.end),
                 cs.target_thread,
                 lossy(cs.name)
-            )?;
+            )?,
         }
     }
     // Depths need the whole thread (parents come after children), so nest first; on a fault,
@@ -575,51 +588,65 @@ fn dump_thread(
         match r {
             Record::Block(b) => {
                 let kind = if b.is_event() { "event" } else { "block" };
-                if json {
-                    write!(
-                        out,
-                        "{{\"kind\":\"{kind}\",\"offset\":{},\"thread\":{},\"begin\":{},\"end\":{},\"begin_ns\":{},\"end_ns\":{},\"id\":{},\"name\":",
-                        b.offset, t.id, b.begin, b.end, h.to_ns(b.begin), h.to_ns(b.end), b.id
-                    )?;
-                    str_lossy(out, b.name)?;
-                    writeln!(out, ",\"depth\":{depth}}}")?;
-                } else {
-                    let name = if b.name.is_empty() {
-                        names.get(b.id as usize).map_or(&[][..], |n| n)
-                    } else {
-                        b.name
-                    };
-                    let (bn, en) = (h.to_ns(b.begin), h.to_ns(b.end));
-                    writeln!(
-                        out,
-                        "  {:indent$}{kind} {:?} {bn} .. {en} ns ({} ns) desc={}",
-                        "",
-                        lossy(name),
-                        en.saturating_sub(bn),
-                        b.id,
-                        indent = 2 * depth as usize
-                    )?;
+                match lines {
+                    Lines::Json(w) => {
+                        w.begin_object()
+                            .field("kind", kind)
+                            .field("offset", b.offset)
+                            .field("thread", t.id)
+                            .field("begin", b.begin)
+                            .field("end", b.end)
+                            .field("begin_ns", h.to_ns(b.begin))
+                            .field("end_ns", h.to_ns(b.end))
+                            .field("id", b.id)
+                            .field("name", Lossy(b.name))
+                            .field("depth", depth)
+                            .end_object();
+                        w.end_line()?;
+                    }
+                    Lines::Text(out) => {
+                        let name = if b.name.is_empty() {
+                            names.get(b.id as usize).map_or(&[][..], |n| n)
+                        } else {
+                            b.name
+                        };
+                        let (bn, en) = (h.to_ns(b.begin), h.to_ns(b.end));
+                        writeln!(
+                            out,
+                            "  {:indent$}{kind} {:?} {bn} .. {en} ns ({} ns) desc={}",
+                            "",
+                            lossy(name),
+                            en.saturating_sub(bn),
+                            b.id,
+                            indent = 2 * depth as usize
+                        )?;
+                    }
                 }
             }
-            Record::Value(v) => {
-                if json {
-                    write!(
-                        out,
-                        "{{\"kind\":\"value\",\"offset\":{},\"thread\":{},\"time\":{},\"time_ns\":{},\"id\":{},\"value_id\":{},\"type\":\"{}\",\"array\":{},\"data\":[",
-                        v.offset, t.id, v.time, h.to_ns(v.time), v.id, v.value_id, v.data_type.name(), v.is_array
-                    )?;
+            Record::Value(v) => match lines {
+                Lines::Json(w) => {
+                    w.begin_object()
+                        .field("kind", "value")
+                        .field("offset", v.offset)
+                        .field("thread", t.id)
+                        .field("time", v.time)
+                        .field("time_ns", h.to_ns(v.time))
+                        .field("id", v.id)
+                        .field("value_id", v.value_id)
+                        .field("type", v.data_type.name())
+                        .field("array", v.is_array)
+                        .array("data");
                     if let Some(s) = v.string_bytes() {
-                        str_lossy(out, s)?;
+                        w.item(Lossy(s));
                     } else {
-                        for (k, e) in v.elements().enumerate() {
-                            if k > 0 {
-                                out.write_all(b",")?;
-                            }
-                            element(out, e)?;
+                        for e in v.elements() {
+                            w.item(e);
                         }
                     }
-                    writeln!(out, "]}}")?;
-                } else {
+                    w.end_array().end_object();
+                    w.end_line()?;
+                }
+                Lines::Text(out) => {
                     let name = names.get(v.id as usize).map_or(&[][..], |n| n);
                     write!(
                         out,
@@ -639,7 +666,7 @@ fn dump_thread(
                         writeln!(out, "[{}]", items.join(", "))?;
                     }
                 }
-            }
+            },
         }
     }
     match fault {
@@ -648,24 +675,28 @@ fn dump_thread(
     }
 }
 
-fn element(out: &mut dyn Write, e: Element) -> std::io::Result<()> {
-    match e {
-        Element::Bool(b) => write!(out, "{b}"),
-        Element::Char(x) | Element::Int8(x) => write!(out, "{x}"),
-        Element::Uint8(x) => write!(out, "{x}"),
-        Element::Int16(x) => write!(out, "{x}"),
-        Element::Uint16(x) => write!(out, "{x}"),
-        Element::Int32(x) => write!(out, "{x}"),
-        Element::Uint32(x) => write!(out, "{x}"),
-        Element::Int64(x) => write!(out, "{x}"),
-        Element::Uint64(x) => write!(out, "{x}"),
-        Element::Float(x) => f64_num(out, f64::from(x)),
-        Element::Double(x) => f64_num(out, x),
+/// An element of a value as a JSON number or boolean (a `float` as the double it widens to).
+impl ToJson for Element {
+    fn write_json(&self, buf: &mut Vec<u8>) {
+        match *self {
+            Element::Bool(b) => b.write_json(buf),
+            Element::Char(x) | Element::Int8(x) => x.write_json(buf),
+            Element::Uint8(x) => x.write_json(buf),
+            Element::Int16(x) => x.write_json(buf),
+            Element::Uint16(x) => x.write_json(buf),
+            Element::Int32(x) => x.write_json(buf),
+            Element::Uint32(x) => x.write_json(buf),
+            Element::Int64(x) => x.write_json(buf),
+            Element::Uint64(x) => x.write_json(buf),
+            Element::Float(x) => f64::from(x).write_json(buf),
+            Element::Double(x) => x.write_json(buf),
+        }
     }
 }
 
+/// An element as `dump` prints it: its JSON.
 fn element_text(e: Element) -> String {
     let mut v = Vec::new();
-    let _ = element(&mut v, e);
+    e.write_json(&mut v);
     String::from_utf8_lossy(&v).into_owned()
 }

@@ -7,6 +7,7 @@ use std::io::Write;
 
 use crate::detect::Format;
 use crate::error::CliError;
+use crate::json::{JsonWriter, Null, Text};
 
 mod apitrace;
 mod easyprofiler;
@@ -23,6 +24,40 @@ pub struct DumpOptions {
     pub json: bool,
     /// apitrace's own dump format (apitrace only).
     pub apitrace: bool,
+}
+
+/// Where `dump` prints: JSON Lines through the writer, or text.
+pub(crate) enum Lines<'o> {
+    /// `dump --json`.
+    Json(JsonWriter<'o>),
+    /// `dump`.
+    Text(&'o mut dyn Write),
+}
+
+impl<'o> Lines<'o> {
+    fn new(json: bool, out: &'o mut dyn Write) -> Self {
+        if json {
+            Lines::Json(JsonWriter::new(out))
+        } else {
+            Lines::Text(out)
+        }
+    }
+}
+
+/// The `"error"` member of `info --json`: `{"what": ..., "offset": ...}` for a fault, else
+/// `null`.
+fn error_field(w: &mut JsonWriter<'_>, fault: Option<(impl std::fmt::Display, u64)>) {
+    match fault {
+        Some((what, offset)) => {
+            w.object("error")
+                .field("what", Text(what))
+                .field("offset", offset)
+                .end_object();
+        }
+        None => {
+            w.field("error", Null);
+        }
+    }
 }
 
 /// How `info` should print.

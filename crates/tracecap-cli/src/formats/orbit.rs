@@ -6,8 +6,9 @@ use std::io::Write;
 use tracecap_orbit::views::{EventView, ThreadName};
 use tracecap_orbit::{json, validate, Capture, Layout, UserData};
 
-use super::{write_list, DumpOptions};
+use super::{write_list, DumpOptions, Lines};
 use crate::error::CliError;
+use crate::json::{JsonWriter, Null, Raw};
 
 fn fault(e: tracecap_orbit::Error) -> CliError {
     CliError::format(e.kind, e.offset)
@@ -117,42 +118,80 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         .and_then(|v| v.frame_tracks().ok())
         .map(|f| f.frame_track_function_ids.iter().collect());
     if json_out {
-        let sections: Vec<_> = capture
-            .sections()
-            .map(
-                |s| serde_json::json!({"type": s.section_type, "offset": s.offset, "size": s.size}),
+        let mut w = JsonWriter::new(out);
+        w.begin_object()
+            .field("format", "orbit")
+            .field("version", h.version)
+            .field("layout", layout_name(capture.layout()))
+            .field("file_size", data.len())
+            .field("capture_section_offset", h.capture_section_offset)
+            .field("section_list_offset", h.section_list_offset)
+            .field("capture_section_end", capture.capture_section_bound())
+            .field("end_of_capture_finished", facts.capture_end)
+            .field("finished", facts.finished)
+            .array("sections");
+        for s in capture.sections() {
+            w.begin_object()
+                .field("type", s.section_type)
+                .field("offset", s.offset)
+                .field("size", s.size)
+                .end_object();
+        }
+        w.end_array()
+            .field(
+                "orbit_version",
+                facts.orbit_version.map(|(a, b)| format!("{a}.{b}")),
             )
-            .collect();
-        let threads: Vec<_> = facts
-            .threads
-            .iter()
-            .map(|(tid, name)| serde_json::json!({"tid": tid, "name": name}))
-            .collect();
-        let v = serde_json::json!({
-            "format": "orbit",
-            "version": h.version,
-            "layout": layout_name(capture.layout()),
-            "file_size": data.len(),
-            "capture_section_offset": h.capture_section_offset,
-            "section_list_offset": h.section_list_offset,
-            "capture_section_end": capture.capture_section_bound(),
-            "end_of_capture_finished": facts.capture_end,
-            "finished": facts.finished,
-            "sections": sections,
-            "orbit_version": facts.orbit_version.map(|(a, b)| format!("{a}.{b}")),
-            "event_count": facts.events,
-            "event_counts": facts.counts,
-            "time_span_ns": match (facts.first_ns, facts.last_ns) {
-                (Some(a), Some(b)) => serde_json::json!({"first": a, "last": b, "duration": b.saturating_sub(a)}),
-                _ => serde_json::Value::Null,
-            },
-            "process": facts.process.as_ref().map(|(pid, path)| serde_json::json!({"pid": pid, "executable": path})),
-            "pids": facts.pids,
-            "threads": threads,
-            "frame_track_function_ids": frame_tracks,
-            "error": facts.error.map(|e| e.to_string()),
-        });
-        writeln!(out, "{v}")?;
+            .field("event_count", facts.events)
+            .object("event_counts");
+        for (kind, n) in &facts.counts {
+            w.field_escaped(kind, n);
+        }
+        w.end_object();
+        match (facts.first_ns, facts.last_ns) {
+            (Some(a), Some(b)) => w
+                .object("time_span_ns")
+                .field("first", a)
+                .field("last", b)
+                .field("duration", b.saturating_sub(a))
+                .end_object(),
+            _ => w.field("time_span_ns", Null),
+        };
+        match &facts.process {
+            Some((pid, path)) => w
+                .object("process")
+                .field("pid", pid)
+                .field("executable", path)
+                .end_object(),
+            None => w.field("process", Null),
+        };
+        w.array("pids");
+        for pid in &facts.pids {
+            w.item(pid);
+        }
+        w.end_array().array("threads");
+        for (tid, name) in &facts.threads {
+            w.begin_object()
+                .field("tid", tid)
+                .field("name", name)
+                .end_object();
+        }
+        w.end_array();
+        match &frame_tracks {
+            Some(ids) => {
+                w.array("frame_track_function_ids");
+                for id in ids {
+                    w.item(id);
+                }
+                w.end_array();
+            }
+            None => {
+                w.field("frame_track_function_ids", Null);
+            }
+        }
+        w.field("error", facts.error.map(|e| e.to_string()))
+            .end_object();
+        w.end_line()?;
     } else {
         writeln!(out, "format: orbit (ORBT version {})", h.version)?;
         writeln!(out, "layout: {}", layout_name(capture.layout()))?;
@@ -244,60 +283,71 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `tracecap dump`.
+/// `tracecap dump`. The JSON lines are the Orbit crate's (`tracecap_orbit::json`: the header,
+/// each event's proto3 JSON, USER_DATA), written as they come.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let capture = Capture::parse(data).map_err(fault)?;
-    if opts.json {
-        writeln!(out, "{}", json::header_line(&capture))?;
-    } else {
-        let h = capture.header();
-        writeln!(
-            out,
-            "ORBT version {} capture section at {} (bound {}), section list at {}",
-            h.version,
-            h.capture_section_offset,
-            capture.capture_section_bound(),
-            h.section_list_offset
-        )?;
-        for s in capture.sections() {
+    let mut lines = Lines::new(opts.json, out);
+    match &mut lines {
+        Lines::Json(w) => {
+            w.item(Raw(&json::header_line(&capture)));
+            w.end_line()?;
+        }
+        Lines::Text(out) => {
+            let h = capture.header();
             writeln!(
                 out,
-                "section {} type {} offset {} size {}",
-                s.index, s.section_type, s.offset, s.size
+                "ORBT version {} capture section at {} (bound {}), section list at {}",
+                h.version,
+                h.capture_section_offset,
+                capture.capture_section_bound(),
+                h.section_list_offset
             )?;
+            for s in capture.sections() {
+                writeln!(
+                    out,
+                    "section {} type {} offset {} size {}",
+                    s.index, s.section_type, s.offset, s.size
+                )?;
+            }
         }
     }
     let mut events = capture.events();
     for ev in events.by_ref() {
         let ev = ev.map_err(fault)?;
         validate::check_event(&ev).map_err(fault)?;
-        if opts.json {
-            let line = json::event_line(&ev).map_err(fault)?;
-            writeln!(out, "{line}")?;
-        } else {
-            let message = json::event_message(&ev).map_err(fault)?;
-            let name = match ev.view().map_err(fault)?.api_name() {
-                Some(n) => format!(" name={:?}", n.to_string_lossy()),
-                None => String::new(),
-            };
-            let kind = ev.kind.name();
-            writeln!(
-                out,
-                "{:#010x} {:>6} {kind}{name} {message}",
-                ev.offset, ev.length
-            )?;
+        match &mut lines {
+            Lines::Json(w) => {
+                w.item(Raw(&json::event_line(&ev).map_err(fault)?));
+                w.end_line()?;
+            }
+            Lines::Text(out) => {
+                let message = json::event_message(&ev).map_err(fault)?;
+                let name = match ev.view().map_err(fault)?.api_name() {
+                    Some(n) => format!(" name={:?}", n.to_string_lossy()),
+                    None => String::new(),
+                };
+                let kind = ev.kind.name();
+                writeln!(
+                    out,
+                    "{:#010x} {:>6} {kind}{name} {message}",
+                    ev.offset, ev.length
+                )?;
+            }
         }
     }
     if let Some(ud) = validate::check_end(&capture, &events).map_err(fault)? {
         let line = json::user_data_line(&ud).map_err(fault)?;
-        if opts.json {
-            writeln!(out, "{line}")?;
-        } else {
-            writeln!(
+        match &mut lines {
+            Lines::Json(w) => {
+                w.item(Raw(&line));
+                w.end_line()?;
+            }
+            Lines::Text(out) => writeln!(
                 out,
                 "user data at {} ({} unused bytes): {line}",
                 ud.message_offset, ud.unused
-            )?;
+            )?,
         }
     }
     Ok(())

@@ -6,7 +6,8 @@ use std::io::Write;
 use tracecap_syscall::{Arg, Capture, Entry, Error, Header, Syscall};
 
 use crate::error::CliError;
-use crate::formats::DumpOptions;
+use crate::formats::{DumpOptions, Lines};
+use crate::json::{Decimal, JsonWriter, Lossy, Null};
 
 /// Totals of one walk over a capture.
 #[derive(Default)]
@@ -88,36 +89,41 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let mut top: Vec<(u16, u64)> = s.by_number.iter().map(|(&n, &c)| (n, c)).collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if json {
-        let by_name: serde_json::Map<String, serde_json::Value> = top
-            .iter()
-            .map(|&(n, c)| (name_of(n), serde_json::Value::from(c)))
-            .collect();
-        let v = serde_json::json!({
-            "format": "syscall",
-            "version": h.version,
-            "big_endian": h.is_big_endian(),
-            "file_size": data.len(),
-            "header_len": h.len,
-            "fixed_header_len": h.fixed_len,
-            "pid": h.pid,
-            "epoch_seconds": h.epoch_seconds,
-            "clock_reference_ns": h.clock_reference_ns,
-            "uname": uname_json(h),
-            "syscalls": s.syscalls,
-            "failed": s.failed,
-            "with_args": s.with_args,
-            "fillers": s.fillers,
-            "filler_bytes": s.filler_bytes,
-            "gaps": s.gaps,
-            "gap_bytes": s.gap_bytes,
-            "headers": 1 + s.headers,
-            "threads": s.tids.keys().collect::<Vec<_>>(),
-            "first_timestamp_ns": s.first_ts,
-            "last_timestamp_ns": s.last_ts,
-            "by_name": by_name,
-            "error": err.map(|e| serde_json::json!({"what": e.kind.to_string(), "offset": e.offset})),
-        });
-        writeln!(out, "{v}")?;
+        let mut w = JsonWriter::new(out);
+        w.begin_object()
+            .field("format", "syscall")
+            .field("version", h.version)
+            .field("big_endian", h.is_big_endian())
+            .field("file_size", data.len())
+            .field("header_len", h.len)
+            .field("fixed_header_len", h.fixed_len)
+            .field("pid", h.pid)
+            .field("epoch_seconds", h.epoch_seconds)
+            .field("clock_reference_ns", h.clock_reference_ns);
+        uname_field(&mut w, h);
+        w.field("syscalls", s.syscalls)
+            .field("failed", s.failed)
+            .field("with_args", s.with_args)
+            .field("fillers", s.fillers)
+            .field("filler_bytes", s.filler_bytes)
+            .field("gaps", s.gaps)
+            .field("gap_bytes", s.gap_bytes)
+            .field("headers", 1 + s.headers)
+            .array("threads");
+        for t in s.tids.keys() {
+            w.item(t);
+        }
+        w.end_array()
+            .field("first_timestamp_ns", s.first_ts)
+            .field("last_timestamp_ns", s.last_ts)
+            .object("by_name");
+        for &(n, c) in &top {
+            name_key(&mut w, n).item(c);
+        }
+        w.end_object();
+        super::error_field(&mut w, err.map(|e| (e.kind, e.offset)));
+        w.end_object();
+        w.end_line()?;
     } else {
         writeln!(
             out,
@@ -218,211 +224,208 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
 /// fault is reported.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let cap = Capture::parse(data)?;
-    let mut line = String::with_capacity(256);
-    if opts.json {
-        line.push('{');
-        header_json(&mut line, cap.header());
-        line.push('}');
-    } else {
-        header_text(&mut line, cap.header());
-    }
-    writeln!(out, "{line}")?;
-    for entry in cap.entries() {
-        let entry = entry?;
-        line.clear();
-        if opts.json {
-            entry_json(&mut line, &entry);
-        } else {
-            entry_text(&mut line, &entry);
+    match Lines::new(opts.json, out) {
+        Lines::Json(mut w) => {
+            w.begin_object();
+            header_fields(&mut w, cap.header());
+            w.end_object();
+            w.end_line()?;
+            for entry in cap.entries() {
+                entry_json(&mut w, &entry?);
+                w.end_line()?;
+            }
         }
-        writeln!(out, "{line}")?;
+        Lines::Text(out) => {
+            let mut line = String::with_capacity(256);
+            header_text(&mut line, cap.header());
+            writeln!(out, "{line}")?;
+            for entry in cap.entries() {
+                let entry = entry?;
+                line.clear();
+                entry_text(&mut line, &entry);
+                writeln!(out, "{line}")?;
+            }
+        }
     }
     Ok(())
 }
 
-fn uname_json(h: &Header<'_>) -> serde_json::Value {
+/// The key of a system call's member: its name, `syscall_<n>` for numbers no x86-64 kernel
+/// assigns (as `info` prints them).
+fn name_key<'w, 'o>(w: &'w mut JsonWriter<'o>, number: u16) -> &'w mut JsonWriter<'o> {
+    match tracecap_syscall::syscall_name(number) {
+        Some(name) => w.key_escaped(name),
+        None => w.key_escaped(&format!("syscall_{number}")),
+    }
+}
+
+fn uname_field(w: &mut JsonWriter<'_>, h: &Header<'_>) {
     match &h.uname() {
-        Some(u) => serde_json::json!({
-            "sysname": lossy(u.sysname),
-            "nodename": lossy(u.nodename),
-            "release": lossy(u.release),
-            "version": lossy(u.version),
-            "machine": lossy(u.machine),
-            "domainname": lossy(u.domainname),
-        }),
-        None => serde_json::Value::Null,
-    }
-}
-
-fn opt<T: std::fmt::Display>(s: &mut String, v: Option<T>) {
-    use std::fmt::Write as _;
-    match v {
-        Some(v) => {
-            let _ = write!(s, "{v}");
+        Some(u) => {
+            w.object("uname")
+                .field("sysname", Lossy(u.sysname))
+                .field("nodename", Lossy(u.nodename))
+                .field("release", Lossy(u.release))
+                .field("version", Lossy(u.version))
+                .field("machine", Lossy(u.machine))
+                .field("domainname", Lossy(u.domainname))
+                .end_object();
         }
-        None => s.push_str("null"),
+        None => {
+            w.field("uname", Null);
+        }
     }
 }
 
-/// The header fields, without braces: `"format":"syscall",...,"uname":{...}`.
-fn header_json(s: &mut String, h: &Header<'_>) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        s,
-        "\"format\":\"syscall\",\"version\":{},\"big_endian\":{},\"pid\":{},\"epoch_seconds\":{},\"clock_reference_ns\":",
-        h.version,
-        h.is_big_endian(),
-        h.pid,
-        h.epoch_seconds
-    );
-    opt(s, h.clock_reference_ns);
-    let _ = write!(s, ",\"uname\":{}", uname_json(h));
+/// The header's members: `"format":"syscall",...,"uname":{...}`.
+fn header_fields(w: &mut JsonWriter<'_>, h: &Header<'_>) {
+    w.field("format", "syscall")
+        .field("version", h.version)
+        .field("big_endian", h.is_big_endian())
+        .field("pid", h.pid)
+        .field("epoch_seconds", h.epoch_seconds)
+        .field("clock_reference_ns", h.clock_reference_ns);
+    uname_field(w, h);
 }
 
-fn push_hex(s: &mut String, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    s.reserve(bytes.len() * 2);
-    for &b in bytes {
-        s.push(HEX[usize::from(b >> 4)] as char);
-        s.push(HEX[usize::from(b & 15)] as char);
+/// Bytes as a string of lowercase hex digits.
+struct Hex<'b>(&'b [u8]);
+
+impl crate::json::ToJson for Hex<'_> {
+    fn write_json(&self, buf: &mut Vec<u8>) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        buf.reserve(self.0.len() * 2 + 2);
+        buf.push(b'"');
+        for &b in self.0 {
+            buf.push(HEX[usize::from(b >> 4)]);
+            buf.push(HEX[usize::from(b & 15)]);
+        }
+        buf.push(b'"');
     }
 }
 
-fn arg_json(s: &mut String, a: &Arg<'_>) {
-    use std::fmt::Write as _;
+/// `{"sec": ..., "nsec": ...}`.
+fn time_field(w: &mut JsonWriter<'_>, key: &'static str, sec: i64, nsec: i64) {
+    w.object(key)
+        .field("sec", sec)
+        .field("nsec", nsec)
+        .end_object();
+}
+
+/// One argument as a one-member object named after its kind.
+fn arg_json(w: &mut JsonWriter<'_>, a: &Arg<'_>) {
+    w.begin_object();
     match a {
         Arg::Int(v) => {
-            let _ = write!(s, "{{\"int\":{v}}}");
+            w.field("int", v);
         }
         Arg::Data(d) => {
-            s.push_str("{\"data\":\"");
-            push_hex(s, d);
-            s.push_str("\"}");
+            w.field("data", Hex(d));
         }
         Arg::Partial { original_len, data } => {
-            let _ = write!(
-                s,
-                "{{\"partial\":{{\"original_len\":{original_len},\"data\":\""
-            );
-            push_hex(s, data);
-            s.push_str("\"}}");
+            w.object("partial")
+                .field("original_len", original_len)
+                .field("data", Hex(data))
+                .end_object();
         }
         Arg::Stat(st) => {
-            let _ = write!(
-                s,
-                "{{\"stat\":{{\"dev\":{},\"ino\":{},\"mode\":{},\"nlink\":{},\"uid\":{},\"gid\":{},\"rdev\":{},\"size\":{},\"blksize\":{},\"blocks\":{},\"atim\":{{\"sec\":{},\"nsec\":{}}},\"mtim\":{{\"sec\":{},\"nsec\":{}}},\"ctim\":{{\"sec\":{},\"nsec\":{}}}}}}}",
-                st.dev,
-                st.ino,
-                st.mode,
-                st.nlink,
-                st.uid,
-                st.gid,
-                st.rdev,
-                st.size,
-                st.blksize,
-                st.blocks,
-                st.atim.sec,
-                st.atim.nsec,
-                st.mtim.sec,
-                st.mtim.nsec,
-                st.ctim.sec,
-                st.ctim.nsec
-            );
+            w.object("stat")
+                .field("dev", st.dev)
+                .field("ino", st.ino)
+                .field("mode", st.mode)
+                .field("nlink", st.nlink)
+                .field("uid", st.uid)
+                .field("gid", st.gid)
+                .field("rdev", st.rdev)
+                .field("size", st.size)
+                .field("blksize", st.blksize)
+                .field("blocks", st.blocks);
+            time_field(w, "atim", st.atim.sec, st.atim.nsec);
+            time_field(w, "mtim", st.mtim.sec, st.mtim.nsec);
+            time_field(w, "ctim", st.ctim.sec, st.ctim.nsec);
+            w.end_object();
         }
         Arg::PollFds(p) => {
-            s.push_str("{\"pollfds\":[");
-            for (i, fd) in p.iter().enumerate() {
-                if i > 0 {
-                    s.push(',');
-                }
-                let _ = write!(
-                    s,
-                    "{{\"fd\":{},\"events\":{},\"revents\":{}}}",
-                    fd.fd, fd.events, fd.revents
-                );
+            w.array("pollfds");
+            for fd in p.iter() {
+                w.begin_object()
+                    .field("fd", fd.fd)
+                    .field("events", fd.events)
+                    .field("revents", fd.revents)
+                    .end_object();
             }
-            s.push_str("]}");
+            w.end_array();
         }
-        Arg::SigAction(None) => s.push_str("{\"sigaction\":null}"),
+        Arg::SigAction(None) => {
+            w.field("sigaction", Null);
+        }
         Arg::SigAction(Some(sa)) => {
-            let _ = write!(
-                s,
-                "{{\"sigaction\":{{\"handler\":{},\"sigaction\":{},\"flags\":",
-                sa.handler, sa.sigaction
-            );
+            w.object("sigaction")
+                .field("handler", sa.handler)
+                .field("sigaction", sa.sigaction);
             match sa.flags() {
-                Some(f) => {
-                    let _ = write!(s, "{f}");
-                }
-                None => {
-                    s.push('"');
-                    push_hex(s, sa.mask);
-                    s.push('"');
-                }
-            }
-            let _ = write!(
-                s,
-                ",\"stale_flags\":{},\"stale_restorer\":{}}}}}",
-                sa.stale_flags, sa.stale_restorer
-            );
+                Some(f) => w.field("flags", f),
+                None => w.field("flags", Hex(sa.mask)),
+            };
+            w.field("stale_flags", sa.stale_flags)
+                .field("stale_restorer", sa.stale_restorer)
+                .end_object();
         }
         Arg::IntP { pointer, value } => {
-            let _ = write!(
-                s,
-                "{{\"intp\":{{\"pointer\":{pointer},\"value\":{value}}}}}"
-            );
+            w.object("intp")
+                .field("pointer", pointer)
+                .field("value", value)
+                .end_object();
         }
     }
+    w.end_object();
 }
 
-fn syscall_json(s: &mut String, c: &Syscall<'_>) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        s,
-        "{{\"kind\":\"syscall\",\"offset\":{},\"number\":{},\"name\":",
-        c.offset, c.number
-    );
+fn syscall_json(w: &mut JsonWriter<'_>, c: &Syscall<'_>) {
+    w.begin_object()
+        .field("kind", "syscall")
+        .field("offset", c.offset)
+        .field("number", c.number);
     // Always a string: numbers no x86-64 kernel assigns print as `syscall_<n>`, as in `info`.
-    let _ = write!(s, "\"{}\"", name_of(c.number));
-    let _ = write!(s, ",\"ret\":{},\"tid\":", c.ret());
-    opt(s, c.tid);
-    s.push_str(",\"timestamp_ns\":");
-    opt(s, c.timestamp_ns);
-    s.push_str(",\"duration_ns\":");
-    // Non-finite floats (only in damaged files) have no JSON form.
-    opt(s, c.duration_ns.filter(|d| d.is_finite()));
-    s.push_str(",\"args\":[");
-    for (i, a) in c.args().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        arg_json(s, &a);
+    match tracecap_syscall::syscall_name(c.number) {
+        Some(name) => w.field("name", name),
+        None => w.field("name", format!("syscall_{}", c.number)),
+    };
+    w.field("ret", c.ret())
+        .field("tid", c.tid)
+        .field("timestamp_ns", c.timestamp_ns)
+        // Non-finite floats (only in damaged files) have no JSON form.
+        .field("duration_ns", c.duration_ns.map(Decimal))
+        .array("args");
+    for a in c.args() {
+        arg_json(w, &a);
     }
-    s.push_str("]}");
+    w.end_array().end_object();
 }
 
-fn entry_json(s: &mut String, e: &Entry<'_>) {
-    use std::fmt::Write as _;
+fn entry_json(w: &mut JsonWriter<'_>, e: &Entry<'_>) {
     match e {
-        Entry::Syscall(c) => syscall_json(s, c),
+        Entry::Syscall(c) => syscall_json(w, c),
         Entry::Filler(f) => {
-            let _ = write!(
-                s,
-                "{{\"kind\":\"filler\",\"offset\":{},\"len\":{}}}",
-                f.offset, f.len
-            );
+            w.begin_object()
+                .field("kind", "filler")
+                .field("offset", f.offset)
+                .field("len", f.len)
+                .end_object();
         }
         Entry::Gap(g) => {
-            let _ = write!(
-                s,
-                "{{\"kind\":\"gap\",\"offset\":{},\"len\":{}}}",
-                g.offset, g.len
-            );
+            w.begin_object()
+                .field("kind", "gap")
+                .field("offset", g.offset)
+                .field("len", g.len)
+                .end_object();
         }
         Entry::Header(h) => {
-            let _ = write!(s, "{{\"kind\":\"header\",\"offset\":{},", h.offset);
-            header_json(s, h);
-            s.push('}');
+            w.begin_object()
+                .field("kind", "header")
+                .field("offset", h.offset);
+            header_fields(w, h);
+            w.end_object();
         }
     }
 }

@@ -4,53 +4,60 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use serde_json::Value as J;
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::{
-    text_lossy, Builtin, Capture, Container, DefinitionLookup, Error, Event, Header,
+    text_lossy, Builtin, Capture, Container, DefinitionLookup, Error, Event, Header, Str,
     FLAG_HIGH_RESOLUTION_TIMES, FLAG_TIMES_AS_COUNT,
 };
 
 use crate::error::CliError;
 use crate::formats::{write_list, DumpOptions};
+use crate::json::{to_string, JsonWriter, Null};
 
-fn opt_text(b: Option<&[u8]>) -> J {
-    b.map_or(J::Null, |b| J::String(text_lossy(b).into_owned()))
+fn opt_text(b: Option<&[u8]>) -> Option<String> {
+    b.map(|b| text_lossy(b).into_owned())
 }
 
-/// The file header as one JSON object: the header part of chunked files, the header fields of
-/// legacy files.
-fn header_json(info: &Header<'_>) -> Result<J, Error> {
-    if let Some(legacy) = &info.legacy {
-        let parse = |s: tracecap_wtf::Str<'_>| match s.resolve(&Default::default()) {
-            None => J::Null,
-            Some(b) => {
-                let t = text_lossy(b);
-                serde_json::from_str(&t).unwrap_or_else(|_| J::String(t.into_owned()))
-            }
-        };
-        let mut flags = Vec::new();
-        if legacy.flags & FLAG_HIGH_RESOLUTION_TIMES != 0 {
-            flags.push(J::from("has_high_resolution_times"));
-        }
-        if legacy.flags & FLAG_TIMES_AS_COUNT != 0 {
-            flags.push(J::from("times_as_count"));
-        }
-        return Ok(serde_json::json!({
-            "flags": flags,
-            "timebase": legacy.timebase_ms,
-            "contextInfo": parse(legacy.context_info),
-            "metadata": parse(legacy.metadata),
-        }));
+/// The file header as one JSON value: the header part of chunked files (`null` when it has
+/// none), the header fields of legacy files.
+fn header_json(w: &mut JsonWriter<'_>, info: &Header<'_>) -> Result<(), Error> {
+    let Some(legacy) = &info.legacy else {
+        w.item(info.header_value()?);
+        return Ok(());
+    };
+    w.begin_object().array("flags");
+    if legacy.flags & FLAG_HIGH_RESOLUTION_TIMES != 0 {
+        w.item("has_high_resolution_times");
     }
-    Ok(info.header_value()?.unwrap_or(J::Null))
+    if legacy.flags & FLAG_TIMES_AS_COUNT != 0 {
+        w.item("times_as_count");
+    }
+    w.end_array().field("timebase", legacy.timebase_ms);
+    legacy_json_text(w, "contextInfo", legacy.context_info);
+    legacy_json_text(w, "metadata", legacy.metadata);
+    w.end_object();
+    Ok(())
+}
+
+/// A JSON text of a legacy header as its value, or as a string when it is not JSON.
+fn legacy_json_text(w: &mut JsonWriter<'_>, key: &'static str, s: Str<'_>) {
+    match s.resolve(&Default::default()) {
+        None => w.field(key, Null),
+        Some(b) => {
+            let t = text_lossy(b);
+            match serde_json::from_str::<serde_json::Value>(&t) {
+                Ok(v) => w.field(key, v),
+                Err(_) => w.field(key, t),
+            }
+        }
+    };
 }
 
 #[derive(Default)]
 struct Zone {
-    name: J,
-    kind: J,
-    location: J,
+    name: Option<String>,
+    kind: Option<String>,
+    location: Option<String>,
     events: u64,
 }
 
@@ -110,7 +117,6 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let json = opts.json;
     let trace = Capture::parse(data)?;
     let info = trace.header();
-    let header = header_json(info)?;
     let (s, err) = summarize(&trace);
     let mut top: Vec<(&String, &u64)> = s.by_name.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -119,39 +125,41 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         Container::Legacy => "legacy",
     };
     if json {
-        let zones: Vec<J> = s
-            .zones
-            .iter()
-            .map(|(id, z)| {
-                serde_json::json!({
-                    "id": id, "name": z.name, "type": z.kind, "location": z.location,
-                    "events": z.events,
-                })
-            })
-            .collect();
-        let by_name: serde_json::Map<String, J> = top
-            .iter()
-            .map(|(n, c)| ((*n).clone(), J::from(**c)))
-            .collect();
-        let v = serde_json::json!({
-            "format": "wtf",
-            "container": container,
-            "format_version": info.format_version,
-            "wtf_version": info.wtf_version,
-            "file_size": data.len(),
-            "header": header,
-            "chunks": s.chunks,
-            "event_chunks": s.event_chunks,
-            "definitions": s.definitions,
-            "events": s.events,
-            "first_time_us": s.first_time,
-            "last_time_us": s.last_time,
-            "zones": zones,
-            "events_by_name": by_name,
-            "error": err.map(|e| serde_json::json!({"what": e.kind.to_string(), "offset": e.offset})),
-        });
-        writeln!(out, "{v}")?;
+        let mut w = JsonWriter::new(out);
+        w.begin_object()
+            .field("format", "wtf")
+            .field("container", container)
+            .field("format_version", info.format_version)
+            .field("wtf_version", info.wtf_version)
+            .field("file_size", data.len())
+            .key("header");
+        header_json(&mut w, info)?;
+        w.field("chunks", s.chunks)
+            .field("event_chunks", s.event_chunks)
+            .field("definitions", s.definitions)
+            .field("events", s.events)
+            .field("first_time_us", s.first_time)
+            .field("last_time_us", s.last_time)
+            .array("zones");
+        for (id, z) in &s.zones {
+            w.begin_object()
+                .field("id", id)
+                .field("name", &z.name)
+                .field("type", &z.kind)
+                .field("location", &z.location)
+                .field("events", z.events)
+                .end_object();
+        }
+        w.end_array().object("events_by_name");
+        for (n, c) in &top {
+            w.field_escaped(n, c);
+        }
+        w.end_object();
+        super::error_field(&mut w, err.map(|e| (e.kind, e.offset)));
+        w.end_object();
+        w.end_line()?;
     } else {
+        header_json(&mut JsonWriter::new(&mut std::io::sink()), info)?;
         writeln!(
             out,
             "format:        wtf ({container}), format version {}, wtf version {:#010x}",
@@ -177,7 +185,10 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
                 let id = id.map_or_else(|| "-".to_string(), |i| i.to_string());
                 format!(
                     "{id}: {} type={} location={} ({} events)",
-                    z.name, z.kind, z.location, z.events
+                    to_string(&z.name),
+                    to_string(&z.kind),
+                    to_string(&z.location),
+                    z.events
                 )
             }),
             opts.verbose,
@@ -198,7 +209,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
 /// `tracecap validate`: walk every event and decode every argument; exit 1 at the first fault.
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     let trace = Capture::parse(data)?;
-    header_json(trace.header())?;
+    header_json(&mut JsonWriter::new(&mut std::io::sink()), trace.header())?;
     let mut events = 0u64;
     let mut args = 0u64;
     let mut walk = trace.events();
@@ -220,87 +231,71 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-fn push_json(s: &mut String, v: &J) {
-    s.push_str(&v.to_string());
-}
-
-fn push_str(s: &mut String, text: &str) {
-    push_json(s, &J::from(text));
-}
-
-fn args_object<'a>(s: &mut String, fmt: &mut ArgsJson<'a>, ev: &Event<'a>) -> Result<(), Error> {
-    s.push('{');
-    for (i, a) in ev.args().enumerate() {
+/// The arguments of `ev` as one JSON object, in the event's order.
+fn args_object<'a>(
+    w: &mut JsonWriter<'_>,
+    fmt: &mut ArgsJson<'a>,
+    ev: &Event<'a>,
+) -> Result<(), Error> {
+    w.begin_object();
+    for a in ev.args() {
         let a = a?;
-        if i > 0 {
-            s.push(',');
-        }
-        push_str(s, a.name);
-        s.push(':');
-        let v = fmt.value(ev, a.value);
-        push_json(s, &v);
+        w.field_escaped(a.name, fmt.value(ev, a.value));
     }
-    s.push('}');
+    w.end_object();
     Ok(())
 }
 
 /// `tracecap dump`: a header line, then every event in file order (built-ins included, raw), with
 /// a `define` line after each `wtf.event#define` and a `zone` line after each `wtf.zone#create`.
+/// The text lines show the header and the arguments as JSON too.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let trace = Capture::parse(data)?;
     let info = trace.header();
-    let header = header_json(info)?;
-    let mut line = String::with_capacity(256);
-    if opts.json {
+    let json = opts.json;
+    let mut w = JsonWriter::new(out);
+    if json {
         // Keys in the order of the issue.
-        line.push_str("{\"format\":\"wtf\",\"format_version\":");
-        line.push_str(&info.format_version.to_string());
-        line.push_str(",\"wtf_version\":");
-        line.push_str(&info.wtf_version.to_string());
-        line.push_str(",\"header\":");
-        push_json(&mut line, &header);
-        line.push('}');
+        w.begin_object()
+            .field("format", "wtf")
+            .field("format_version", info.format_version)
+            .field("wtf_version", info.wtf_version)
+            .key("header");
+        header_json(&mut w, info)?;
+        w.end_object();
     } else {
-        line = format!(
-            "wtf format {} wtf_version {:#010x} header {header}",
+        w.text(format_args!(
+            "wtf format {} wtf_version {:#010x} header ",
             info.format_version, info.wtf_version
-        );
+        ));
+        header_json(&mut w, info)?;
     }
-    writeln!(out, "{line}")?;
+    w.end_line()?;
     let mut fmt = ArgsJson::new();
     let mut walk = trace.events();
     while let Some(ev) = walk.next() {
         let ev = ev?;
-        line.clear();
-        if opts.json {
-            line.push_str("{\"kind\":\"event\",\"offset\":");
-            line.push_str(&ev.offset.to_string());
-            line.push_str(",\"zone\":");
-            line.push_str(
-                &ev.zone
-                    .map_or_else(|| "null".to_string(), |z| z.to_string()),
-            );
-            line.push_str(",\"time_us\":");
-            line.push_str(&ev.time.to_string());
-            line.push_str(",\"name\":");
-            push_str(&mut line, ev.name());
-            line.push_str(",\"flags\":");
-            line.push_str(&ev.flags().to_string());
-            line.push_str(",\"args\":");
-            args_object(&mut line, &mut fmt, &ev)?;
-            line.push('}');
+        if json {
+            w.begin_object()
+                .field("kind", "event")
+                .field("offset", ev.offset)
+                .field("zone", ev.zone)
+                .field("time_us", ev.time)
+                .field("name", ev.name())
+                .field("flags", ev.flags())
+                .key("args");
+            args_object(&mut w, &mut fmt, &ev)?;
+            w.end_object();
         } else {
-            let zone = ev.zone.map_or_else(|| "-".to_string(), |z| z.to_string());
-            line.push_str(&format!(
-                "{:#010x} t={} zone={zone} {} flags={} ",
-                ev.offset,
-                ev.time,
-                ev.name(),
-                ev.flags()
-            ));
-            args_object(&mut line, &mut fmt, &ev)?;
+            w.text(format_args!("{:#010x} t={} zone=", ev.offset, ev.time));
+            match ev.zone {
+                Some(z) => w.text(format_args!("{z}")),
+                None => w.text(format_args!("-")),
+            };
+            w.text(format_args!(" {} flags={} ", ev.name(), ev.flags()));
+            args_object(&mut w, &mut fmt, &ev)?;
         }
-        writeln!(out, "{line}")?;
+        w.end_line()?;
         if ev.flags() & tracecap_wtf::FLAG_BUILTIN == 0 {
             continue;
         }
@@ -313,42 +308,49 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
                     continue;
                 };
                 let class = if def.is_scope() { "scope" } else { "instance" };
-                line.clear();
-                if opts.json {
-                    line.push_str("{\"kind\":\"define\",\"wire_id\":");
-                    line.push_str(&def.wire_id.to_string());
-                    line.push_str(",\"name\":");
-                    push_str(&mut line, def.name);
-                    line.push_str(",\"class\":\"");
-                    line.push_str(class);
-                    line.push_str("\",\"flags\":");
-                    line.push_str(&def.flags.to_string());
-                    line.push_str(",\"signature\":");
-                    push_str(&mut line, def.signature);
-                    line.push_str(",\"offset\":");
-                    line.push_str(&ev.offset.to_string());
-                    line.push('}');
+                if json {
+                    w.begin_object()
+                        .field("kind", "define")
+                        .field("wire_id", def.wire_id)
+                        .field("name", def.name)
+                        .field("class", class)
+                        .field("flags", def.flags)
+                        .field("signature", def.signature)
+                        .field("offset", ev.offset)
+                        .end_object();
                 } else {
-                    line = format!(
+                    w.text(format_args!(
                         "  define wire_id={} {} class={class} flags={} ({})",
                         def.wire_id, def.name, def.flags, def.signature
-                    );
+                    ));
                 }
-                writeln!(out, "{line}")?;
+                w.end_line()?;
             }
             Some(Builtin::ZoneCreate) => {
                 let Some(z) = ev.zone_create() else { continue };
-                let (name, kind, location) =
-                    (opt_text(z.name), opt_text(z.kind), opt_text(z.location));
-                if opts.json {
-                    line = format!(
-                        "{{\"kind\":\"zone\",\"id\":{},\"name\":{name},\"type\":{kind},\"location\":{location},\"offset\":{}}}",
-                        z.id, ev.offset
-                    );
+                let (name, kind, location) = (
+                    z.name.map(text_lossy),
+                    z.kind.map(text_lossy),
+                    z.location.map(text_lossy),
+                );
+                if json {
+                    w.begin_object()
+                        .field("kind", "zone")
+                        .field("id", z.id)
+                        .field("name", name)
+                        .field("type", kind)
+                        .field("location", location)
+                        .field("offset", ev.offset)
+                        .end_object();
                 } else {
-                    line = format!("  zone id={} {name} type={kind} location={location}", z.id);
+                    w.text(format_args!("  zone id={} ", z.id))
+                        .item(name)
+                        .text(format_args!(" type="))
+                        .item(kind)
+                        .text(format_args!(" location="))
+                        .item(location);
                 }
-                writeln!(out, "{line}")?;
+                w.end_line()?;
             }
             _ => {}
         }
