@@ -3,10 +3,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn corpus() -> Option<PathBuf> {
-    tracecap_testkit::corpus("apitrace")
-}
-
 fn traces(root: &Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
     for sub in ["apitrace-tests", "produced-apitrace-11.1"] {
@@ -39,7 +35,9 @@ fn json_number(info: &str, key: &str) -> u64 {
 
 #[test]
 fn dump_apitrace_is_identical() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     let mut checked = 0;
     for t in traces(&root) {
         let name = t
@@ -78,7 +76,9 @@ fn dump_apitrace_is_identical() {
 
 #[test]
 fn info_json_matches_apitrace_info() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     for t in traces(&root) {
         let name = t.file_name().unwrap().to_str().unwrap().to_string();
         let out = tracecap(&["info", "--json"], &t);
@@ -104,7 +104,9 @@ fn info_json_matches_apitrace_info() {
 
 #[test]
 fn counts_of_known_files() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     let info = |f: &str| -> serde_json::Value {
         let out = tracecap(&["info", "--json"], &root.join(f));
         serde_json::from_slice(&out.stdout).unwrap()
@@ -124,7 +126,9 @@ fn counts_of_known_files() {
 
 #[test]
 fn validate_and_json_dump() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     for t in traces(&root) {
         let name = t.file_name().unwrap().to_str().unwrap().to_string();
         let cut = name == "zlib-no-eof.trace";
@@ -149,7 +153,9 @@ fn validate_and_json_dump() {
 
 #[test]
 fn cut_file_reports_offset_and_keeps_earlier_calls() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     let src = std::fs::read(root.join("produced-apitrace-11.1/glxgears_backtrace.trace")).unwrap();
     let dir = std::env::temp_dir().join(format!("tracecap-apitrace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -188,7 +194,9 @@ fn json_calls(file: &Path) -> (Vec<String>, Option<i32>, String) {
 /// `file_offset`.
 #[test]
 fn cut_files_print_the_first_lines_of_the_whole_dump() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("tracecap-apitrace-cuts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cut = dir.join("cut.trace");

@@ -7,38 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn corpus() -> Vec<PathBuf> {
-    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
-        return Vec::new();
-    };
-    let entries = std::fs::read_dir(dir).unwrap();
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "prof"))
-        .collect();
-    files.sort();
-    files
-}
+use tracecap_testkit::corpus_paths;
 
 fn tracecap(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tracecap"))
         .args(args)
         .output()
         .expect("run tracecap")
-}
-
-/// The files with extension `ext` in the given subfolders of a format's corpus, or `None` (with a
-/// message) when the corpus is not there.
-fn corpus_files(format: &str, subdirs: &[&str], ext: &str) -> Option<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let corpus = tracecap_testkit::corpus(format)?;
-    for sub in subdirs {
-        let entries = std::fs::read_dir(corpus.join(sub)).unwrap();
-        files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
-    }
-    files.retain(|p| p.extension().is_some_and(|x| x == ext));
-    Some(files)
 }
 
 /// The `--json` summary, the first line of standard error (a fault's message may follow it).
@@ -145,7 +120,7 @@ fn every_corpus_file_converts_to_both_formats() {
     // Its own folder: removing the shared one would race with the other tests' outputs.
     let dir = out_dir().join("easyprofiler");
     std::fs::create_dir_all(&dir).unwrap();
-    for file in corpus() {
+    for file in corpus_paths("easyprofiler", &[], "prof") {
         let stem = file.file_stem().unwrap().to_string_lossy().to_string();
         let json_out = dir.join(format!("{stem}.json"));
         let out = tracecap(&[
@@ -212,7 +187,7 @@ fn every_corpus_file_converts_to_both_formats() {
 
 #[test]
 fn extension_and_to_choose_the_exporter() {
-    let Some(file) = corpus()
+    let Some(file) = corpus_paths("easyprofiler", &[], "prof")
         .into_iter()
         .find(|p| p.ends_with("sample_small.prof"))
     else {
@@ -243,7 +218,7 @@ fn extension_and_to_choose_the_exporter() {
 
 #[test]
 fn damaged_capture_exits_1_with_a_usable_output() {
-    let Some(file) = corpus()
+    let Some(file) = corpus_paths("easyprofiler", &[], "prof")
         .into_iter()
         .find(|p| p.ends_with("sample_small.prof"))
     else {
@@ -307,9 +282,7 @@ fn syscall_captures_convert_like_validate_reads_them() {
 
 #[test]
 fn orbit_captures_convert_like_validate_reads_them() {
-    let Some(files) = corpus_files("orbit", &["real", "generated"], "orbit") else {
-        return;
-    };
+    let files = corpus_paths("orbit", &["real", "generated"], "orbit");
     // Its own directory: the other tests remove theirs while this one runs.
     let out_dir =
         std::env::temp_dir().join(format!("tracecap-convert-orbit-{}", std::process::id()));
@@ -364,10 +337,7 @@ fn orbit_captures_convert_like_validate_reads_them() {
 
 #[test]
 fn wtf_traces_convert_like_validate_reads_them() {
-    let Some(files) = corpus_files("wtf", &["cff-cpp", "cff-js", "legacy-v3"], "wtf-trace") else {
-        return;
-    };
-    assert!(!files.is_empty());
+    let files = corpus_paths("wtf", &["cff-cpp", "cff-js", "legacy-v3"], "wtf-trace");
     let out_dir = out_dir().join("wtf");
     std::fs::create_dir_all(&out_dir).unwrap();
     for file in files {
@@ -398,13 +368,11 @@ fn wtf_traces_convert_like_validate_reads_them() {
 
 #[test]
 fn apitrace_traces_convert_like_info_reads_them() {
-    let Some(files) = corpus_files(
+    let files = corpus_paths(
         "apitrace",
         &["apitrace-tests", "produced-apitrace-11.1"],
         "trace",
-    ) else {
-        return;
-    };
+    );
     let out_dir = out_dir().join("apitrace");
     std::fs::create_dir_all(&out_dir).unwrap();
     for file in files {

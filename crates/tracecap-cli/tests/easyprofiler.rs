@@ -5,10 +5,6 @@ use std::path::PathBuf;
 
 mod common;
 
-fn corpus(name: &str) -> Option<PathBuf> {
-    Some(tracecap_testkit::corpus("easyprofiler")?.join(name))
-}
-
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples")).join(name)
 }
@@ -152,7 +148,9 @@ fn info_and_validate_on_every_corpus_file() {
         "sample_v1.2.0.prof",
         "sample_v1.0.0.prof",
     ] {
-        let Some(p) = corpus(name) else { continue };
+        let Some(p) = tracecap_testkit::corpus("easyprofiler").map(|d| d.join(name)) else {
+            continue;
+        };
         let p = p.to_str().unwrap();
         let (code, out, err) = tracecap(&["validate", p]);
         assert_eq!(code, 0, "{name}: {err}");
@@ -340,7 +338,9 @@ fn old_files_cut_between_threads_fail_in_every_command() {
         "sample_v1.2.0.prof",
         "sample_v2.0.1.prof",
     ] {
-        let Some(path) = corpus(name) else { return };
+        let Some(path) = tracecap_testkit::corpus("easyprofiler").map(|d| d.join(name)) else {
+            return;
+        };
         let bytes = std::fs::read(&path).unwrap();
         let (code, whole, _) = dump_json(&path);
         assert_eq!(code, 0, "{name}");

@@ -7,19 +7,6 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-fn corpus() -> Vec<PathBuf> {
-    let Some(dir) = tracecap_testkit::corpus("easyprofiler") else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "prof"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// Exit code, stdout and stderr of `tracecap validate path` with `threads` workers.
 fn validate(path: &Path, threads: &str) -> (i32, String, String) {
     run(&["validate"], path, threads)
@@ -38,7 +25,7 @@ fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
 
 #[test]
 fn two_threads_print_the_serial_line() {
-    let files = corpus();
+    let files = tracecap_testkit::corpus_paths("easyprofiler", &[], "prof");
     for path in &files {
         let serial = validate(path, "1");
         assert_eq!(serial.0, 0, "{}: {}", path.display(), serial.2);
@@ -60,7 +47,7 @@ fn two_threads_print_the_serial_line() {
 
 #[test]
 fn two_threads_report_the_serial_error() {
-    let files = corpus();
+    let files = tracecap_testkit::corpus_paths("easyprofiler", &[], "prof");
     let mut rng = tracecap_testkit::Rng(0x5eed);
     let mut failed = 0;
     for name in [

@@ -4,7 +4,7 @@
 //!   notice the user sees ([`skipped`]), so that a checkout without the corpus still runs the
 //!   other tests;
 //! - [`read`]: a corpus file's bytes, `.xz` files decompressed; [`corpus_files`]: every file of
-//!   some of a format's corpus folders, read;
+//!   some of a format's corpus folders, read; [`corpus_paths`]: their paths, by extension;
 //! - [`Rng`]: a small deterministic generator for mutation tests;
 //! - [`CountingAlloc`] and [`allocs`]: a global allocator that counts the allocations of the
 //!   current thread, for the "walking allocates nothing" tests.
@@ -85,6 +85,34 @@ pub fn corpus_files(format: &str, subdirs: &[&str]) -> Vec<(String, Vec<u8>)> {
                     .file_name()
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                 out.push((name, read(&path)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The paths of the files named `*.ext` under the `subdirs` of `format`'s corpus (under the
+/// whole corpus folder when `subdirs` is empty), sub-folders included, sorted; empty (with the
+/// loud message of [`corpus`]) when the corpus is not there. For tests that give a file's path to
+/// a program.
+pub fn corpus_paths(format: &str, subdirs: &[&str], ext: &str) -> Vec<PathBuf> {
+    let Some(dir) = corpus(format) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = match subdirs {
+        [] => vec![dir],
+        _ => subdirs.iter().map(|s| dir.join(s)).collect(),
+    };
+    let mut out = Vec::new();
+    while let Some(d) = dirs.pop() {
+        // A corpus folder that cannot be listed must fail the test.
+        let entries = std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())); // ok: test-only crate
+        for path in entries.flatten().map(|e| e.path()) {
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == ext) {
+                out.push(path);
             }
         }
     }

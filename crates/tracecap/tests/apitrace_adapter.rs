@@ -19,33 +19,7 @@ use tracecap::{ConvertError, Format};
 use tracecap_apitrace::write::{wrap, WDetail, WValue, Writer};
 use tracecap_apitrace::{call_flags, Calls, Container, EventKind, Stream as ApiTrace};
 use tracecap_apitrace::{END_FRAME, MARKER_PUSH};
-
-/// Every `.trace` file under the apitrace corpus (it has sub-folders).
-fn corpus() -> Vec<PathBuf> {
-    let Some(dir) = tracecap_testkit::corpus("apitrace") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut dirs = vec![dir];
-    while let Some(d) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "trace") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    if out.is_empty() {
-        println!("apitrace corpus not found: skipped");
-    }
-    out
-}
+use tracecap_testkit::corpus_paths;
 
 /// Forwards to a [`Recorder`] and looks at the args: `incomplete` flags, `call_no`s, text length.
 #[derive(Default)]
@@ -179,7 +153,7 @@ fn check_closed(spy: &Spy, what: &str) {
 
 #[test]
 fn corpus_converts_with_the_crates_counts() {
-    for path in corpus() {
+    for path in corpus_paths("apitrace", &[], "trace") {
         let name = path.display().to_string();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(tracecap::detect(&bytes), Some(Format::Apitrace), "{name}");
@@ -535,7 +509,7 @@ fn damaged(bytes: &[u8], what: &str) {
 
 #[test]
 fn cut_and_mutated_corpus_files() {
-    for path in corpus() {
+    for path in corpus_paths("apitrace", &[], "trace") {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.display().to_string();
         if bytes.len() > 200_000 {
@@ -563,7 +537,7 @@ fn cut_and_mutated_corpus_files() {
 #[test]
 fn mutated_streams() {
     // Mutations inside the decompressed stream (the corpus sweep mostly breaks the container).
-    let Some(path) = corpus()
+    let Some(path) = corpus_paths("apitrace", &[], "trace")
         .into_iter()
         .find(|p| p.ends_with("glthreads.trace"))
     else {

@@ -4,8 +4,9 @@
 
 mod common;
 
-use common::{corpus, Recorder};
+use common::Recorder;
 use tracecap::{ConvertError, Format};
+use tracecap_testkit::corpus_paths;
 
 fn check(format: Format, bytes: &[u8], what: &str) {
     let mut rec = Recorder::default();
@@ -23,7 +24,7 @@ fn check(format: Format, bytes: &[u8], what: &str) {
 }
 
 fn sweep(format: Format, dir: &str, ext: &str) {
-    for path in corpus(dir, ext) {
+    for path in corpus_paths(dir, &[], ext) {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.display().to_string();
         if bytes.is_empty() || bytes.len() > 200_000 {

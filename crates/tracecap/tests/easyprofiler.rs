@@ -5,7 +5,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{corpus, Ev, Recorder};
+use common::{Ev, Recorder};
+use tracecap_testkit::corpus_paths;
 
 use prost::Message;
 use tracecap::export::perfetto_proto::{track_event, Trace};
@@ -19,7 +20,7 @@ use tracecap_easyprofiler::{Capture, DescriptorKind, KindTable, NestSlot, Summar
 
 #[test]
 fn corpus_counts_nesting_and_both_exporters() {
-    for path in corpus("easyprofiler", "prof") {
+    for path in corpus_paths("easyprofiler", &[], "prof") {
         let name = path.display().to_string();
         let bytes = std::fs::read(&path).unwrap();
         let capture = Capture::parse(&bytes).unwrap();
@@ -241,7 +242,7 @@ fn values_become_counters_or_instants() {
 
 #[test]
 fn damaged_capture_converts_what_precedes_the_damage() {
-    let Some(path) = corpus("easyprofiler", "prof")
+    let Some(path) = corpus_paths("easyprofiler", &[], "prof")
         .into_iter()
         .find(|p| p.ends_with("sample_small.prof"))
     else {

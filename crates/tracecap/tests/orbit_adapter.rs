@@ -6,7 +6,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{corpus, Ev, Recorder};
+use common::{Ev, Recorder};
+use tracecap_testkit::corpus_paths;
 
 use prost::Message;
 use tracecap::export::perfetto_proto::{track_event, Trace};
@@ -71,9 +72,9 @@ fn expected(bytes: &[u8]) -> (u64, u64, u64, Option<u64>) {
 
 #[test]
 fn corpus_counts_and_both_exporters() {
-    let files = corpus("orbit/real", "orbit")
+    let files = corpus_paths("orbit", &["real"], "orbit")
         .into_iter()
-        .chain(corpus("orbit/generated", "orbit"));
+        .chain(corpus_paths("orbit", &["generated"], "orbit"));
     let mut seen_real = 0;
     for path in files {
         let name = path.display().to_string();
@@ -144,7 +145,7 @@ fn corpus_counts_and_both_exporters() {
         assert_eq!(descriptors, stats.tracks, "{name}");
         assert!(depth.values().all(|&d| d == 0), "{name}");
     }
-    if !corpus("orbit/real", "orbit").is_empty() {
+    if !corpus_paths("orbit", &["real"], "orbit").is_empty() {
         assert_eq!(seen_real, 2);
     }
 }
@@ -328,9 +329,9 @@ fn check(bytes: &[u8], what: &str) {
 
 #[test]
 fn cut_and_mutated_files_never_panic_nor_leave_slices_open() {
-    for path in corpus("orbit/real", "orbit")
+    for path in corpus_paths("orbit", &["real"], "orbit")
         .into_iter()
-        .chain(corpus("orbit/generated", "orbit"))
+        .chain(corpus_paths("orbit", &["generated"], "orbit"))
     {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.display().to_string();

@@ -3,14 +3,15 @@
 
 mod common;
 
-use common::{corpus, Ev, Recorder};
+use common::{Ev, Recorder};
 use tracecap::export::ChromeJson;
 use tracecap::timeline::TrackKind;
 use tracecap::{ConvertError, Format};
+use tracecap_testkit::corpus_paths;
 
 #[test]
 fn corpus_one_slice_per_syscall() {
-    for path in corpus("syscall", "dat") {
+    for path in corpus_paths("syscall", &[], "dat") {
         let name = path.display().to_string();
         let bytes = std::fs::read(&path).unwrap();
         // What the crate itself reads: the syscalls before the first fault, and that fault.

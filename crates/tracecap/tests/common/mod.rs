@@ -1,23 +1,9 @@
-//! Shared by the adapter tests: the corpus, and a sink that records and checks the contract.
+//! Shared by the adapter tests: a sink that records and checks the contract.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind};
-
-pub fn corpus(format: &str, ext: &str) -> Vec<PathBuf> {
-    let Some(dir) = tracecap_testkit::corpus(format) else {
-        return Vec::new();
-    };
-    let entries = std::fs::read_dir(&dir).unwrap();
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == ext))
-        .collect();
-    files.sort();
-    files
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ev {
