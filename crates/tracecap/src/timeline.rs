@@ -102,6 +102,27 @@ pub struct Event<'s> {
     pub flows: &'s [Flow],
 }
 
+impl<'s> Event<'s> {
+    /// An event without flow ends.
+    #[inline]
+    pub fn new(
+        track: TrackId,
+        ts: u64,
+        name: &'s str,
+        category: &'s str,
+        args: &'s [Arg<'s>],
+    ) -> Self {
+        Event {
+            track,
+            ts,
+            name,
+            category,
+            args,
+            flows: &[],
+        }
+    }
+}
+
 /// A counter sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CounterValue {

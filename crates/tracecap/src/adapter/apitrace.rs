@@ -298,14 +298,7 @@ impl<S: Sink> State<'_, S> {
                     value: Value::Uint(ev.call_no),
                 },
             ];
-            let event = Event {
-                track: frames,
-                ts: start,
-                name: &self.scratch,
-                category: CATEGORY,
-                args: &args,
-                flows: &[],
-            };
+            let event = Event::new(frames, start, &self.scratch, CATEGORY, &args);
             self.out.complete(&event, end.saturating_sub(start))?;
             self.frame_no += 1;
         }
@@ -404,14 +397,8 @@ impl<S: Sink> State<'_, S> {
             } else {
                 name
             };
-            self.out.begin(&Event {
-                track,
-                ts: end,
-                name,
-                category: MARKER_CATEGORY,
-                args: &[],
-                flows: &[],
-            })?;
+            self.out
+                .begin(&Event::new(track, end, name, MARKER_CATEGORY, &[]))?;
             if let Some(thread) = self.threads.get_mut(&tn) {
                 thread.stack.push(Entry::Marker);
             }
@@ -595,14 +582,7 @@ fn emit<S: Sink>(
     });
     let name = sig.map_or("call", |s| utf8(s.name()));
     let mut write = |args: &[Arg<'_>]| {
-        let event = Event {
-            track,
-            ts: call.ts,
-            name,
-            category: CATEGORY,
-            args,
-            flows: &[],
-        };
+        let event = Event::new(track, call.ts, name, CATEGORY, args);
         match dur {
             Some(d) => out.complete(&event, d),
             None => out.begin(&event),

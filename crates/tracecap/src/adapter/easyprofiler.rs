@@ -176,14 +176,13 @@ fn convert_with_budget<S: Sink>(
             name: "color",
             value: Value::Str(&scratch.label),
         }];
-        ctx.out.instant(&Event {
-            track: BOOKMARKS,
-            ts: b.position,
-            name: if text.is_empty() { "bookmark" } else { text },
-            category: CATEGORY,
-            args: &args,
-            flows: &[],
-        })?;
+        ctx.out.instant(&Event::new(
+            BOOKMARKS,
+            b.position,
+            if text.is_empty() { "bookmark" } else { text },
+            CATEGORY,
+            &args,
+        ))?;
     }
     ctx.out.progress(ctx.total, ctx.total);
     Ok(())
@@ -371,14 +370,7 @@ fn convert_thread<'a, S: Sink>(
             }
             None => &[],
         };
-        let event = Event {
-            track,
-            ts: b,
-            name,
-            category: CATEGORY,
-            args,
-            flows: &[],
-        };
+        let event = Event::new(track, b, name, CATEGORY, args);
         if block.is_event() {
             ctx.out.instant(&event)?;
             s.open.push(Open {
@@ -502,14 +494,8 @@ fn emit_value<S: Sink>(
             value: Value::Uint(v.value_id),
         },
     ];
-    ctx.out.instant(&Event {
-        track: thread_track,
-        ts,
-        name,
-        category: CATEGORY,
-        args: &args,
-        flows: &[],
-    })
+    ctx.out
+        .instant(&Event::new(thread_track, ts, name, CATEGORY, &args))
 }
 
 #[cfg(all(test, feature = "std"))]

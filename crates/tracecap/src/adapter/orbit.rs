@@ -178,14 +178,7 @@ impl<S: Sink> Clamped<'_, S> {
 
 /// An event of the Orbit category.
 fn event<'e>(track: TrackId, ts: u64, name: &'e str, args: &'e [Arg<'e>]) -> Event<'e> {
-    Event {
-        track,
-        ts,
-        name,
-        category: CATEGORY,
-        args,
-        flows: &[],
-    }
+    Event::new(track, ts, name, CATEGORY, args)
 }
 
 #[derive(Clone, Copy)]

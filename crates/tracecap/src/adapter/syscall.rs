@@ -149,14 +149,8 @@ impl<S: Sink> State<'_, S> {
                 });
             }
         }
-        self.out.instant(&Event {
-            track: id,
-            ts: start,
-            name: "capture start",
-            category: CATEGORY,
-            args: &args,
-            flows: &[],
-        })
+        self.out
+            .instant(&Event::new(id, start, "capture start", CATEGORY, &args))
     }
 
     fn thread(&mut self, tid: i32) -> Result<TrackId, ConvertError<S::Error>> {
@@ -248,17 +242,8 @@ impl<S: Sink> State<'_, S> {
                 &self.label
             }
         };
-        self.out.complete(
-            &Event {
-                track,
-                ts,
-                name,
-                category: CATEGORY,
-                args,
-                flows: &[],
-            },
-            dur,
-        )
+        self.out
+            .complete(&Event::new(track, ts, name, CATEGORY, args), dur)
     }
 }
 

@@ -346,16 +346,8 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     /// Opens a slice on `track` with the arguments gathered in `self.args`.
     fn begin(&mut self, track: TrackId, ts: u64, name: &str) -> Written<S> {
         let out = &mut self.out;
-        self.args.with_args(|args| {
-            out.begin(&TEvent {
-                track,
-                ts,
-                name,
-                category: CATEGORY,
-                args,
-                flows: &[],
-            })
-        })
+        self.args
+            .with_args(|args| out.begin(&TEvent::new(track, ts, name, CATEGORY, args)))
     }
 
     fn thread(&mut self, z: usize) -> Result<TrackId, ConvertError<S::Error>> {
@@ -887,14 +879,8 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             name: "number",
             value: Value::Uint(u64::from(number)),
         }];
-        self.out.begin(&TEvent {
-            track,
-            ts,
-            name: &name,
-            category: CATEGORY,
-            args: &args,
-            flows: &[],
-        })
+        self.out
+            .begin(&TEvent::new(track, ts, &name, CATEGORY, &args))
     }
 
     /// Writes what is held and closes every open slice at its zone's latest time.
