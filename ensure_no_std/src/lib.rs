@@ -6,7 +6,8 @@
 //! `tracecap_*_count` function returns the number of records its walk saw, or -1 on an error;
 //! `check.c` links the library and checks the counts.
 //!
-//! The captures in `captures/` were written by the crates' own writers (see `gen/`).
+//! The captures in `captures/` are synthetic, built in code and written by the crates' own
+//! writers (see `gen/`).
 #![no_std]
 
 use core::panic::PanicInfo;
