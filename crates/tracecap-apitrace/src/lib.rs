@@ -81,6 +81,7 @@
 //!
 //! `Calls` assembles ENTER/LEAVE pairs into calls in the order
 //! apitrace prints them, and `dump` prints them exactly as `apitrace dump` does.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -88,6 +88,7 @@
 //! # assert_eq!(fixed.name(1), Some("main"));
 //! # Ok::<(), tracecap_orbit::Error>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

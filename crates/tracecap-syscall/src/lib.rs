@@ -61,6 +61,7 @@
 //! `write::CaptureModel` (an owned model of a whole capture, written in either byte order by
 //! `to_bytes` and read back by `from_bytes`) and `write::CaptureWriter`, the byte-level builder
 //! beneath it, for files too big to model whole.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

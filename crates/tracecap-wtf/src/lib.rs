@@ -47,6 +47,7 @@
 //! [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure; `json` adds
 //! serde_json parsing of the file header and `json::ArgsJson`; `write` adds `write::CaptureModel`
 //! (`to_bytes`, `from_bytes`) and the byte-level builders beneath it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
