@@ -16,6 +16,23 @@ use crate::table::SigTable;
 ///
 /// The header is kept as an owned copy ([`OwnedHeader`]): it is decompressed from the
 /// container, so there are no file bytes for it to borrow.
+///
+/// ```
+/// use tracecap_apitrace::{Capture, Container};
+///
+/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// let capture = Capture::parse(&file)?;
+/// assert_eq!(capture.container(), Container::Snappy);
+/// assert_eq!(capture.header().version, 6);
+/// let mut events = capture.events();
+/// let mut n = 0;
+/// while let Some(next) = events.next_event() {
+///     let (_event, _table) = next?; // the event lives until the next read
+///     n += 1;
+/// }
+/// assert_eq!(n, 4); // two calls: ENTER and LEAVE each
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Capture<'a> {
     file: &'a [u8],

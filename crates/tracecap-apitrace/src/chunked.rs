@@ -74,6 +74,23 @@ impl Parts {
 /// [`ChunkedReader::try_for_each_parsed`]) with a closure. To keep events past the next read,
 /// read the whole stream with [`decompress`](crate::decompress) and walk it as a
 /// [`Stream`](crate::Stream), whose [`Events`](crate::Events) is an `Iterator`.
+///
+/// ```
+/// use tracecap_apitrace::{decompress, ChunkedReader, EventKind, FixedSigTable, SliceSource};
+///
+/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// // Any byte source: here a decompressed stream handed out 16 bytes at a time.
+/// let stream = decompress(&file)?.data;
+/// let mut reader = ChunkedReader::new(SliceSource::new(&stream, 16), FixedSigTable::<16>::new());
+/// assert_eq!(reader.header()?.version, 6);
+/// let mut enters = 0;
+/// reader.try_for_each_event(|event| {
+///     enters += u32::from(event.kind == EventKind::Enter);
+///     Ok(())
+/// })?;
+/// assert_eq!(enters, 2);
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 pub struct ChunkedReader<S, T = SigTable> {
     src: S,
     window: Vec<u8>,

@@ -102,6 +102,27 @@ impl ErrorKind {
 
 /// A trace error: its kind and the absolute offset, in the file or in the decompressed stream
 /// as [`ErrorKind::space`] says.
+///
+/// ```
+/// use tracecap_apitrace::{decompress, Capture, ErrorKind, FixedSigTable, Space, Stream};
+///
+/// // Too short to be any container: an error in the file, at its start.
+/// let err = Capture::parse(b"??").unwrap_err();
+/// assert!(matches!(err.kind, ErrorKind::NotATrace(_)));
+/// assert_eq!((err.kind.space(), err.offset), (Space::File, 0));
+///
+/// // A stream with a bad byte after its last event: every event before it, then the error at
+/// // that byte's offset in the decompressed stream.
+/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// let mut stream = decompress(&file)?.data.to_vec();
+/// let end = stream.len() as u64;
+/// stream.push(0x7f);
+/// let events = Stream::parse(&stream)?.events_with(FixedSigTable::<16>::new());
+/// let err = events.filter_map(Result::err).next().unwrap();
+/// assert!(matches!(err.kind, ErrorKind::UnknownEvent(0x7f)));
+/// assert_eq!((err.kind.space(), err.offset), (Space::Stream, end));
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 pub type Error = tracecap_wire::Error<ErrorKind>;
 
 tracecap_wire::shared_kind!(ErrorKind, Shared);

@@ -81,6 +81,30 @@
 //!
 //! `Calls` assembles ENTER/LEAVE pairs into calls in the order
 //! apitrace prints them, and `dump` prints them exactly as `apitrace dump` does.
+//!
+//! # Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | implies `alloc`; the containers (snappy, gzip, brotli, zstd decompression): [`Capture`], [`ChunkedReader`] and its byte sources, [`decompress`], [`detect`] |
+//! | `alloc` | through `std` | [`SigTable`] (names, enum values, bitmask flags, frames), [`Stream::events`], `Calls` and `dump` |
+//! | `write` | no | implies `std`; [`write`], the writer from a model to a stream in any container |
+//!
+//! With `default-features = false` the crate is the `no_std` core that never allocates:
+//! [`Stream`] over an already decompressed event stream, walked with [`FixedSigTable`] (or any
+//! [`SigLookup`]) through [`Stream::events_with`].
+//!
+#![cfg_attr(not(feature = "std"), doc = "[`Capture`]: crate#features")]
+#![cfg_attr(not(feature = "std"), doc = "[`Capture::parse`]: crate#features")]
+#![cfg_attr(not(feature = "std"), doc = "[`Capture::events`]: crate#features")]
+#![cfg_attr(not(feature = "std"), doc = "[`ChunkedReader`]: crate#features")]
+#![cfg_attr(not(feature = "std"), doc = "[`decompress`]: crate#features")]
+#![cfg_attr(not(feature = "std"), doc = "[`detect`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`SigTable`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`Stream::events`]: crate#features")]
+#![cfg_attr(feature = "write", doc = "[`write`]: mod@write")]
+#![cfg_attr(not(feature = "write"), doc = "[`write`]: crate#features")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

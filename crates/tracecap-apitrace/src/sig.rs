@@ -71,6 +71,26 @@ pub struct SigInfo {
 }
 
 /// A signature table: the parser asks it whether an id is defined and tells it definitions.
+///
+/// Implemented by [`FixedSigTable`], [`crate::SigTable`] and `&mut` of any table (a walk then fills the
+/// caller's table instead of owning one).
+///
+/// ```
+/// use tracecap_apitrace::{decompress, FixedSigTable, SigKind, SigLookup, Stream};
+///
+/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// let whole = decompress(&file)?;
+/// let stream = Stream::parse(&whole.data)?;
+/// let mut table = FixedSigTable::<16>::new();
+/// assert!(table.get(SigKind::Function, 6).is_none());
+/// for event in stream.events_with(&mut table) {
+///     event?;
+/// }
+/// let info = table.get(SigKind::Function, 6).unwrap(); // defined at its first use
+/// assert_eq!(info.extra, 2); // two arguments
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
+#[cfg_attr(not(feature = "alloc"), doc = "[`crate::SigTable`]: crate#features")]
 pub trait SigLookup {
     /// The signature `id` of `kind`, if defined.
     fn get(&self, kind: SigKind, id: u64) -> Option<SigInfo>;
@@ -337,6 +357,21 @@ pub(crate) fn extra_of(def: &Definition<'_>) -> i64 {
 /// caller with the whole stream in memory re-reads names from [`SigInfo::offset`].
 ///
 /// It is large (`5 * N * 24` bytes): box it or keep it in a static for big `N`.
+///
+/// ```
+/// use tracecap_apitrace::{decompress, FixedSigTable, SharedKind, SigKind, SigLookup, Stream};
+///
+/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// let whole = decompress(&file)?;
+/// let stream = Stream::parse(&whole.data)?;
+/// let mut events = stream.events_with(FixedSigTable::<2>::new());
+/// assert_eq!(events.by_ref().filter(Result::is_ok).count(), 4);
+/// assert!(events.table().get(SigKind::Function, 5).is_some());
+/// // A table too small for the trace is an error at the definition that does not fit.
+/// let full = stream.events_with(FixedSigTable::<1>::new()).find_map(Result::err).unwrap();
+/// assert!(matches!(full.shared(), Some(SharedKind::TableFull { .. })));
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct FixedSigTable<const N: usize> {
     ids: [[u64; N]; 5],

@@ -66,6 +66,20 @@ impl<'a> Stream<'a> {
 
 /// Iterator over the events of a [`Stream`]; it owns the signature table (see [`Events::table`]).
 /// Fused after the first error.
+///
+/// ```
+/// use tracecap_apitrace::{decompress, EventKind, FixedSigTable, Stream};
+///
+/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// let whole = decompress(&file)?;
+/// let stream = Stream::parse(&whole.data)?;
+/// let kinds: Vec<EventKind> = stream
+///     .events_with(FixedSigTable::<16>::new())
+///     .map(|event| event.map(|e| e.kind))
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(kinds, [EventKind::Enter, EventKind::Leave, EventKind::Enter, EventKind::Leave]);
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Events<'a, T> {
     r: Cur<'a>,

@@ -72,6 +72,22 @@ impl Kind {
 
 /// A signature table that keeps names, enum values, bitmask flags and frames: what printing a
 /// call needs. It allocates per signature (amortised into a few growing buffers), never per call.
+///
+/// ```
+/// use tracecap_apitrace::{decompress, SigTable, Stream};
+///
+/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// let whole = decompress(&file)?;
+/// let stream = Stream::parse(&whole.data)?;
+/// let mut table = SigTable::new();
+/// for event in stream.events_with(&mut table) {
+///     event?;
+/// }
+/// let swap = table.function(6).unwrap();
+/// assert_eq!(swap.name(), b"glXSwapBuffers");
+/// assert_eq!(swap.arg_names().collect::<Vec<_>>(), [&b"dpy"[..], b"drawable"]);
+/// # Ok::<(), tracecap_apitrace::Error>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct SigTable {
     kinds: [Kind; 5],

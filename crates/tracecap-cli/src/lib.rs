@@ -5,6 +5,7 @@
 //!
 //! Exit codes: 0 success, 1 the file is not a good capture (the error names an offset),
 //! 2 usage or I/O errors.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
 mod detect;

@@ -16,6 +16,18 @@ use tracecap_wire::Context;
 ///
 /// Only the header and the descriptor framing are read by [`Capture::parse`]; everything else is
 /// read lazily by the iterators, which never allocate.
+///
+/// ```
+/// use tracecap_easyprofiler::Capture;
+///
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+/// let capture = Capture::parse(&bytes)?;
+/// assert_eq!(capture.descriptors().count(), capture.header().descriptors_count as usize);
+/// let threads = capture.threads().count();
+/// assert!(threads > 0);
+/// # Ok::<(), tracecap_easyprofiler::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Capture<'a> {
     data: &'a [u8],

@@ -55,6 +55,30 @@ pub enum ErrorKind {
 }
 
 /// An error in a `.prof` file: its kind and the absolute offset where it was found.
+///
+/// ```
+/// use tracecap_easyprofiler::{Capture, ErrorKind, FixedKindTable};
+///
+/// // Not a capture: the kind says what is wrong, the offset where.
+/// let err = Capture::parse(b"not a capture at all").unwrap_err();
+/// assert_eq!(err.kind, ErrorKind::BadMagic);
+/// assert_eq!(err.offset, 0);
+///
+/// // A capture cut short: the records before the cut, then an error no later than the cut.
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+/// let cut = &bytes[..bytes.len() / 2];
+/// let capture = Capture::parse(cut)?;
+/// let kinds = FixedKindTable::<4096>::new(&capture)?;
+/// let err = capture.events_with(&kinds).find_map(Result::err).unwrap();
+/// assert!(err.is_truncation());
+/// assert!(err.offset <= cut.len() as u64);
+/// match err.kind {
+///     ErrorKind::Shared(shared) => println!("{shared} at {}", err.offset),
+///     other => println!("{other} at {}", err.offset),
+/// }
+/// # Ok::<(), tracecap_easyprofiler::Error>(())
+/// ```
 pub type Error = tracecap_wire::Error<ErrorKind>;
 
 tracecap_wire::shared_kind!(ErrorKind, Shared);

@@ -55,6 +55,8 @@ impl<'a> Capture<'a> {
 
     /// [`Capture::events`] with any kind table: an owned one the walk keeps (and gives back with
     /// [`Events::into_table`]), or a reference (`events_with(&table)`) to keep it.
+    ///
+    #[cfg_attr(not(feature = "alloc"), doc = "[`Capture::events`]: crate#features")]
     pub fn events_with<K: KindLookup>(&self, kinds: K) -> Events<'a, K> {
         let left = self.header().threads_count;
         Events::new(
@@ -102,6 +104,31 @@ enum State {
 
 /// Iterator over everything after the descriptors (see [`Capture::events`]); fused after the first
 /// error, which comes after every good item before it.
+///
+/// ```
+/// use tracecap_easyprofiler::{Capture, FixedKindTable, Item, Record};
+///
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+/// let capture = Capture::parse(&bytes)?;
+/// let kinds = FixedKindTable::<4096>::new(&capture)?;
+/// let mut values = 0;
+/// for item in capture.events_with(&kinds) {
+///     if let Item::Record(Record::Value(_)) = item? {
+///         values += 1;
+///     }
+/// }
+/// // The same walk through a closure.
+/// let mut records = 0;
+/// capture.events_with(&kinds).try_for_each_event(|item| {
+///     records += u32::from(matches!(item, Item::Record(_)));
+///     Ok(())
+/// })?;
+/// assert!(records >= values);
+/// # Ok::<(), tracecap_easyprofiler::Error>(())
+/// ```
+///
+#[cfg_attr(not(feature = "alloc"), doc = "[`Capture::events`]: crate#features")]
 #[derive(Debug)]
 pub struct Events<'a, K> {
     r: Reader<'a>,

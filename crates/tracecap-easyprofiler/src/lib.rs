@@ -63,6 +63,17 @@
 //! # }
 //! ```
 //!
+//! # Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
+//! | `alloc` | through `std` | the owned [`KindTable`], [`Capture::events`] (which builds one), [`parallel::thread_marks`], and `Vec<NestSlot>` as the slots of [`Capture::nest`] |
+//! | `write` | no | implies `std`; [`write`], the writer that produces `.prof` files of every version from a model |
+//!
+//! With `default-features = false` the crate is the `no_std` core that never allocates: every
+//! walk, [`FixedKindTable`], [`Capture::events_with`] and the nesting into caller-provided slots.
+//!
 //! # Damage
 //!
 //! Every walk yields every record whose bytes lie wholly before the damage, in file order, then
@@ -89,6 +100,16 @@
 //! section, context switches included) is what tells a file cut between two threads: the walks
 //! add each thread's counts and compare at the end of the file. Depths need a thread's later
 //! records, so a thread cut short is nested from the records read.
+//!
+#![cfg_attr(not(feature = "alloc"), doc = "[`KindTable`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`Capture::events`]: crate#features")]
+#![cfg_attr(
+    not(feature = "alloc"),
+    doc = "[`parallel::thread_marks`]: crate#features"
+)]
+#![cfg_attr(feature = "write", doc = "[`write`]: mod@write")]
+#![cfg_attr(not(feature = "write"), doc = "[`write`]: crate#features")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

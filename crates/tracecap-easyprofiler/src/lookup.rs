@@ -10,6 +10,23 @@ use crate::descriptor::{DescriptorKind, Descriptors};
 use crate::error::Error;
 
 /// Answers "what kind of records does descriptor `index` have?".
+///
+/// Implemented by [`FixedKindTable`], [`KindTable`], a slice of kinds, and a reference to any of
+/// them (so a walk can borrow a table instead of taking it).
+///
+/// ```
+/// use tracecap_easyprofiler::{Capture, DescriptorKind, FixedKindTable, KindLookup};
+///
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+/// let capture = Capture::parse(&bytes)?;
+/// let table = FixedKindTable::<4096>::new(&capture)?;
+/// let kinds: &[DescriptorKind] = table.as_slice(); // a slice answers too
+/// assert_eq!(kinds.kind(0), table.kind(0));
+/// assert_eq!(table.kind(u32::MAX), None); // no such descriptor: read as a block
+/// # Ok::<(), tracecap_easyprofiler::Error>(())
+/// ```
+#[cfg_attr(not(feature = "alloc"), doc = "[`KindTable`]: crate#features")]
 pub trait KindLookup {
     /// The kind of descriptor `index`, or `None` when there is no such descriptor (its records
     /// then read as blocks).
@@ -31,6 +48,21 @@ impl KindLookup for [DescriptorKind] {
 }
 
 /// Kinds of at most `N` descriptors, stored inline: no allocator needed.
+///
+/// A capture with more than `N` descriptors is an error (a full table) when the table is built.
+///
+/// ```
+/// use tracecap_easyprofiler::{Capture, FixedKindTable, SharedKind};
+///
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+/// let capture = Capture::parse(&bytes)?;
+/// let table = FixedKindTable::<4096>::new(&capture)?;
+/// assert_eq!(table.as_slice().len(), capture.header().descriptors_count as usize);
+/// let small = FixedKindTable::<1>::new(&capture).unwrap_err();
+/// assert!(matches!(small.shared(), Some(SharedKind::TableFull { .. })));
+/// # Ok::<(), tracecap_easyprofiler::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct FixedKindTable<const N: usize> {
     kinds: [DescriptorKind; N],
@@ -70,6 +102,20 @@ impl<const N: usize> KindLookup for FixedKindTable<N> {
 }
 
 /// Kinds of every descriptor, owned (one byte-sized entry per descriptor actually in the file).
+///
+/// ```
+/// use tracecap_easyprofiler::{Capture, KindLookup, KindTable};
+///
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+/// let capture = Capture::parse(&bytes)?;
+/// let table = KindTable::new(&capture)?;
+/// assert_eq!(table.as_slice().len(), capture.header().descriptors_count as usize);
+/// let mut events = capture.events_with(&table); // borrowed: the table stays here
+/// assert!(events.next().is_some());
+/// assert_eq!(table.kind(0), table.as_slice().first().copied());
+/// # Ok::<(), tracecap_easyprofiler::Error>(())
+/// ```
 #[cfg(feature = "alloc")]
 #[derive(Clone, Debug, Default)]
 pub struct KindTable {

@@ -40,6 +40,8 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+#![cfg_attr(not(feature = "alloc"), doc = "[`thread_marks`]: crate#features")]
 
 use crate::capture::Capture;
 use crate::error::Error;
@@ -114,6 +116,8 @@ pub struct ThreadMarks<'a> {
 /// The events from the head of `thread` (one of [`Capture::threads`], typically a mark of
 /// [`thread_marks`]) on: what [`Capture::events_with`] yields after the events of the threads
 /// before it, trailer included.
+///
+#[cfg_attr(not(feature = "alloc"), doc = "[`thread_marks`]: crate#features")]
 pub fn events_from<'a, K: KindLookup>(
     capture: &Capture<'a>,
     thread: &crate::Thread<'a>,

@@ -137,6 +137,8 @@ impl<'a> Thread<'a> {
 
     /// The block, event and value records, in file (completion) order, then the framing fault
     /// if any. `kinds` tells values from blocks (see [`crate::KindTable`], [`crate::FixedKindTable`]).
+    ///
+    #[cfg_attr(not(feature = "alloc"), doc = "[`crate::KindTable`]: crate#features")]
     pub fn records<K: KindLookup>(&self, kinds: K) -> Records<'a, K> {
         Records {
             r: self.records.r,

@@ -15,6 +15,18 @@ pub const MAX_MESSAGE_LEN: u64 = 1 << 20;
 ///
 /// Parsing reads only the header and the section list; [`Capture::events`] walks the events
 /// lazily and [`Capture::user_data`] reads USER_DATA on demand. Nothing is allocated.
+///
+/// ```
+/// use tracecap_orbit::Capture;
+///
+/// # // The crate example's file: the header, CaptureStarted{process_id: 42}, CaptureFinished{}.
+/// # let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+/// # file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42, 3, 0xda, 0x01, 0]);
+/// let capture = Capture::parse(&file)?;
+/// assert_eq!(capture.header().capture_section_offset, 24);
+/// assert_eq!(capture.events().count(), 2);
+/// # Ok::<(), tracecap_orbit::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Capture<'a> {
     data: &'a [u8],
@@ -339,6 +351,18 @@ pub struct Framed<'a> {
 }
 
 /// The events of the capture section; fused after `CaptureFinished` or the first error.
+///
+/// ```
+/// use tracecap_orbit::{Capture, EventKind};
+///
+/// # // The crate example's file: the header, CaptureStarted{process_id: 42}, CaptureFinished{}.
+/// # let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+/// # file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42, 3, 0xda, 0x01, 0]);
+/// let capture = Capture::parse(&file)?;
+/// let kinds = capture.events().map(|e| e.map(|e| e.kind)).collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(kinds, [EventKind::CaptureStarted, EventKind::CaptureFinished]);
+/// # Ok::<(), tracecap_orbit::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Events<'a> {
     section: &'a [u8],

@@ -150,6 +150,23 @@ impl core::fmt::Display for Overlap {
 }
 
 /// An error in an `.orbit` file: its kind and the absolute offset where it was found.
+///
+/// ```
+/// use tracecap_orbit::Capture;
+///
+/// // Cut inside the last message: every whole message before it, then the error.
+/// # // The crate example's file: the header, CaptureStarted{process_id: 42}, CaptureFinished{}.
+/// # let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+/// # file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42, 3, 0xda, 0x01, 0]);
+/// let cut = &file[..file.len() - 1];
+/// let capture = Capture::parse(cut)?;
+/// let mut events = capture.events();
+/// assert!(events.next().unwrap().is_ok());
+/// let err = events.next().unwrap().unwrap_err();
+/// assert!(err.is_truncation());
+/// assert!(err.offset <= cut.len() as u64);
+/// # Ok::<(), tracecap_orbit::Error>(())
+/// ```
 pub type Error = tracecap_wire::Error<ErrorKind>;
 
 tracecap_wire::shared_kind!(ErrorKind, Shared);

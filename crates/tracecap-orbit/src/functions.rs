@@ -8,6 +8,8 @@
 //! for an id, borrow the names from the capture, and have the same methods.
 //!
 //! This module is a table of the top layer: it reads events with [`Capture`] and the views.
+//!
+#![cfg_attr(not(feature = "alloc"), doc = "[`FunctionTable`]: crate#features")]
 
 use crate::capture::Capture;
 use crate::error::Error;

@@ -24,6 +24,8 @@
 //! assert_eq!(table.string(7), Some(&b"main"[..]));
 //! # Ok::<(), tracecap_orbit::Error>(())
 //! ```
+//!
+#![cfg_attr(not(feature = "alloc"), doc = "[`InternTable`]: crate#features")]
 
 use crate::error::Error;
 use crate::event::Event;

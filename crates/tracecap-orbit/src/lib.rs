@@ -20,7 +20,7 @@
 //!   `proto/*.proto` (the one schema source; `tests/schema_fresh.rs` checks the file is fresh);
 //! - [`wire`] is the protobuf wire-format reader underneath;
 //! - with `alloc`: [`json`], the proto3 canonical JSON of any message driven by the static
-//!   [`schema`], and [`validate`](mod@validate), the whole-file checks;
+//!   [`schema`], and [`validate`][mod@validate], the whole-file checks;
 //! - with `prost`: [`proto`], prost types for all 61 messages;
 //! - with `write`: [`write::CaptureModel`], an owned model of a whole capture that writes
 //!   files the way Orbit lays them out and reads them back.
@@ -88,6 +88,35 @@
 //! # assert_eq!(fixed.name(1), Some("main"));
 //! # Ok::<(), tracecap_orbit::Error>(())
 //! ```
+//!
+//! # Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
+//! | `alloc` | through `std` | [`FunctionTable`], [`InternTable`], [`json`], [`validate`][mod@validate] and [`ApiName::to_string_lossy`] |
+//! | `prost` | no | implies `alloc`; [`proto`], prost types for all 61 messages, and [`agree`] |
+//! | `write` | no | implies `std`; [`write::CaptureModel`] and the writer beneath it |
+//!
+//! With `default-features = false` the crate is the `no_std` core that never allocates: the
+//! container, the event walk, the views, and the fixed-capacity [`FixedFunctionTable`] and
+//! [`FixedInternTable`].
+//!
+#![cfg_attr(not(feature = "alloc"), doc = "[`FunctionTable`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`InternTable`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`json`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[mod@validate]: crate#features")]
+#![cfg_attr(
+    not(feature = "alloc"),
+    doc = "[`ApiName::to_string_lossy`]: crate#features"
+)]
+#![cfg_attr(not(feature = "prost"), doc = "[`proto`]: crate#features")]
+#![cfg_attr(not(feature = "prost"), doc = "[`agree`]: crate#features")]
+#![cfg_attr(
+    not(feature = "write"),
+    doc = "[`write::CaptureModel`]: crate#features"
+)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -116,6 +145,11 @@ mod header;
 pub mod intern;
 mod kind;
 mod repeated;
+// The schema's docs (generated) link the prost types, which need the `prost` feature. These
+// outer docs are resolved from the crate root, where the schema's own `field` needs its path.
+#[cfg_attr(not(feature = "prost"), doc = "[`crate::proto`]: crate#features")]
+#[cfg_attr(not(feature = "prost"), doc = "[`field`]: crate::schema::field")]
+#[cfg_attr(not(feature = "prost"), doc = "")]
 #[rustfmt::skip]
 pub mod schema;
 pub mod schema_types;

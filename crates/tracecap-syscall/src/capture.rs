@@ -74,6 +74,27 @@ impl Entry<'_> {
 /// A parsed capture: its first header and the bytes after it.
 ///
 /// Parsing checks only the header; [`Capture::entries`] walks the rest lazily.
+///
+/// ```
+/// use tracecap_syscall::{Capture, Entry};
+///
+/// # // The crate example's capture: a 28-byte header, no host information, one `close(3) = 0`.
+/// # let mut file = vec![0x78, 0x06, 0x17, 0xa5, 1, 0, 0, 0];
+/// # file.extend_from_slice(&4242i32.to_le_bytes());
+/// # file.extend_from_slice(&1_700_000_000i64.to_le_bytes());
+/// # file.extend_from_slice(&5_000i64.to_le_bytes());
+/// # file.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0x01, 0]);
+/// # file.extend_from_slice(&0i64.to_le_bytes());
+/// # file.extend_from_slice(&[1, 0, 4, 0, 3, 0, 0, 0]);
+/// let capture = Capture::parse(&file)?;
+/// assert_eq!(capture.header().pid, 4242);
+/// for entry in capture.entries() {
+///     if let Entry::Syscall(call) = entry? {
+///         assert_eq!(call.name(), Some("close"));
+///     }
+/// }
+/// # Ok::<(), tracecap_syscall::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Capture<'a> {
     data: &'a [u8],
@@ -206,6 +227,25 @@ impl core::iter::FusedIterator for Entries<'_> {}
 
 /// Iterator over the syscall records of a capture (see [`Capture::events`]). Yields every record,
 /// then the first error, then stops.
+///
+/// ```
+/// use tracecap_syscall::{Arg, Capture};
+///
+/// # // The crate example's capture: a 28-byte header, no host information, one `close(3) = 0`.
+/// # let mut file = vec![0x78, 0x06, 0x17, 0xa5, 1, 0, 0, 0];
+/// # file.extend_from_slice(&4242i32.to_le_bytes());
+/// # file.extend_from_slice(&1_700_000_000i64.to_le_bytes());
+/// # file.extend_from_slice(&5_000i64.to_le_bytes());
+/// # file.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0x01, 0]);
+/// # file.extend_from_slice(&0i64.to_le_bytes());
+/// # file.extend_from_slice(&[1, 0, 4, 0, 3, 0, 0, 0]);
+/// let capture = Capture::parse(&file)?;
+/// let calls = capture.events().collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(calls.len(), 1);
+/// assert_eq!((calls[0].number, calls[0].ret()), (3, 0));
+/// assert_eq!(calls[0].args().collect::<Vec<_>>(), [Arg::Int(3)]);
+/// # Ok::<(), tracecap_syscall::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Events<'a> {
     entries: Entries<'a>,

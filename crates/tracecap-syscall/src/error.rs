@@ -47,6 +47,32 @@ pub enum ErrorKind {
 }
 
 /// An error in a capture: its kind and the absolute file offset where it was found.
+///
+/// ```
+/// use tracecap_syscall::{Capture, ErrorKind};
+///
+/// let err = Capture::parse(b"not a capture file at all").unwrap_err();
+/// assert_eq!(err.kind, ErrorKind::BadMagic);
+/// assert_eq!(err.offset, 0);
+///
+/// // Cut inside the record: nothing before it, then the error, no later than the cut.
+/// # // The crate example's capture: a 28-byte header, no host information, one `close(3) = 0`.
+/// # let mut file = vec![0x78, 0x06, 0x17, 0xa5, 1, 0, 0, 0];
+/// # file.extend_from_slice(&4242i32.to_le_bytes());
+/// # file.extend_from_slice(&1_700_000_000i64.to_le_bytes());
+/// # file.extend_from_slice(&5_000i64.to_le_bytes());
+/// # file.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0x01, 0]);
+/// # file.extend_from_slice(&0i64.to_le_bytes());
+/// # file.extend_from_slice(&[1, 0, 4, 0, 3, 0, 0, 0]);
+/// let cut = &file[..file.len() - 2];
+/// let err = Capture::parse(cut)?.events().find_map(Result::err).unwrap();
+/// assert!(err.offset <= cut.len() as u64);
+/// match err.kind {
+///     ErrorKind::Shared(shared) => println!("{shared} at {}", err.offset),
+///     other => println!("{other} at {}", err.offset),
+/// }
+/// # Ok::<(), tracecap_syscall::Error>(())
+/// ```
 pub type Error = tracecap_wire::Error<ErrorKind>;
 
 tracecap_wire::shared_kind!(ErrorKind, Shared);

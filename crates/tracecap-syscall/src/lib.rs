@@ -57,10 +57,26 @@
 //!   first byte, so a file padded with zeros is rejected after at most that many bytes are read;
 //! - [`Syscall::args`] yields the record's [`Arg`]s, which were checked when the record was read.
 //!
-//! Nothing here allocates; the crate builds without `alloc`. The `write` feature adds
-//! `write::CaptureModel` (an owned model of a whole capture, written in either byte order by
-//! `to_bytes` and read back by `from_bytes`) and `write::CaptureWriter`, the byte-level builder
-//! beneath it, for files too big to model whole.
+//! # Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
+//! | `alloc` | through `std` | nothing: the reader never allocates (kept for the shape every tracecap format crate shares) |
+//! | `write` | no | implies `std`; [`write::CaptureModel`] (an owned model of a whole capture, written in either byte order by `to_bytes` and read back by `from_bytes`) and [`write::CaptureWriter`], the byte-level builder beneath it, for files too big to model whole |
+//!
+//! With `default-features = false` the crate is the `no_std` core; it is the whole reader, as
+//! nothing here allocates.
+//!
+#![cfg_attr(
+    not(feature = "write"),
+    doc = "[`write::CaptureModel`]: crate#features"
+)]
+#![cfg_attr(
+    not(feature = "write"),
+    doc = "[`write::CaptureWriter`]: crate#features"
+)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -8,6 +8,7 @@
 //! - [`Rng`]: a small deterministic generator for mutation tests;
 //! - [`CountingAlloc`] and [`allocs`]: a global allocator that counts the allocations of the
 //!   current thread, for the "walking allocates nothing" tests.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -28,6 +28,7 @@
 //! assert!(matches!(err.kind, ErrorKind::Truncated { needed: 4, available: 1, .. }));
 //! # Ok::<(), tracecap_wire::Error>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -124,6 +124,19 @@ impl<'a> Definition<'a> {
 /// event. The walker takes the table by value and gives it back with
 /// [`Events::into_table`](crate::Events::into_table); the trait is implemented for `&mut T`, so a
 /// caller who keeps the table passes `&mut table`.
+///
+/// ```
+/// use tracecap_wtf::{Capture, DefinitionLookup, FixedDefinitionTable};
+///
+/// # let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+/// let capture = Capture::parse(&bytes)?;
+/// let mut table = FixedDefinitionTable::<16, 64>::new();
+/// let before = table.len(); // the built-in definitions
+/// capture.events_with(&mut table).try_for_each_event(|_| Ok(()))?;
+/// assert_eq!(table.len(), before + 1);
+/// assert_eq!(table.get(2).map(|d| d.name), Some("App#tick"));
+/// # Ok::<(), tracecap_wtf::Error>(())
+/// ```
 pub trait DefinitionLookup<'a> {
     /// Adds (or replaces) the definition of `def.wire_id`, with its parsed argument types.
     fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), ErrorKind>;
@@ -177,6 +190,19 @@ impl<'a, T: DefinitionLookup<'a> + ?Sized> DefinitionLookup<'a> for &mut T {
 }
 
 /// Growable wire-id table (feature `alloc`): memory grows with the definitions, never with events.
+///
+/// ```
+/// use tracecap_wtf::{Capture, DefinitionLookup, DefinitionTable};
+///
+/// # let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+/// let capture = Capture::parse(&bytes)?;
+/// let mut events = capture.events(); // a walk with a new DefinitionTable
+/// assert_eq!(events.by_ref().count(), 2);
+/// let table: DefinitionTable = events.into_table();
+/// assert!(table.iter().any(|d| d.name == "App#tick"));
+/// assert_eq!(table.get(2).map(|d| d.wire_id), Some(2));
+/// # Ok::<(), tracecap_wtf::Error>(())
+/// ```
 #[cfg(feature = "alloc")]
 #[derive(Clone, Debug)]
 pub struct DefinitionTable<'a> {
@@ -288,6 +314,19 @@ impl<'a> DefinitionLookup<'a> for DefinitionTable<'a> {
 /// Fixed-capacity wire-id table: at most `DEFS` definitions with `ARGS` argument types in all,
 /// no allocation. Redefinitions reuse their wire id's slot. Wire ids below 256 find their slot
 /// through a small index, others by a scan.
+///
+/// ```
+/// use tracecap_wtf::{Capture, DefinitionLookup, FixedDefinitionTable};
+///
+/// # let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+/// let capture = Capture::parse(&bytes)?;
+/// let table = capture.events_with(FixedDefinitionTable::<16, 64>::new()).into_table();
+/// assert!(table.get(2).is_none()); // nothing is read before the walk
+/// let mut events = capture.events_with(FixedDefinitionTable::<16, 64>::new());
+/// events.try_for_each_event(|_| Ok(()))?;
+/// assert_eq!(events.table().get(2).map(|d| d.name), Some("App#tick"));
+/// # Ok::<(), tracecap_wtf::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct FixedDefinitionTable<'a, const DEFS: usize, const ARGS: usize> {
     defs: [Option<(Definition<'a>, u16, u16)>; DEFS],

@@ -54,6 +54,27 @@ pub enum ErrorKind {
 }
 
 /// An error and the absolute file offset where it happened.
+///
+/// ```
+/// use tracecap_wtf::{Capture, ErrorKind, FixedDefinitionTable};
+///
+/// let err = Capture::parse(b"not a trace, just bytes").unwrap_err();
+/// assert_eq!(err.kind, ErrorKind::BadMagic);
+/// assert_eq!(err.offset, 0);
+///
+/// // Cut short: the events before the cut, then an error no later than the cut.
+/// # let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+/// let cut = &bytes[..100];
+/// let capture = Capture::parse(cut)?;
+/// let walk = capture.events_with(FixedDefinitionTable::<16, 64>::new());
+/// let err = walk.filter_map(Result::err).next().unwrap();
+/// assert!(err.offset <= 100);
+/// match err.kind {
+///     ErrorKind::Shared(shared) => println!("{shared} at {}", err.offset),
+///     other => println!("{other} at {}", err.offset),
+/// }
+/// # Ok::<(), tracecap_wtf::Error>(())
+/// ```
 pub type Error = tracecap_wire::Error<ErrorKind>;
 
 tracecap_wire::shared_kind!(ErrorKind, Shared);

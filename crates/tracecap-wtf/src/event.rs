@@ -89,7 +89,12 @@ impl<'a> Event<'a> {
     }
 
     /// How the event takes part in its zone's scope structure, as the WTF loader pairs scopes
-    /// (what [`timeline::Timeline`](crate::timeline::Timeline) and the conversions build on).
+    /// (what [`timeline::Timeline`][crate::timeline::Timeline] and the conversions build on).
+    ///
+    #[cfg_attr(
+        not(feature = "alloc"),
+        doc = "[crate::timeline::Timeline]: crate#features"
+    )]
     ///
     /// ```
     /// use tracecap_wtf::{Capture, ScopeRole};

@@ -43,10 +43,34 @@
 //! event buffer up to the cut), then the error at its offset; [`timeline::Timeline::build`]
 //! keeps what was read, with the fault. docs/wtf.md lists each case.
 //!
-//! Features: `alloc` (default) adds the growable [`DefinitionTable`], [`StringIndex`] and
-//! [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure; `json` adds
-//! serde_json parsing of the file header and `json::ArgsJson`; `write` adds `write::CaptureModel`
-//! (`to_bytes`, `from_bytes`) and the byte-level builders beneath it.
+//! # Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
+//! | `alloc` | through `std` | the growable [`DefinitionTable`] and [`Capture::events`] (which uses it), [`StringIndex`], [`latin1`], [`text_lossy`], and [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure |
+//! | `json` | no | implies `alloc`; serde_json parsing of the file header and [`json::ArgsJson`] |
+//! | `write` | no | implies `std`; [`write::CaptureModel`] (`to_bytes`, `from_bytes`) and the byte-level builders beneath it |
+//!
+//! With `default-features = false` the crate is the `no_std` core that never allocates: every walk
+//! through [`Capture::events_with`] and a [`FixedDefinitionTable`].
+//!
+#![cfg_attr(not(feature = "alloc"), doc = "[`DefinitionTable`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`Capture::events`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`StringIndex`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`latin1`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`text_lossy`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`timeline::Timeline`]: crate#features")]
+#![cfg_attr(
+    not(feature = "alloc"),
+    doc = "[`timeline::Timeline::build`]: crate#features"
+)]
+#![cfg_attr(not(feature = "json"), doc = "[`json::ArgsJson`]: crate#features")]
+#![cfg_attr(
+    not(feature = "write"),
+    doc = "[`write::CaptureModel`]: crate#features"
+)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -121,6 +145,18 @@ pub use values::Values;
 pub use walk::Events;
 
 /// A parsed `.wtf-trace` file: its header, and iterators over its chunks and events.
+///
+/// ```
+/// use tracecap_wtf::{Capture, Container, FixedDefinitionTable};
+///
+/// # let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+/// let capture = Capture::parse(&bytes)?;
+/// assert_eq!(capture.header().container, Container::Chunked);
+/// assert_eq!(capture.chunks().count(), 1);
+/// let events = capture.events_with(FixedDefinitionTable::<16, 64>::new());
+/// assert_eq!(events.count(), 2); // the definition, then the event
+/// # Ok::<(), tracecap_wtf::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Capture<'a> {
     data: &'a [u8],

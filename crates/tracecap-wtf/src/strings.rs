@@ -9,6 +9,8 @@ pub const EMPTY_ORDINAL: u32 = 0xFFFF_FFFE;
 ///
 /// Lookups scan the table (no allocation); build a [`StringIndex`] (feature `alloc`) when many
 /// lookups are made in one table.
+///
+#[cfg_attr(not(feature = "alloc"), doc = "[`StringIndex`]: crate#features")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StringTable<'a> {
     data: &'a [u8],

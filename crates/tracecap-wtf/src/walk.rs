@@ -53,6 +53,20 @@ enum Source<'a> {
 ///
 /// The walker owns its wire-id table `T` (see [`Events::table`]): definitions persist across
 /// chunks, string tables do not.
+///
+/// ```
+/// use tracecap_wtf::{Capture, FixedDefinitionTable, Value};
+///
+/// # let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+/// let capture = Capture::parse(&bytes)?;
+/// let mut events = capture.events_with(FixedDefinitionTable::<16, 64>::new());
+/// let define = events.next().unwrap()?;
+/// assert_eq!(define.name(), "wtf.event#define");
+/// let tick = events.next().unwrap()?;
+/// assert_eq!((tick.name(), tick.arg(0)), ("App#tick", Some(Value::Uint32(7))));
+/// assert!(events.next().is_none());
+/// # Ok::<(), tracecap_wtf::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Events<'a, T> {
     /// The rest of the current chunk's event buffer (whole 4-byte words; empty for legacy files

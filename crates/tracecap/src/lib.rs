@@ -21,6 +21,7 @@
 //! # #[cfg(not(all(feature = "std", feature = "easyprofiler")))]
 //! # fn main() {}
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
