@@ -21,6 +21,28 @@ use crate::views::{CaptureOptions, EventView, InstrumentedFunction};
 const WHAT: &str = "function table";
 
 /// Resolves a `FunctionCall.function_id` to the instrumented function's name.
+///
+/// ```
+/// use tracecap_orbit::{FixedFunctionTable, FunctionLookup};
+///
+/// fn label<'a>(functions: &impl FunctionLookup<'a>, id: u64) -> &'a str {
+///     functions.name(id).unwrap_or("?")
+/// }
+///
+/// // Room for two functions, no allocation; usually filled by `from_capture`.
+/// let mut table = FixedFunctionTable::<2>::new();
+/// assert!(table.insert(1, "main")?);
+/// assert!(!table.insert(1, "other")?); // the first name of an id is kept
+/// table.insert(2, "update")?;
+/// assert_eq!((label(&table, 1), label(&table, 3)), ("main", "?"));
+/// // A third function does not fit.
+/// let full = table.insert(3, "render").unwrap_err();
+/// assert!(matches!(
+///     full.kind,
+///     tracecap_orbit::ErrorKind::Shared(tracecap_orbit::SharedKind::TableFull { capacity: 2, .. })
+/// ));
+/// # Ok::<(), tracecap_orbit::Error>(())
+/// ```
 pub trait FunctionLookup<'a> {
     /// The name of function `function_id`, if the capture instrumented it.
     fn name(&self, function_id: u64) -> Option<&'a str>;

@@ -33,6 +33,32 @@ use crate::table::{FixedMap, Store};
 use crate::views::{Callstack, EventView, TracepointInfo};
 
 /// Resolves the keys of interned definitions.
+///
+/// A table learns the definitions from the events ([`FixedInternTable::add`] or
+/// `InternTable::add`); code that only resolves keys takes any `impl InternLookup`:
+///
+/// ```
+/// use tracecap_orbit::{Capture, FixedInternTable, InternLookup};
+///
+/// fn name<'a>(table: &impl InternLookup<'a>, key: u64) -> &'a [u8] {
+///     table.string(key).unwrap_or(b"?")
+/// }
+///
+/// // InternedString{key: 7, intern: "main"}, then CaptureFinished{}.
+/// let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+/// file.extend_from_slice(&[11, 0x92, 0x01, 8, 0x08, 7, 0x12, 4]);
+/// file.extend_from_slice(b"main");
+/// file.extend_from_slice(&[3, 0xda, 0x01, 0]);
+/// let capture = Capture::parse(&file)?;
+/// // At most 16 strings, 4 callstacks and 4 tracepoints; no allocation.
+/// let mut table = FixedInternTable::<16, 4, 4>::new();
+/// for event in capture.events() {
+///     table.add(&event?)?;
+/// }
+/// assert_eq!(name(&table, 7), b"main");
+/// assert_eq!(table.string_count(), 1);
+/// # Ok::<(), tracecap_orbit::Error>(())
+/// ```
 pub trait InternLookup<'a> {
     /// The string interned under `key`.
     fn string(&self, key: u64) -> Option<&'a [u8]>;
