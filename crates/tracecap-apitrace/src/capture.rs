@@ -20,7 +20,7 @@ use crate::table::SigTable;
 /// ```
 /// use tracecap_apitrace::{Capture, Container};
 ///
-/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
 /// let capture = Capture::parse(&file)?;
 /// assert_eq!(capture.container(), Container::Snappy);
 /// assert_eq!(capture.header().version, 6);

@@ -78,7 +78,7 @@ impl Parts {
 /// ```
 /// use tracecap_apitrace::{decompress, ChunkedReader, EventKind, FixedSigTable, SliceSource};
 ///
-/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
 /// // Any byte source: here a decompressed stream handed out 16 bytes at a time.
 /// let stream = decompress(&file)?.data;
 /// let mut reader = ChunkedReader::new(SliceSource::new(&stream, 16), FixedSigTable::<16>::new());

@@ -113,7 +113,7 @@ impl ErrorKind {
 ///
 /// // A stream with a bad byte after its last event: every event before it, then the error at
 /// // that byte's offset in the decompressed stream.
-/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
 /// let mut stream = decompress(&file)?.data.to_vec();
 /// let end = stream.len() as u64;
 /// stream.push(0x7f);

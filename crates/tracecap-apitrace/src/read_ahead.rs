@@ -35,7 +35,7 @@ pub struct ReadAhead {
 /// ```
 /// use tracecap_apitrace::{read_ahead, ChunkedReader, ContainerSource, EventKind, SigTable};
 ///
-/// # let file = tracecap_apitrace::write::example_file();
+/// # let file = tracecap_apitrace::doc_example();
 /// let src = ContainerSource::new(&file)?;
 /// let calls = read_ahead(src, |ahead| {
 ///     let mut reader = ChunkedReader::new(ahead, SigTable::new());

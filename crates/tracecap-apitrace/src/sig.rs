@@ -78,7 +78,7 @@ pub struct SigInfo {
 /// ```
 /// use tracecap_apitrace::{decompress, FixedSigTable, SigKind, SigLookup, Stream};
 ///
-/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
 /// let whole = decompress(&file)?;
 /// let stream = Stream::parse(&whole.data)?;
 /// let mut table = FixedSigTable::<16>::new();
@@ -361,7 +361,7 @@ pub(crate) fn extra_of(def: &Definition<'_>) -> i64 {
 /// ```
 /// use tracecap_apitrace::{decompress, FixedSigTable, SharedKind, SigKind, SigLookup, Stream};
 ///
-/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
 /// let whole = decompress(&file)?;
 /// let stream = Stream::parse(&whole.data)?;
 /// let mut events = stream.events_with(FixedSigTable::<2>::new());

@@ -70,7 +70,7 @@ impl<'a> Stream<'a> {
 /// ```
 /// use tracecap_apitrace::{decompress, EventKind, FixedSigTable, Stream};
 ///
-/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
 /// let whole = decompress(&file)?;
 /// let stream = Stream::parse(&whole.data)?;
 /// let kinds: Vec<EventKind> = stream

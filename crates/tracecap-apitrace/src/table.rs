@@ -76,7 +76,7 @@ impl Kind {
 /// ```
 /// use tracecap_apitrace::{decompress, SigTable, Stream};
 ///
-/// # let file = tracecap_apitrace::write::example_file(); // a small snappy .trace file
+/// # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
 /// let whole = decompress(&file)?;
 /// let stream = Stream::parse(&whole.data)?;
 /// let mut table = SigTable::new();

@@ -471,7 +471,7 @@ pub fn wrap(stream: &[u8], container: Container) -> Vec<u8> {
     }
 }
 
-/// A tiny version-6 snappy trace with two GLX calls (used by the crate example).
+/// A tiny version-6 snappy trace with two GLX calls: the bytes of [`crate::doc_example`].
 pub fn example_file() -> Vec<u8> {
     let mut w = Writer::new(6, 6, &[(b"process.name", b"/usr/bin/example")]);
     w.function(5, b"glXGetCurrentContext", &[]);

@@ -379,3 +379,12 @@ fn capture_model_reads_back_what_it_writes() {
     assert_eq!(example.functions.len(), 2);
     assert_eq!(example.events.len(), 4);
 }
+
+/// The bytes the docs' examples read are what the writer makes.
+#[test]
+fn doc_example_is_the_writers_example_file() {
+    assert_eq!(
+        tracecap_apitrace::write::example_file(),
+        tracecap_apitrace::doc_example()
+    );
+}
