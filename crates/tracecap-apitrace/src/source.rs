@@ -115,6 +115,8 @@ pub const PIECES_KEPT: usize = 256;
 /// last one is kept.
 ///
 /// ```
+/// # #[cfg(feature = "write")]
+/// # fn main() -> Result<(), tracecap_apitrace::Error> {
 /// use tracecap_apitrace::write::{zstd, Writer};
 /// use tracecap_apitrace::{ByteSource, ContainerSource, ZSTD_MAGIC};
 ///
@@ -129,7 +131,10 @@ pub const PIECES_KEPT: usize = 256;
 /// assert_eq!(file[second as usize..][..4], ZSTD_MAGIC);
 /// assert_eq!(map.pieces().nth(1), Some((1000, second)));
 /// assert_eq!(map.file_offset(0), 0); // the first frame starts the file
-/// # Ok::<(), tracecap_apitrace::Error>(())
+/// # Ok(())
+/// # }
+/// # #[cfg(not(feature = "write"))]
+/// # fn main() {}
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OffsetMap {
@@ -444,6 +449,8 @@ enum Inner<'f> {
 /// ([`ChunkedReader::source`](crate::ChunkedReader::source)):
 ///
 /// ```
+/// # #[cfg(feature = "write")]
+/// # fn main() -> Result<(), tracecap_apitrace::Error> {
 /// use tracecap_apitrace::write::{snappy, Writer};
 /// use tracecap_apitrace::{ChunkedReader, ContainerSource, SigTable, SnappyChunks};
 ///
@@ -467,7 +474,10 @@ enum Inner<'f> {
 /// assert_eq!(e.offset, bad); // a stream offset
 /// let third = SnappyChunks::new(&file)?.nth(2).unwrap()?.offset;
 /// assert_eq!(reader.source().offsets().error_offset(&e), third);
-/// # Ok::<(), tracecap_apitrace::Error>(())
+/// # Ok(())
+/// # }
+/// # #[cfg(not(feature = "write"))]
+/// # fn main() {}
 /// ```
 pub struct ContainerSource<'f> {
     container: Container,
