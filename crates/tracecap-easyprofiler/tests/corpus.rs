@@ -425,8 +425,9 @@ fn too_deep_for_upstream_reads_fine() {
 #[test]
 fn record_at_reads_the_record_the_walk_found() {
     let mut checked = 0;
-    for (stem, bytes) in common::prof_files() {
-        let Ok(capture) = Capture::parse(&bytes) else {
+    let files = common::prof_files();
+    for (stem, bytes) in &files {
+        let Ok(capture) = Capture::parse(bytes) else {
             continue;
         };
         let Ok(kinds) = KindTable::new(&capture) else {
@@ -444,5 +445,9 @@ fn record_at_reads_the_record_the_walk_found() {
             assert!(thread.record_at(u64::MAX, &kinds).is_err(), "{stem}");
         }
     }
-    assert!(checked > 1000, "only {checked} records checked");
+    // The repository always has its samples; a published package alone has no file to read.
+    assert!(
+        files.is_empty() || checked > 1000,
+        "only {checked} records checked"
+    );
 }
