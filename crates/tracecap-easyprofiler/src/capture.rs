@@ -20,7 +20,7 @@ use tracecap_wire::Context;
 /// ```
 /// use tracecap_easyprofiler::Capture;
 ///
-/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 /// let capture = Capture::parse(&bytes)?;
 /// assert_eq!(capture.descriptors().count(), capture.header().descriptors_count as usize);

@@ -65,7 +65,7 @@ pub enum ErrorKind {
 /// assert_eq!(err.offset, 0);
 ///
 /// // A capture cut short: the records before the cut, then an error no later than the cut.
-/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 /// let cut = &bytes[..bytes.len() / 2];
 /// let capture = Capture::parse(cut)?;

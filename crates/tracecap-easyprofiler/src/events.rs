@@ -108,7 +108,7 @@ enum State {
 /// ```
 /// use tracecap_easyprofiler::{Capture, FixedKindTable, Item, Record};
 ///
-/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 /// let capture = Capture::parse(&bytes)?;
 /// let kinds = FixedKindTable::<4096>::new(&capture)?;

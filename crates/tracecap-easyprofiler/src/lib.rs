@@ -15,7 +15,7 @@
 //! use tracecap_easyprofiler::{detect, Capture, FixedKindTable, Item, Record};
 //!
 //! # fn main() -> Result<(), tracecap_easyprofiler::Error> {
-//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 //! # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 //! assert!(detect(&bytes));
 //! let capture = Capture::parse(&bytes)?;
@@ -40,7 +40,7 @@
 //! use tracecap_easyprofiler::{Capture, KindTable, NestSlot, Record};
 //!
 //! # fn main() -> Result<(), tracecap_easyprofiler::Error> {
-//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 //! # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 //! let capture = Capture::parse(&bytes)?;
 //! println!("version {} with {} descriptors", capture.header().version, capture.header().descriptors_count);

@@ -17,7 +17,7 @@ use crate::error::Error;
 /// ```
 /// use tracecap_easyprofiler::{Capture, DescriptorKind, FixedKindTable, KindLookup};
 ///
-/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 /// let capture = Capture::parse(&bytes)?;
 /// let table = FixedKindTable::<4096>::new(&capture)?;
@@ -54,7 +54,7 @@ impl KindLookup for [DescriptorKind] {
 /// ```
 /// use tracecap_easyprofiler::{Capture, FixedKindTable, SharedKind};
 ///
-/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 /// let capture = Capture::parse(&bytes)?;
 /// let table = FixedKindTable::<4096>::new(&capture)?;
@@ -106,7 +106,7 @@ impl<const N: usize> KindLookup for FixedKindTable<N> {
 /// ```
 /// use tracecap_easyprofiler::{Capture, KindLookup, KindTable};
 ///
-/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 /// let capture = Capture::parse(&bytes)?;
 /// let table = KindTable::new(&capture)?;

@@ -14,7 +14,7 @@
 //! use tracecap_easyprofiler::{parallel, Capture, KindTable, Summary};
 //!
 //! # fn main() -> Result<(), tracecap_easyprofiler::Error> {
-//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 //! # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 //! let capture = Capture::parse(&bytes)?;
 //! let kinds = KindTable::new(&capture)?;

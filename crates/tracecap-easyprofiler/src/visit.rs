@@ -70,7 +70,7 @@ impl<'a, K: KindLookup> Events<'a, K> {
     /// }
     ///
     /// # fn main() -> Result<(), Error> {
-    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
     /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
     /// let capture = Capture::parse(&bytes)?;
     /// let kinds = KindTable::new(&capture)?;

@@ -254,7 +254,7 @@ proptest::proptest! {
         edits in proptest::collection::vec((0.0f64..1.0, proptest::prelude::any::<u8>()), 1..6),
         cut in 0.5f64..=1.0,
     ) {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
         let mut bytes = std::fs::read(path).unwrap();
         for (at, b) in edits {
             let i = ((bytes.len() - 1) as f64 * at) as usize;

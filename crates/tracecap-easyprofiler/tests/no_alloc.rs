@@ -79,10 +79,7 @@ fn full_walk_allocates_nothing() {
     );
 }
 
-const SAMPLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../samples/sample_small.prof"
-);
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 
 /// `samples/sample_small.prof` (2.1.0), or the same made 2.0.1 when `v2_0`: the 2.1 header's
 /// thread count, bookmark count and padding removed (the threads then run to the end of the

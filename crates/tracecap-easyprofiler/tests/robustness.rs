@@ -265,7 +265,7 @@ fn cut_files() -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .filter(|(name, _)| name.ends_with(".prof"))
         .collect();
-    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/samples");
     for entry in std::fs::read_dir(samples).unwrap().flatten() {
         let path = entry.path();
         if path.extension().is_some_and(|e| e == "prof") {
@@ -507,10 +507,7 @@ fn old_files_cut_between_threads_are_faults() {
 fn written_old_files_cut_between_threads_are_faults() {
     use tracecap_easyprofiler::write::CaptureModel;
     use tracecap_easyprofiler::Version;
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../samples/sample_small.prof"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
     let mut model =
         CaptureModel::from_bytes(&tracecap_testkit::read(std::path::Path::new(path))).unwrap();
     model.bookmarks.clear();
@@ -536,10 +533,7 @@ fn written_old_files_cut_between_threads_are_faults() {
 
 /// The bundled 2.1.0 sample: a 72-byte header, 25 descriptors, 4 threads.
 fn sample() -> Vec<u8> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../samples/sample_small.prof"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
     std::fs::read(path).expect("the bundled sample")
 }
 

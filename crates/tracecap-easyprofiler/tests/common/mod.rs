@@ -5,15 +5,12 @@ use std::path::PathBuf;
 use tracecap_easyprofiler::*;
 
 /// Every `.prof` in the corpus, sorted; without the corpus (after the testkit's notice), the
-/// repository's `samples/*.prof`, so that the tests still read real captures.
+/// crate's `samples/*.prof` (the repository's samples, packaged with the crate), so that the tests still read real captures.
 pub fn prof_files() -> Vec<(String, Vec<u8>)> {
     let dir = tracecap_testkit::corpus("easyprofiler")
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples")));
-    // A published package has neither the corpus nor the repository's samples.
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut v: Vec<_> = entries
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples")));
+    let mut v: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "prof"))
         .map(|p| {
