@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use tracecap_easyprofiler::*;
 
 /// Every `.prof` in the corpus, sorted; without the corpus (after the testkit's notice), the
-/// crate's `samples/*.prof` (the repository's samples, packaged with the crate), so that the tests still read real captures.
+/// crate's `samples/*.prof` (the repository's samples, packaged with the crate), so that the
+/// tests still read real captures.
 pub fn prof_files() -> Vec<(String, Vec<u8>)> {
     let dir = tracecap_testkit::corpus("easyprofiler")
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/samples")));
