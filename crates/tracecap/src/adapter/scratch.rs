@@ -18,15 +18,20 @@ pub(crate) struct Scratch<T> {
     heap: Vec<T>,
     #[cfg(feature = "std")]
     file: Option<file::Mapped>,
+    /// Without `std` there is no file to go to: everything is on the heap.
+    #[cfg(feature = "std")]
     budget: usize,
 }
 
 impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
     pub(crate) fn new(budget: usize) -> Self {
+        #[cfg(not(feature = "std"))]
+        let _ = budget;
         Scratch {
             heap: Vec::new(),
             #[cfg(feature = "std")]
             file: None,
+            #[cfg(feature = "std")]
             budget,
         }
     }
@@ -63,7 +68,7 @@ impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
         self.file.is_some()
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, feature = "std"))]
     pub(crate) fn budget(&self) -> usize {
         self.budget
     }
