@@ -118,7 +118,7 @@ impl ErrorKind {
 /// let end = stream.len() as u64;
 /// stream.push(0x7f);
 /// let events = Stream::parse(&stream)?.events_with(FixedSigTable::<16>::new());
-/// let err = events.filter_map(Result::err).next().unwrap();
+/// let err = events.filter_map(Result::err).next().unwrap(); // ok: doc example, the file is cut
 /// assert!(matches!(err.kind, ErrorKind::UnknownEvent(0x7f)));
 /// assert_eq!((err.kind.space(), err.offset), (Space::Stream, end));
 /// # Ok::<(), tracecap_apitrace::Error>(())

@@ -86,7 +86,8 @@ pub struct SigInfo {
 /// for event in stream.events_with(&mut table) {
 ///     event?;
 /// }
-/// let info = table.get(SigKind::Function, 6).unwrap(); // defined at its first use
+/// // Defined at its first use.
+/// let info = table.get(SigKind::Function, 6).unwrap(); // ok: doc example
 /// assert_eq!(info.extra, 2); // two arguments
 /// # Ok::<(), tracecap_apitrace::Error>(())
 /// ```
@@ -368,7 +369,8 @@ pub(crate) fn extra_of(def: &Definition<'_>) -> i64 {
 /// assert_eq!(events.by_ref().filter(Result::is_ok).count(), 4);
 /// assert!(events.table().get(SigKind::Function, 5).is_some());
 /// // A table too small for the trace is an error at the definition that does not fit.
-/// let full = stream.events_with(FixedSigTable::<1>::new()).find_map(Result::err).unwrap();
+/// let mut events = stream.events_with(FixedSigTable::<1>::new());
+/// let full = events.find_map(Result::err).unwrap(); // ok: doc example, two signatures
 /// assert!(matches!(full.shared(), Some(SharedKind::TableFull { .. })));
 /// # Ok::<(), tracecap_apitrace::Error>(())
 /// ```

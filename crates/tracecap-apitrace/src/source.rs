@@ -127,7 +127,8 @@ pub const PIECES_KEPT: usize = 256;
 /// let mut stream = Vec::new();
 /// while src.fill(&mut stream)? > 0 {}
 /// let map = src.offsets();
-/// let second = map.chunk_offset(1500).unwrap(); // the frame holding stream offset 1500
+/// // The frame holding stream offset 1500.
+/// let second = map.chunk_offset(1500).unwrap(); // ok: doc example
 /// assert_eq!(file[second as usize..][..4], ZSTD_MAGIC);
 /// assert_eq!(map.pieces().nth(1), Some((1000, second)));
 /// assert_eq!(map.file_offset(0), 0); // the first frame starts the file
@@ -468,11 +469,11 @@ enum Inner<'f> {
 ///     match reader.next_event() {
 ///         Some(Ok(_)) => {}
 ///         Some(Err(e)) => break e,
-///         None => unreachable!(),
+///         None => unreachable!(), // ok: doc example; the damage is before the end
 ///     }
 /// };
 /// assert_eq!(e.offset, bad); // a stream offset
-/// let third = SnappyChunks::new(&file)?.nth(2).unwrap()?.offset;
+/// let third = SnappyChunks::new(&file)?.nth(2).unwrap()?.offset; // ok: doc example, three chunks
 /// assert_eq!(reader.source().offsets().error_offset(&e), third);
 /// # Ok(())
 /// # }

@@ -83,7 +83,7 @@ impl Kind {
 /// for event in stream.events_with(&mut table) {
 ///     event?;
 /// }
-/// let swap = table.function(6).unwrap();
+/// let swap = table.function(6).unwrap(); // ok: doc example, glXSwapBuffers is defined
 /// assert_eq!(swap.name(), b"glXSwapBuffers");
 /// assert_eq!(swap.arg_names().collect::<Vec<_>>(), [&b"dpy"[..], b"drawable"]);
 /// # Ok::<(), tracecap_apitrace::Error>(())
