@@ -54,12 +54,6 @@ impl<'a, T: FunctionLookup<'a> + ?Sized> FunctionLookup<'a> for &T {
     }
 }
 
-impl<'a, T: FunctionLookup<'a> + ?Sized> FunctionLookup<'a> for &mut T {
-    fn name(&self, function_id: u64) -> Option<&'a str> {
-        (**self).name(function_id)
-    }
-}
-
 /// The options of the capture's first `CaptureStarted` (Orbit writes it as the first event), or
 /// `None` when no event before the end is one. Reads events up to that one; the first error of
 /// an event before it is returned.

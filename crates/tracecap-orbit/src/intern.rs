@@ -80,18 +80,6 @@ impl<'a, T: InternLookup<'a> + ?Sized> InternLookup<'a> for &T {
     }
 }
 
-impl<'a, T: InternLookup<'a> + ?Sized> InternLookup<'a> for &mut T {
-    fn string(&self, key: u64) -> Option<&'a [u8]> {
-        (**self).string(key)
-    }
-    fn callstack(&self, key: u64) -> Option<Callstack<'a>> {
-        (**self).callstack(key)
-    }
-    fn tracepoint(&self, key: u64) -> Option<TracepointInfo<'a>> {
-        (**self).tracepoint(key)
-    }
-}
-
 /// The methods both tables have, over their `strings`, `callstacks` and `tracepoints` stores.
 macro_rules! intern_table {
     () => {
