@@ -8,6 +8,7 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
+use common::apitrace::{writer, DRAW, GET, POP, PUSH, SWAP};
 use common::{Ev, Recorder};
 
 use prost::Message;
@@ -222,26 +223,6 @@ fn corpus_converts_with_the_crates_counts() {
         assert_eq!(descriptors, stats.tracks, "{name}");
         assert!(depth.values().all(|&d| d == 0), "{name}");
     }
-}
-
-const PUSH: u64 = 10;
-const POP: u64 = 11;
-const DRAW: u64 = 12;
-const SWAP: u64 = 13;
-const GET: u64 = 14;
-
-fn writer() -> Writer {
-    let mut w = Writer::new(6, 6, &[(b"process.name", b"/usr/bin/demo")]);
-    w.function(
-        PUSH,
-        b"glPushDebugGroup",
-        &[b"source", b"id", b"length", b"message"],
-    );
-    w.function(POP, b"glPopDebugGroup", &[]);
-    w.function(DRAW, b"glDrawArrays", &[b"mode", b"first", b"count"]);
-    w.function(SWAP, b"glXSwapBuffers", &[b"dpy", b"drawable"]);
-    w.function(GET, b"glGetIntegerv", &[b"pname", b"params"]);
-    w
 }
 
 fn call(w: &mut Writer, thread: u64, sig: u64, details: &[WDetail]) -> u64 {

@@ -4,6 +4,8 @@
 //! so the test needs no corpus.
 #![cfg(all(feature = "std", feature = "syscall", feature = "wtf"))]
 
+mod common;
+
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
 use tracecap::Format;
 use tracecap_testkit::{allocs, CountingAlloc};
@@ -278,29 +280,16 @@ mod easyprofiler {
 
 #[cfg(feature = "apitrace")]
 mod apitrace {
-    use tracecap_apitrace::write::{wrap, WDetail, WValue, Writer};
+    use tracecap_apitrace::write::{wrap, WDetail, WValue};
     use tracecap_apitrace::Container;
 
-    const PUSH: u64 = 0;
-    const POP: u64 = 1;
-    const DRAW: u64 = 2;
-    const SWAP: u64 = 3;
-    const GET: u64 = 4;
+    use crate::common::apitrace::{writer, DRAW, GET, POP, PUSH, SWAP};
 
     /// A trace of `n` calls on 2 threads: debug groups with text and wide text, draws, nested
     /// calls, pointers and arrays (written by the dumper), an argument past the signature's names,
     /// a return value, and a frame every 8 calls.
     fn trace(n: u64) -> Vec<u8> {
-        let mut w = Writer::new(6, 6, &[(b"process.name", b"/usr/bin/demo")]);
-        w.function(
-            PUSH,
-            b"glPushDebugGroup",
-            &[b"source", b"id", b"length", b"message"],
-        );
-        w.function(POP, b"glPopDebugGroup", &[]);
-        w.function(DRAW, b"glDrawArrays", &[b"mode", b"first", b"count"]);
-        w.function(SWAP, b"glXSwapBuffers", &[b"dpy", b"drawable"]);
-        w.function(GET, b"glGetIntegerv", &[b"pname", b"params"]);
+        let mut w = writer();
         let mut written = 0;
         while written < n {
             let text = format!("pass {}", written % 8);

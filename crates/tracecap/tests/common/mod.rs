@@ -1,6 +1,9 @@
 //! Shared by the adapter tests: a sink that records and checks the contract.
 #![allow(dead_code)]
 
+#[cfg(feature = "apitrace")]
+pub mod apitrace;
+
 use std::collections::HashMap;
 
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind};
