@@ -162,7 +162,8 @@ impl<'a> Entries<'a> {
     fn step(&mut self) -> Result<Entry<'a>, Error> {
         let rest = self.r.rest();
         let offset = self.r.offset();
-        fast::read_ahead(rest);
+        // Each segment's length says where the next starts, a chain of dependent loads.
+        tracecap_wire::fast::touch_ahead(rest);
         if let Some(call) = fast::syscall(&mut self.r, rest, offset, self.endian) {
             return call.map(Entry::Syscall);
         }

@@ -1,22 +1,15 @@
 //! The hot path of the entry walk: a whole syscall segment (tag, length, payload, zero padding),
-//! read with `tracecap_wire::fast`, and the record's fixed fields. Anything else (another tag, a cut or misaligned segment,
-//! padding that is not zero) is left to the precise reader in `capture.rs`, which reports faults
-//! with their offsets; `tests/fast_path.rs` checks that both read every file alike.
+//! read with `tracecap_wire::fast`, and the record's fixed fields. Anything else (another tag, a
+//! cut or misaligned segment, padding that is not zero) is left to the precise reader in
+//! `capture.rs`, which reports faults with their offsets; `tests/fast_path.rs` checks that both
+//! read every file alike.
 
-use tracecap_wire::fast::{split_array, split_bytes, touch_ahead};
+use tracecap_wire::fast::{split_array, split_bytes};
 use tracecap_wire::{padding_to, Endian, Reader};
 
 use crate::capture::SEGMENT_SYSCALL;
 use crate::error::Error;
 use crate::record::Syscall;
-
-/// Touches the input ahead of the segment at the front of `rest` (see
-/// [`tracecap_wire::fast::READ_AHEAD`]): walking segments is a chain of dependent loads, since each
-/// length says where the next segment starts.
-#[inline(always)]
-pub(crate) fn read_ahead(rest: &[u8]) {
-    touch_ahead(rest);
-}
 
 /// The syscall record at the front of `r` (whose rest is `rest`, at absolute `offset`) when the
 /// bytes there are a whole, well-padded syscall segment: `r` moves past it, and the record, read

@@ -9,7 +9,7 @@ pub mod apitrace;
 pub mod easyprofiler;
 #[cfg(feature = "orbit")]
 pub mod orbit;
-// Each format's adapter writes through it.
+// Each format's adapter writes through it; with only some formats on, some methods go unused.
 #[allow(dead_code)]
 mod out;
 #[cfg(feature = "easyprofiler")]
