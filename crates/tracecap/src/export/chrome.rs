@@ -3,8 +3,8 @@
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
-use super::write_us;
-use crate::timeline::{Arg, CounterValue, Event, Flow, Sink, Track, TrackId, TrackKind, Value};
+use super::{write_args, write_us};
+use crate::timeline::{CounterValue, Event, Flow, Sink, Track, TrackId, TrackKind};
 
 /// Pid of the pseudo-process holding tracks that belong to no process.
 const GLOBAL_PID: u64 = 0;
@@ -122,29 +122,9 @@ impl<W: Write> ChromeJson<W> {
         }
         if !e.args.is_empty() {
             self.out.write_all(b",\"args\":")?;
-            self.args(e.args)?;
+            write_args(&mut self.out, e.args)?;
         }
         Ok(())
-    }
-
-    fn args(&mut self, args: &[Arg<'_>]) -> io::Result<()> {
-        self.out.write_all(b"{")?;
-        for (i, a) in args.iter().enumerate() {
-            if i > 0 {
-                self.out.write_all(b",")?;
-            }
-            self.str(a.name)?;
-            self.out.write_all(b":")?;
-            match a.value {
-                Value::Bool(b) => write!(self.out, "{b}")?,
-                Value::Int(x) => write!(self.out, "{x}")?,
-                Value::Uint(x) => write!(self.out, "{x}")?,
-                Value::Double(x) if x.is_finite() => write!(self.out, "{x:?}")?,
-                Value::Double(x) => self.str(&format!("{x}"))?,
-                Value::Str(s) => self.str(s)?,
-            }
-        }
-        self.out.write_all(b"}")
     }
 
     fn flows(&mut self, p: &Place, ts: u64, flows: &[Flow]) -> io::Result<()> {

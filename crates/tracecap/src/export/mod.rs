@@ -15,6 +15,32 @@ pub mod perfetto_proto {
     include!("perfetto_generated.rs");
 }
 
+/// Writes an event's arguments as one JSON object (`{"name":value,...}`), as Chrome JSON's
+/// `args` holds them: numbers as numbers, non-finite doubles as strings (`"NaN"`, `"inf"`).
+pub fn write_args(
+    out: &mut impl std::io::Write,
+    args: &[crate::timeline::Arg<'_>],
+) -> std::io::Result<()> {
+    use crate::timeline::Value;
+    out.write_all(b"{")?;
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, a.name)?;
+        out.write_all(b":")?;
+        match a.value {
+            Value::Bool(b) => write!(out, "{b}")?,
+            Value::Int(x) => write!(out, "{x}")?,
+            Value::Uint(x) => write!(out, "{x}")?,
+            Value::Double(x) if x.is_finite() => write!(out, "{x:?}")?,
+            Value::Double(x) => serde_json::to_writer(&mut *out, &format!("{x}"))?,
+            Value::Str(s) => serde_json::to_writer(&mut *out, s)?,
+        }
+    }
+    out.write_all(b"}")
+}
+
 /// Writes `ns` nanoseconds as microseconds with the nanoseconds as a fraction (`1234.567`).
 pub(crate) fn write_us(out: &mut impl std::io::Write, ns: u64) -> std::io::Result<()> {
     let frac = ns % 1000;

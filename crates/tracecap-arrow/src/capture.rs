@@ -1,0 +1,114 @@
+//! One capture to batches: the timeline walk, the format's own walk, then the `captures` row.
+
+use arrow_schema::ArrowError;
+use tracecap::{ConvertError, Format, FormatError, Stats};
+
+use crate::captures;
+use crate::emit::{BatchSink, Emit};
+use crate::error::Error;
+use crate::formats;
+use crate::table::{Table, Tables};
+
+use crate::timeline::TimelineTables;
+
+/// How a capture is walked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Rows per batch (at most; the last batch of a table holds the rest). Default 65 536.
+    pub batch_rows: usize,
+    /// The tables to build. Default: all.
+    pub tables: Tables,
+    /// The `path` column of the `captures` row. Default: the capture's id.
+    pub path: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            batch_rows: 1 << 16,
+            tables: Tables::all(),
+            path: None,
+        }
+    }
+}
+
+impl Options {
+    /// The default options, building `table` alone.
+    pub fn only(table: Table) -> Options {
+        Options {
+            tables: Tables::only(table),
+            ..Options::default()
+        }
+    }
+}
+
+/// What a walk found.
+#[derive(Clone, Debug)]
+pub struct CaptureSummary {
+    /// The capture's format.
+    pub format: Format,
+    /// The version its header declares (see the `captures` table).
+    pub version: Option<String>,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Counts of its timeline (what `tracecap convert` reports), including what came before a
+    /// fault.
+    pub stats: Stats,
+    /// The first fault, if the capture is damaged: every record before it is in the batches.
+    pub fault: Option<FormatError>,
+}
+
+/// Walks the capture `data` (any format [`tracecap::detect`] knows) with the id `id` and hands
+/// the batches of `options.tables` to `sink`, ending with the capture's `captures` row.
+///
+/// A damaged capture is not an error: everything before the fault is handed over and the fault
+/// is in the summary (and the `captures` row). Errors are an input that is no capture, and a
+/// failure of the sink or of Arrow.
+pub fn capture_batches(
+    id: &str,
+    data: &[u8],
+    options: &Options,
+    sink: &mut dyn BatchSink,
+) -> Result<CaptureSummary, Error> {
+    let format = tracecap::detect(data).ok_or(Error::NotACapture {
+        empty: data.is_empty(),
+    })?;
+    let mut out = Emit::new(id, options.batch_rows, options.tables, sink);
+    // The timeline is walked even when none of its tables is wanted: the `captures` row needs
+    // its time span and fault.
+    let mut tables = TimelineTables::new(&mut out);
+    let (stats, converted) = tracecap::adapter::convert_counted(format, data, &mut tables);
+    let mut fault = fault_of(converted)?;
+    tables.finish()?;
+    let own = options.tables.iter().any(|t| t.format() == Some(format));
+    if own {
+        if let Some(f) = fault_of(formats::walk(format, data, &mut out))? {
+            // The earlier of the two faults (both walks read the same records).
+            if fault.is_none_or(|g| f.offset() < g.offset()) {
+                fault = Some(f);
+            }
+        }
+    }
+    let summary = CaptureSummary {
+        format,
+        version: captures::version(format, data),
+        bytes: data.len() as u64,
+        stats,
+        fault,
+    };
+    let path = options.path.as_deref().unwrap_or(id);
+    out.emit(Table::Captures, captures::row(path, &summary))?;
+    Ok(summary)
+}
+
+/// A walk's fault, or the error that must stop the whole walk.
+fn fault_of(result: Result<(), ConvertError<ArrowError>>) -> Result<Option<FormatError>, Error> {
+    match result {
+        Ok(()) => Ok(None),
+        Err(ConvertError::Format(f)) => Ok(Some(f)),
+        Err(ConvertError::Sink(e)) => Err(Error::Arrow(e)),
+        Err(ConvertError::Unsupported(f)) => Err(Error::Arrow(ArrowError::NotYetImplemented(
+            format!("{f} captures"),
+        ))),
+    }
+}

@@ -1,0 +1,73 @@
+//! The `captures` table: one row per capture, written after its walk (it holds the time span and
+//! the fault the walk found).
+
+use std::sync::Arc;
+
+use arrow_array::builder::{Int64Builder, StringBuilder, StringDictionaryBuilder};
+use arrow_array::types::Int32Type;
+use arrow_array::ArrayRef;
+use tracecap::Format;
+
+use crate::capture::CaptureSummary;
+use crate::columns::int;
+
+/// The version a capture declares, as its format writes it (`2.1.0` for EasyProfiler, the stream
+/// version for apitrace, the format version for WTF, the header version for syscall_capture and
+/// Orbit); `None` when the header itself cannot be read.
+pub(crate) fn version(format: Format, data: &[u8]) -> Option<String> {
+    match format {
+        Format::EasyProfiler => tracecap_easyprofiler::Capture::parse(data)
+            .ok()
+            .map(|c| c.header().version.to_string()),
+        Format::Syscall => tracecap_syscall::Capture::parse(data)
+            .ok()
+            .map(|c| c.header().version.to_string()),
+        Format::Apitrace => tracecap_apitrace::Capture::parse(data)
+            .ok()
+            .map(|c| c.header().version.to_string()),
+        Format::Wtf => tracecap_wtf::Capture::parse(data)
+            .ok()
+            .map(|c| c.header().format_version.to_string()),
+        Format::Orbit => tracecap_orbit::Capture::parse(data)
+            .ok()
+            .map(|c| c.header().version.to_string()),
+        _ => None,
+    }
+}
+
+/// The columns of the `captures` row of one capture (after `capture`).
+pub(crate) fn row(path: &str, summary: &CaptureSummary) -> Vec<ArrayRef> {
+    let mut format = StringDictionaryBuilder::<Int32Type>::new();
+    format.append_value(summary.format.name());
+    let mut fault = StringBuilder::new();
+    let mut fault_offset = Int64Builder::new();
+    match &summary.fault {
+        Some(f) => {
+            fault.append_value(f.what().to_string());
+            fault_offset.append_value(int(f.offset()));
+        }
+        None => {
+            fault.append_null();
+            fault_offset.append_null();
+        }
+    }
+    let mut version = StringBuilder::new();
+    version.append_option(summary.version.as_deref());
+    let one = |x: Option<u64>| -> ArrayRef {
+        let mut b = Int64Builder::new();
+        b.append_option(x.map(int));
+        Arc::new(b.finish())
+    };
+    let mut p = StringBuilder::new();
+    p.append_value(path);
+    vec![
+        Arc::new(p.finish()),
+        Arc::new(format.finish()),
+        Arc::new(version.finish()),
+        one(Some(summary.bytes)),
+        one(summary.stats.first_ts),
+        one(summary.stats.last_ts),
+        Arc::new(fault.finish()),
+        Arc::new(fault_offset.finish()),
+    ]
+}

@@ -1,0 +1,1 @@
+//! Parquet datasets (being written).
