@@ -70,13 +70,25 @@ pub fn capture_batches(
     options: &Options,
     sink: &mut dyn BatchSink,
 ) -> Result<CaptureSummary, Error> {
+    capture_batches_with_progress(id, data, options, sink, &mut |_| {})
+}
+
+/// [`capture_batches`], telling `progress` now and then how many bytes of `data` the timeline
+/// walk has read.
+pub fn capture_batches_with_progress(
+    id: &str,
+    data: &[u8],
+    options: &Options,
+    sink: &mut dyn BatchSink,
+    progress: &mut dyn FnMut(u64),
+) -> Result<CaptureSummary, Error> {
     let format = tracecap::detect(data).ok_or(Error::NotACapture {
         empty: data.is_empty(),
     })?;
     let mut out = Emit::new(id, options.batch_rows, options.tables, sink);
     // The timeline is walked even when none of its tables is wanted: the `captures` row needs
     // its time span and fault.
-    let mut tables = TimelineTables::new(&mut out);
+    let mut tables = TimelineTables::new(&mut out, progress);
     let (stats, converted) = tracecap::adapter::convert_counted(format, data, &mut tables);
     let mut fault = fault_of(converted)?;
     tables.finish()?;

@@ -1,1 +1,604 @@
-//! Parquet datasets (being written).
+//! Parquet datasets: many captures written as one folder per table, which DuckDB
+//! (`read_parquet('DIR/slices/*.parquet')`), DataFusion (`LOCATION 'DIR/slices/'`) and Spark
+//! (`spark.read.parquet('DIR/slices')`) read as one table each.
+//!
+//! ```text
+//! DIR/captures/part-<run>-<worker>-<n>.parquet
+//! DIR/tracks/part-<run>-<worker>-<n>.parquet
+//! DIR/slices/...            one folder per table of [`Table::ALL`]
+//! ```
+//!
+//! [`export`] writes it in parallel: each worker thread takes the next capture, walks it, and
+//! appends its batches to the worker's own *part*, one Parquet file per table. A part is written
+//! under temporary names (`.part-....parquet.<pid>-<n>.tmp`, which the engines skip: they ignore
+//! names that start with a dot) and renamed into place once complete, `captures` last, so a capture
+//! listed in `captures` has all its rows in the dataset. A crash or `SIGINT` leaves no file under
+//! a final name that is not complete (the umbrella's guard removes the temporary files). A worker
+//! starts a new part after [`PART_BYTES`] bytes of captures.
+//!
+//! Every folder holds at least one file, so a query of a table no capture filled finds an empty
+//! table, not an error.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::ArrowError;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use tracecap::output::Output;
+use tracecap::FormatError;
+
+use crate::capture::{capture_batches_with_progress, Options};
+use crate::error::Error;
+use crate::table::Table;
+
+/// A worker starts a new part after this many bytes of captures.
+pub const PART_BYTES: u64 = 1 << 30;
+/// A row group is written out once it holds this many bytes (bounds a writer's memory).
+const ROW_GROUP_BYTES: usize = 16 << 20;
+/// ... or this many rows.
+const ROW_GROUP_ROWS: usize = 1 << 20;
+
+/// What to do with a folder that already holds files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Refuse it: the folder must be missing or empty.
+    #[default]
+    New,
+    /// Add captures to the dataset in it; captures already there are skipped.
+    Append,
+    /// Remove the dataset in it first.
+    Overwrite,
+}
+
+/// A capture to export: its id (the `capture` column) and where it is.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Source {
+    /// The capture's id.
+    pub id: String,
+    /// Its file.
+    pub path: PathBuf,
+}
+
+/// How far an [`export`] is; read it from another thread while the export runs.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Captures finished (exported or skipped).
+    pub captures: AtomicUsize,
+    /// Bytes of captures walked, the capture being walked included.
+    pub bytes: AtomicU64,
+}
+
+/// How [`export`] runs.
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    /// What to do with a folder that holds a dataset.
+    pub mode: Mode,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Rows per batch.
+    pub batch_rows: usize,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            mode: Mode::New,
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+            batch_rows: Options::default().batch_rows,
+        }
+    }
+}
+
+/// What an [`export`] did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Captures written.
+    pub exported: usize,
+    /// Captures skipped because the dataset already holds them ([`Mode::Append`]).
+    pub already_there: usize,
+    /// Sources that were no capture after all (emptied or changed since they were found).
+    pub not_captures: Vec<Source>,
+    /// Damaged captures: their rows before the fault were written.
+    pub faults: Vec<(Source, FormatError)>,
+    /// Bytes of captures written.
+    pub bytes: u64,
+    /// Rows written, per table (in [`Table::ALL`]'s order).
+    pub rows: [u64; Table::ALL.len()],
+}
+
+/// Writes `sources` as a Parquet dataset in `dir`; see the [module docs](self).
+///
+/// Damaged captures do not stop it (they are in [`Report::faults`] and in the `captures` table).
+/// It stops at the first I/O or Arrow error; the parts finished before it stay.
+pub fn export(
+    sources: &[Source],
+    dir: &Path,
+    options: &ExportOptions,
+    progress: &Progress,
+) -> Result<Report, Error> {
+    let dataset = Dataset::open(dir, options.mode)?;
+    let next = AtomicUsize::new(0);
+    let report = Mutex::new(Report::default());
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let run = run_name();
+    std::thread::scope(|scope| {
+        for worker in 0..options.threads.max(1) {
+            let (dataset, next, report, failed, run) = (&dataset, &next, &report, &failed, &run);
+            scope.spawn(move || {
+                let result = work(WorkerCtx {
+                    dataset,
+                    sources,
+                    next,
+                    report,
+                    progress,
+                    name: format!("{run}-{worker:02}"),
+                    batch_rows: options.batch_rows,
+                    failed,
+                });
+                if let Err(e) = result {
+                    let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
+                    f.get_or_insert(e);
+                }
+            });
+        }
+    });
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    Ok(report.into_inner().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// A name no other run shares: the time and the process.
+fn run_name() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("{secs:x}-{}", std::process::id())
+}
+
+struct WorkerCtx<'a> {
+    dataset: &'a Dataset,
+    sources: &'a [Source],
+    next: &'a AtomicUsize,
+    report: &'a Mutex<Report>,
+    progress: &'a Progress,
+    name: String,
+    batch_rows: usize,
+    failed: &'a Mutex<Option<Error>>,
+}
+
+/// One worker: takes captures until none is left, writing them to its parts.
+fn work(ctx: WorkerCtx<'_>) -> Result<(), Error> {
+    let mut part: Option<Part> = None;
+    let mut seq = 0;
+    loop {
+        if ctx.failed.lock().map_or(true, |f| f.is_some()) {
+            return Ok(()); // another worker failed: stop early
+        }
+        let i = ctx.next.fetch_add(1, Ordering::Relaxed);
+        let Some(source) = ctx.sources.get(i) else {
+            break;
+        };
+        if ctx.dataset.holds(&source.id) {
+            ctx.progress.captures.fetch_add(1, Ordering::Relaxed);
+            lock(ctx.report).already_there += 1;
+            continue;
+        }
+        let input = tracecap::open(&source.path)?;
+        if part.is_none() {
+            part = Some(Part::create(
+                &ctx.dataset.dir,
+                &format!("{}-{seq:04}", ctx.name),
+            )?);
+            seq += 1;
+        }
+        let Some(p) = part.as_mut() else {
+            continue; // ok: set just above
+        };
+        let before = ctx.progress.bytes.load(Ordering::Relaxed);
+        let outcome = p.write(source, &input, ctx.batch_rows, &mut |done| {
+            ctx.progress.bytes.store(before + done, Ordering::Relaxed);
+        });
+        ctx.progress
+            .bytes
+            .store(before + input.len() as u64, Ordering::Relaxed);
+        ctx.progress.captures.fetch_add(1, Ordering::Relaxed);
+        let mut report = lock(ctx.report);
+        match outcome {
+            Ok((fault, rows)) => {
+                report.exported += 1;
+                report.bytes += input.len() as u64;
+                for (total, n) in report.rows.iter_mut().zip(rows) {
+                    *total += n;
+                }
+                if let Some(f) = fault {
+                    report.faults.push((source.clone(), f));
+                }
+            }
+            Err(Error::NotACapture { .. }) => report.not_captures.push(source.clone()),
+            Err(e) => return Err(e),
+        }
+        drop(report);
+        if p.bytes >= PART_BYTES {
+            if let Some(done) = part.take() {
+                done.commit()?;
+            }
+        }
+    }
+    match part {
+        Some(p) => p.commit(),
+        // A worker that wrote nothing still leaves the folders if the dataset has none yet.
+        None if !ctx.dataset.has_files() && ctx.name.ends_with("-00") => {
+            Part::create(&ctx.dataset.dir, &format!("{}-0000", ctx.name))?.commit()
+        }
+        None => Ok(()),
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The folder being written and the captures it held before.
+struct Dataset {
+    dir: PathBuf,
+    existing: HashSet<String>,
+    had_files: bool,
+}
+
+impl Dataset {
+    fn open(dir: &Path, mode: Mode) -> Result<Dataset, Error> {
+        let files = dataset_files(dir)?;
+        let mut existing = HashSet::new();
+        let had_files = match (mode, files.is_empty()) {
+            (_, true) => false,
+            (Mode::New, false) => {
+                return Err(io_error(
+                    dir,
+                    std::io::ErrorKind::AlreadyExists,
+                    "is not empty: pass --append to add captures to the dataset in it, or --overwrite to replace it",
+                ))
+            }
+            (Mode::Append, false) => {
+                for f in files.iter().filter(|f| in_table(f, Table::Captures)) {
+                    read_ids(f, &mut existing)?;
+                }
+                true
+            }
+            (Mode::Overwrite, false) => {
+                for f in &files {
+                    std::fs::remove_file(f).map_err(|e| with_path(f, e))?;
+                }
+                false
+            }
+        };
+        for table in Table::ALL {
+            let sub = dir.join(table.name());
+            std::fs::create_dir_all(&sub).map_err(|e| with_path(&sub, e))?;
+        }
+        Ok(Dataset {
+            dir: dir.to_path_buf(),
+            existing,
+            had_files,
+        })
+    }
+
+    fn holds(&self, id: &str) -> bool {
+        self.existing.contains(id)
+    }
+
+    fn has_files(&self) -> bool {
+        self.had_files
+    }
+}
+
+fn in_table(path: &Path, table: Table) -> bool {
+    path.parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == table.name())
+}
+
+fn with_path(path: &Path, e: std::io::Error) -> Error {
+    Error::Io(std::io::Error::new(
+        e.kind(),
+        format!("{}: {e}", path.display()),
+    ))
+}
+
+fn io_error(path: &Path, kind: std::io::ErrorKind, what: &str) -> Error {
+    Error::Io(std::io::Error::new(
+        kind,
+        format!("{}: {what}", path.display()),
+    ))
+}
+
+/// The files of the dataset in `dir` (its tables' Parquet files and temporary files left by an
+/// interrupted run); empty when `dir` is missing or empty. Anything else in `dir` is an error:
+/// the folder is not a dataset, and neither appending to it nor overwriting it is safe.
+fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(with_path(dir, e)),
+    };
+    let mut files = Vec::new();
+    let mut foreign = None;
+    for entry in entries {
+        let entry = entry.map_err(|e| with_path(dir, e))?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let is_table = name.to_str().and_then(Table::from_name).is_some();
+        if !is_table || !path.is_dir() {
+            foreign.get_or_insert(path);
+            continue;
+        }
+        for inner in std::fs::read_dir(&path).map_err(|e| with_path(&path, e))? {
+            let inner = inner.map_err(|e| with_path(&path, e))?.path();
+            let ours = inner
+                .extension()
+                .is_some_and(|x| x == "parquet" || x == "tmp")
+                && inner.is_file();
+            if ours {
+                files.push(inner);
+            } else {
+                foreign.get_or_insert(inner);
+            }
+        }
+    }
+    if let Some(other) = foreign {
+        return Err(io_error(
+            dir,
+            std::io::ErrorKind::AlreadyExists,
+            &format!(
+                "is not empty and not a tracecap dataset (it holds {}): refusing to write into it",
+                other.display()
+            ),
+        ));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Adds the capture ids of a `captures` file to `ids`.
+fn read_ids(path: &Path, ids: &mut HashSet<String>) -> Result<(), Error> {
+    if path.extension().is_some_and(|x| x == "tmp") {
+        return Ok(());
+    }
+    let file = File::open(path).map_err(|e| with_path(path, e))?;
+    let parquet_err = |e: parquet::errors::ParquetError| {
+        io_error(path, std::io::ErrorKind::InvalidData, &e.to_string())
+    };
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err)?;
+    let mask = ProjectionMask::roots(builder.parquet_schema(), [0]);
+    for batch in builder.with_projection(mask).build().map_err(parquet_err)? {
+        let batch = batch?;
+        let col = batch.column(0);
+        for i in 0..col.len() {
+            if let Some(id) = text(col.as_ref(), i) {
+                ids.insert(id);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Row `i` of a text column, plain or dictionary-encoded.
+fn text(col: &dyn Array, i: usize) -> Option<String> {
+    if col.is_null(i) {
+        return None;
+    }
+    if let Some(d) = col.as_dictionary_opt::<Int32Type>() {
+        let key = usize::try_from(d.keys().value(i)).ok()?;
+        let values = d.values().as_string_opt::<i32>()?;
+        return (key < values.len()).then(|| values.value(key).to_owned());
+    }
+    col.as_string_opt::<i32>().map(|s| s.value(i).to_owned())
+}
+
+/// One Parquet file per table, being written under temporary names.
+struct Part {
+    writers: Vec<ArrowWriter<BufWriter<Output>>>,
+    bytes: u64,
+}
+
+impl Part {
+    fn create(dir: &Path, name: &str) -> Result<Part, Error> {
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+            .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
+            .set_created_by(format!("tracecap-arrow {}", env!("CARGO_PKG_VERSION")))
+            .build();
+        let mut writers = Vec::with_capacity(Table::ALL.len());
+        for table in Table::ALL {
+            let path = dir.join(table.name()).join(format!("part-{name}.parquet"));
+            let out = BufWriter::with_capacity(1 << 20, Output::create(&path)?);
+            writers.push(ArrowWriter::try_new(
+                out,
+                table.schema(),
+                Some(props.clone()),
+            )?);
+        }
+        Ok(Part { writers, bytes: 0 })
+    }
+
+    /// Writes one capture; its fault (if damaged) and the rows written per table.
+    fn write(
+        &mut self,
+        source: &Source,
+        data: &[u8],
+        batch_rows: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(Option<FormatError>, [u64; Table::ALL.len()]), Error> {
+        let mut rows = [0u64; Table::ALL.len()];
+        let options = Options {
+            batch_rows,
+            path: Some(absolute(&source.path)),
+            ..Options::default()
+        };
+        let writers = &mut self.writers;
+        let summary = capture_batches_with_progress(
+            &source.id,
+            data,
+            &options,
+            &mut |table: Table, batch: RecordBatch| {
+                let i = table as usize;
+                if let Some(n) = rows.get_mut(i) {
+                    *n += batch.num_rows() as u64;
+                }
+                match writers.get_mut(i) {
+                    Some(w) => w.write(&batch).map_err(ArrowError::from),
+                    None => Ok(()), // ok: one writer per table of ALL
+                }
+            },
+            progress,
+        )?;
+        self.bytes += data.len() as u64;
+        Ok((summary.fault, rows))
+    }
+
+    /// Closes every file and puts it in place, `captures` last.
+    fn commit(self) -> Result<(), Error> {
+        let mut outputs = Vec::with_capacity(self.writers.len());
+        for w in self.writers {
+            let buffered = w.into_inner()?;
+            outputs.push(
+                buffered
+                    .into_inner()
+                    .map_err(|e| Error::Io(e.into_error()))?,
+            );
+        }
+        // Table::ALL starts with `captures`: it goes in last.
+        let mut outputs = outputs.into_iter();
+        let captures = outputs.next();
+        for out in outputs {
+            out.commit()?;
+        }
+        if let Some(out) = captures {
+            out.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// The file's absolute path, as text (the `path` column).
+fn absolute(path: &Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// The captures named by a command line's inputs; see [`find_sources`].
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The captures, in the order of the inputs (a directory's files sorted by path), each id once.
+    pub sources: Vec<Source>,
+    /// Inputs named one by one that are no capture, with why (`empty file`, `unknown format`).
+    pub not_captures: Vec<(PathBuf, &'static str)>,
+    /// Files under directory inputs that are no capture (skipped).
+    pub skipped: usize,
+    /// Files under directory inputs that could not be read, with the error.
+    pub unreadable: Vec<std::io::Error>,
+    /// Bytes of the captures found.
+    pub bytes: u64,
+}
+
+/// Finds the captures among `inputs`: a file is a capture if its format is known; a directory is
+/// searched recursively (without following links to directories, and skipping `exclude`, the
+/// dataset being written). A capture's id is its path as given, or for a file found under a
+/// directory, that directory's path joined with the file's path inside it.
+///
+/// An input that does not exist or cannot be read is an error naming it.
+pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found, Error> {
+    let exclude = exclude.and_then(|p| std::fs::canonicalize(p).ok());
+    let mut found = Found::default();
+    let mut ids = HashSet::new();
+    for input in inputs {
+        let meta = std::fs::metadata(input).map_err(|e| with_path(input, e))?;
+        if !meta.is_dir() {
+            match sniff(input).map_err(|e| with_path(input, e))? {
+                Ok(bytes) => found.push(input.clone(), bytes, &mut ids),
+                Err(why) => found.not_captures.push((input.clone(), why)),
+            }
+            continue;
+        }
+        let mut files = Vec::new();
+        walk_dir(input, exclude.as_deref(), &mut files, &mut found.unreadable);
+        files.sort();
+        for file in files {
+            match sniff(&file) {
+                Ok(Ok(bytes)) => found.push(file, bytes, &mut ids),
+                Ok(Err(_)) => found.skipped += 1,
+                Err(e) => found.unreadable.push(std::io::Error::new(
+                    e.kind(),
+                    format!("{}: {e}", file.display()),
+                )),
+            }
+        }
+    }
+    Ok(found)
+}
+
+impl Found {
+    fn push(&mut self, path: PathBuf, bytes: u64, ids: &mut HashSet<String>) {
+        let id = path.display().to_string();
+        if ids.insert(id.clone()) {
+            self.bytes += bytes;
+            self.sources.push(Source { id, path });
+        }
+    }
+}
+
+/// Whether the file at `path` is a capture: its size, or why not.
+fn sniff(path: &Path) -> std::io::Result<Result<u64, &'static str>> {
+    let input = tracecap::open(path)?;
+    Ok(match tracecap::detect(&input) {
+        Some(_) => Ok(input.len() as u64),
+        None if input.is_empty() => Err("empty file"),
+        None => Err("unknown format"),
+    })
+}
+
+/// Every regular file under `dir` (links to files followed, links to directories not).
+fn walk_dir(
+    dir: &Path,
+    exclude: Option<&Path>,
+    files: &mut Vec<PathBuf>,
+    unreadable: &mut Vec<std::io::Error>,
+) {
+    if exclude.is_some_and(|x| std::fs::canonicalize(dir).is_ok_and(|d| d == x)) {
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            unreadable.push(std::io::Error::new(
+                e.kind(),
+                format!("{}: {e}", dir.display()),
+            ));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk_dir(&path, exclude, files, unreadable);
+        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+            files.push(path);
+        }
+    }
+}

@@ -45,3 +45,10 @@ impl From<std::io::Error> for Error {
         Error::Io(e)
     }
 }
+
+#[cfg(feature = "parquet")]
+impl From<parquet::errors::ParquetError> for Error {
+    fn from(e: parquet::errors::ParquetError) -> Self {
+        Error::Arrow(ArrowError::from(e))
+    }
+}

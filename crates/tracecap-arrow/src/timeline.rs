@@ -32,10 +32,11 @@ pub(crate) struct TimelineTables<'e, 'a> {
     stacks: HashMap<TrackId, Stack>,
     /// The arguments of the event at hand as JSON text (reused).
     args: Vec<u8>,
+    progress: &'e mut dyn FnMut(u64),
 }
 
 impl<'e, 'a> TimelineTables<'e, 'a> {
-    pub(crate) fn new(out: &'e mut Emit<'a>) -> Self {
+    pub(crate) fn new(out: &'e mut Emit<'a>, progress: &'e mut dyn FnMut(u64)) -> Self {
         TimelineTables {
             out,
             tracks: Tracks::default(),
@@ -44,6 +45,7 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
             counters: Counters::default(),
             stacks: HashMap::new(),
             args: Vec::new(),
+            progress,
         }
     }
 
@@ -165,6 +167,10 @@ impl Sink for TimelineTables<'_, '_> {
             self.out.emit(Table::Counters, self.counters.finish())?;
         }
         Ok(())
+    }
+
+    fn progress(&mut self, done: u64, _total: u64) {
+        (self.progress)(done);
     }
 }
 

@@ -12,6 +12,9 @@ pub enum CliError {
         /// Absolute file offset.
         offset: u64,
     },
+    /// Some inputs are not good captures (exit 1), said without an offset: each was reported
+    /// with its own before.
+    Verdict(String),
     /// Reading the file or writing the output failed.
     Io(std::io::Error),
     /// The command line asks for something that cannot be done.
@@ -30,7 +33,7 @@ impl CliError {
     /// 1 for a bad capture, 2 for usage and I/O.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Format { .. } => 1,
+            CliError::Format { .. } | CliError::Verdict(_) => 1,
             CliError::Io(_) | CliError::Usage(_) => 2,
         }
     }
@@ -40,6 +43,7 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Format { what, offset } => write!(f, "{what} at offset {offset:#x}"),
+            CliError::Verdict(m) => write!(f, "{m}"),
             CliError::Io(e) => write!(f, "{e}"),
             CliError::Usage(m) => write!(f, "{m}"),
         }

@@ -85,3 +85,24 @@ Examples:
 ",
     common!()
 );
+
+/// `tracecap export --help`.
+pub const EXPORT: &str = concat!(
+    "Writes DIR/<table>/*.parquet for the tables captures, tracks, slices,
+instants, counters and one per format (easyprofiler_blocks,
+easyprofiler_values, syscall_calls, apitrace_calls, wtf_events, orbit_events);
+see docs/export.md. A capture's id (the `capture` column of every table) is its
+path as given, or for a file found in a directory, that directory joined with
+the file's path in it. Files of no known format in a directory are skipped and
+counted. A damaged capture gives its rows before the fault, the fault is in
+`captures`, and the export goes on (exit 1 at the end). Files are written under
+temporary names and renamed when complete.
+
+Examples:
+  tracecap export captures/ -o dataset
+  tracecap export a.prof b.trace -o dataset --append
+  duckdb -c \"select name, sum(dur) from 'dataset/slices/*.parquet' group by 1\"
+
+",
+    common!()
+);

@@ -1,4 +1,4 @@
-//! `tracecap`: inspect, validate, dump and convert profiler capture files.
+//! `tracecap`: inspect, validate, dump, convert and export profiler capture files.
 //!
 //! The binary (`src/main.rs`) is [`main_with`] over the process's arguments, standard output and
 //! standard error; tests call [`main_with`] in the process, with buffers.
@@ -10,6 +10,7 @@
 mod convert;
 mod detect;
 mod error;
+mod export;
 mod formats;
 mod help;
 mod json;
@@ -86,6 +87,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Export captures and directories of captures to a Parquet dataset (one folder per table).
+    #[command(after_help = help::EXPORT)]
+    Export {
+        /// Capture files, and directories searched recursively for captures.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The dataset's folder: DIR/<table>/*.parquet.
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        /// Worker threads [default: every core].
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Add to the dataset in DIR (captures already in it are skipped).
+        #[arg(long, conflicts_with = "overwrite")]
+        append: bool,
+        /// Replace the dataset in DIR.
+        #[arg(long)]
+        overwrite: bool,
+        /// No progress bar and no summary.
+        #[arg(short, long)]
+        quiet: bool,
+        /// Print the summary (on standard error) as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// The capture at `path` and its format.
@@ -143,6 +169,26 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 json,
             };
             convert::run(&args, out, err)?;
+        }
+        Command::Export {
+            inputs,
+            output,
+            threads,
+            append,
+            overwrite,
+            quiet,
+            json,
+        } => {
+            let args = export::ExportArgs {
+                inputs,
+                output,
+                threads,
+                append,
+                overwrite,
+                quiet,
+                json,
+            };
+            export::run(&args, err)?;
         }
     }
     out.flush()?;

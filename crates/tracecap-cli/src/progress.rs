@@ -16,6 +16,7 @@ const DEFAULT_WIDTH: usize = 80;
 
 /// A progress line over `total` bytes of input, drawn on standard error.
 pub struct Progress {
+    label: String,
     total: u64,
     start: Instant,
     last: Option<Instant>,
@@ -31,11 +32,17 @@ impl Progress {
             .filter(|&w| w > 0)
             .unwrap_or(DEFAULT_WIDTH);
         Progress {
+            label: "converting".to_owned(),
             total,
             start: Instant::now(),
             last: None,
             width,
         }
+    }
+
+    /// The word before the percentage (`converting` unless set).
+    pub fn set_label(&mut self, label: String) {
+        self.label = label;
     }
 
     /// `done` bytes of the input are processed; redraws at most every [`TICK`].
@@ -50,7 +57,7 @@ impl Progress {
             return;
         }
         self.last = Some(now);
-        let line = render(done, self.total, elapsed, self.width);
+        let line = render(&self.label, done, self.total, elapsed, self.width);
         let mut err = std::io::stderr().lock();
         // Progress is best effort: a failed draw is not worth stopping the conversion for.
         let _ = write!(err, "\r{line}\x1b[K");
@@ -101,16 +108,16 @@ fn duration(secs: f64) -> String {
     }
 }
 
-/// The progress line for `done` of `total` bytes after `elapsed`, at most `width - 1` columns
-/// (the last column is left free so that no terminal wraps).
-pub fn render(done: u64, total: u64, elapsed: Duration, width: usize) -> String {
+/// The progress line for `done` of `total` bytes after `elapsed`, headed by `label`, at most
+/// `width - 1` columns (the last column is left free so that no terminal wraps).
+pub fn render(label: &str, done: u64, total: u64, elapsed: Duration, width: usize) -> String {
     let fraction = if total == 0 {
         1.0
     } else {
         (done.min(total) as f64) / (total as f64)
     };
     let secs = elapsed.as_secs_f64();
-    let left = format!("converting {:>3}% ", (fraction * 100.0).floor() as u64);
+    let left = format!("{label} {:>3}% ", (fraction * 100.0).floor() as u64);
     let mut right = format!(" {}/{}", bytes(done as f64), bytes(total as f64));
     if secs >= 0.5 {
         right.push_str(&format!(" {}/s", bytes(done as f64 / secs)));
@@ -149,7 +156,13 @@ mod tests {
                 (123 << 20, 456 << 20, 3.0),
                 (456 << 20, 456 << 20, 9.0),
             ] {
-                let line = render(done, total, Duration::from_secs_f64(secs), width);
+                let line = render(
+                    "converting",
+                    done,
+                    total,
+                    Duration::from_secs_f64(secs),
+                    width,
+                );
                 assert!(
                     line.chars().count() < width.max(1),
                     "{width}: {line:?} is {} columns",
@@ -161,7 +174,7 @@ mod tests {
 
     #[test]
     fn the_bar_fills_an_80_column_terminal() {
-        let line = render(1 << 20, 4 << 20, Duration::from_secs(1), 80);
+        let line = render("converting", 1 << 20, 4 << 20, Duration::from_secs(1), 80);
         assert_eq!(line.chars().count(), 79, "{line:?}");
         assert!(line.starts_with("converting  25% [====="), "{line:?}");
     }
@@ -169,10 +182,10 @@ mod tests {
     #[test]
     fn no_eta_until_it_can_be_trusted() {
         // Early in a job, or with too little done, the ETA would be a guess.
-        assert!(!render(1, 100, Duration::from_millis(300), 120).contains("ETA"));
-        assert!(!render(1, 100, Duration::from_secs(5), 120).contains("ETA"));
-        assert!(!render(50, 100, Duration::from_secs(1), 120).contains("ETA"));
-        let line = render(50, 100, Duration::from_secs(4), 120);
+        assert!(!render("converting", 1, 100, Duration::from_millis(300), 120).contains("ETA"));
+        assert!(!render("converting", 1, 100, Duration::from_secs(5), 120).contains("ETA"));
+        assert!(!render("converting", 50, 100, Duration::from_secs(1), 120).contains("ETA"));
+        let line = render("converting", 50, 100, Duration::from_secs(4), 120);
         assert!(line.ends_with("ETA 4s"), "{line:?}");
     }
 }
