@@ -602,3 +602,28 @@ fn walk_dir(
         }
     }
 }
+
+/// Every row of `table` in the dataset in `dir`, file by file (sorted by name), as batches.
+pub fn read_table(dir: &Path, table: Table) -> Result<Vec<RecordBatch>, Error> {
+    let sub = dir.join(table.name());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&sub)
+        .map_err(|e| with_path(&sub, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    let mut batches = Vec::new();
+    for path in files {
+        let file = File::open(&path).map_err(|e| with_path(&path, e))?;
+        let parquet_err = |e: parquet::errors::ParquetError| {
+            io_error(&path, std::io::ErrorKind::InvalidData, &e.to_string())
+        };
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .and_then(|b| b.build())
+            .map_err(parquet_err)?;
+        for batch in reader {
+            batches.push(batch?);
+        }
+    }
+    Ok(batches)
+}

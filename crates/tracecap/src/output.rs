@@ -71,6 +71,9 @@ impl Output {
         }
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let temp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+        // Registered before the file exists, so that a signal arriving while it is created
+        // still removes it.
+        let watch = guard::remove_on_exit(&temp);
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -80,7 +83,6 @@ impl Output {
         if let Ok(meta) = std::fs::metadata(&target) {
             let _ = file.set_permissions(meta.permissions());
         }
-        let watch = guard::remove_on_exit(&temp);
         Ok(Output {
             file,
             path: path.to_path_buf(),

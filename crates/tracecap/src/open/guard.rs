@@ -25,7 +25,9 @@
 use std::path::Path;
 
 /// How many maps and outputs can be registered at once; registrations beyond that go unguarded.
-const SLOTS: usize = 64;
+/// A parallel export holds one output per table per worker thread (eleven tables), so this
+/// covers some ninety workers.
+const SLOTS: usize = 1024;
 
 /// Exit status after a mapped file shrank.
 pub const SHRUNK_EXIT: i32 = 2;
