@@ -44,7 +44,7 @@ use crate::table::Table;
 /// A worker starts a new part after this many bytes of captures.
 pub const PART_BYTES: u64 = 1 << 30;
 /// A row group is written out once it holds this many bytes (bounds a writer's memory).
-const ROW_GROUP_BYTES: usize = 16 << 20;
+const ROW_GROUP_BYTES: usize = 4 << 20;
 /// ... or this many rows.
 const ROW_GROUP_ROWS: usize = 1 << 20;
 
