@@ -19,6 +19,23 @@ const DEPTH: usize = 2;
 ///
 /// The walk stops early when the reader is dropped. A damaged capture gives every batch before
 /// the fault and then ends normally; [`TableReader::summary`] tells the fault.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// use tracecap_arrow::{Options, Table, TableReader};
+///
+/// let input = tracecap::open(path)?; // memory-mapped
+/// let mut reader = TableReader::new("sample".into(), input, Table::Slices, &Options::default());
+/// let mut rows = 0;
+/// for batch in &mut reader {
+///     rows += batch?.num_rows();
+/// }
+/// let summary = reader.summary().ok_or("read to the end")?;
+/// assert_eq!(rows as u64, summary.stats.slices);
+/// # Ok(())
+/// # }
+/// ```
 pub struct TableReader {
     table: Table,
     batches: Receiver<RecordBatch>,
