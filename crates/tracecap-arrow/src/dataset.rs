@@ -32,7 +32,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::ArrowError;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
-use parquet::basic::Compression;
+use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use tracecap::output::Output;
 use tracecap::FormatError;
@@ -414,7 +414,7 @@ struct Part {
 impl Part {
     fn create(dir: &Path, name: &str) -> Result<Part, Error> {
         let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
             .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
             .set_created_by(format!("tracecap-arrow {}", env!("CARGO_PKG_VERSION")))
