@@ -42,7 +42,7 @@
 //! # }
 //! ```
 //!
-//! With the feature `parquet` (on by default), [`dataset`] writes many captures as a Parquet
+//! With the feature `parquet` (on by default), the module `dataset` writes many captures as a Parquet
 //! dataset, one folder per table, that DuckDB, DataFusion and Spark read as one table each.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_code)]

@@ -15,7 +15,9 @@ use crate::table::{Table, Tables};
 /// How many batches may wait between the walk and the reader.
 const DEPTH: usize = 2;
 
-/// The batches of one table of one capture, in order; see the [module docs](self).
+/// The batches of one table of one capture, in order: the walk runs on a thread of its own and
+/// hands batches over a channel two batches deep, so the reader holds at most a few batches
+/// whatever the capture's size.
 ///
 /// The walk stops early when the reader is dropped. A damaged capture gives every batch before
 /// the fault and then ends normally; [`TableReader::summary`] tells the fault.
