@@ -21,6 +21,7 @@ use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, StringDi
 use arrow_array::types::Int32Type;
 use arrow_array::ArrayRef;
 use arrow_schema::{ArrowError, DataType, Field};
+use tracecap::adapter::scratch::{Scratch, HEAP_BUDGET};
 use tracecap::ConvertError;
 use tracecap_easyprofiler::{
     Block, Capture, Element, Error, Header, KindTable, NestSlot, Nesting, Record, Thread, Value,
@@ -97,7 +98,9 @@ fn read(data: &[u8], out: &mut Emit<'_>, rows: &mut Rows) -> Result<(), ConvertE
     let c = Capture::parse(data).map_err(fault)?;
     let h = *c.header();
     let kinds = KindTable::new(&c).map_err(fault)?;
-    let mut slots: Vec<NestSlot> = Vec::new();
+    // The nesting needs 24 bytes per record of a thread: on the heap up to the umbrella's budget,
+    // in a mapped temporary file beyond, as the timeline adapter keeps its own.
+    let mut slots = Scratch::new(HEAP_BUDGET);
     let mut threads = c.threads();
     for t in threads.by_ref() {
         let t = t.map_err(fault)?;
@@ -118,12 +121,12 @@ fn thread(
     h: &Header,
     t: &Thread<'_>,
     kinds: &KindTable,
-    slots: &mut Vec<NestSlot>,
+    slots: &mut Scratch<NestSlot>,
     out: &mut Emit<'_>,
     rows: &mut Rows,
 ) -> Result<(), ConvertError<ArrowError>> {
     // The count is of records whose framing was checked against the file.
-    slots.resize(t.records_count() as usize, NestSlot::default());
+    let slots = slots.reset(t.records_count() as usize, NestSlot::default());
     let mut nesting = Nesting::with_clock(slots, h.clock());
     let mut damage = None;
     for r in t.records(kinds) {

@@ -13,7 +13,7 @@ pub mod orbit;
 #[allow(dead_code)]
 mod out;
 #[cfg(feature = "easyprofiler")]
-mod scratch;
+pub mod scratch;
 #[cfg(feature = "syscall")]
 pub mod syscall;
 mod text;

@@ -1,7 +1,7 @@
 //! Per-thread scratch arrays that stay off the heap when they grow large.
 //!
-//! An adapter that must hold something per record of a thread (EasyProfiler's nesting rebuild does)
-//! asks for a slice of `n` plain-bytes elements. Up to a budget the slice lives in a reused `Vec`;
+//! A walk that must hold something per record of a thread (EasyProfiler's nesting rebuild does,
+//! in the adapter here and in the columnar export) asks for a slice of `n` plain-bytes elements. Up to a budget the slice lives in a reused `Vec`;
 //! beyond it (with `std`), in a temporary file mapped into memory, so the heap stays bounded
 //! whatever the size of the capture and the operating system pages the scratch out to disk when
 //! memory is short. If no temporary file can be made, the heap is used after all: a conversion
@@ -11,10 +11,10 @@ use alloc::vec::Vec;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// Default budget of one scratch array on the heap: 16 MiB.
-pub(crate) const HEAP_BUDGET: usize = 16 << 20;
+pub const HEAP_BUDGET: usize = 16 << 20;
 
 /// A growable array of `T`, on the heap up to `budget` bytes and in a mapped file beyond.
-pub(crate) struct Scratch<T> {
+pub struct Scratch<T> {
     heap: Vec<T>,
     #[cfg(feature = "std")]
     file: Option<file::Mapped>,
@@ -24,7 +24,8 @@ pub(crate) struct Scratch<T> {
 }
 
 impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
-    pub(crate) fn new(budget: usize) -> Self {
+    /// An empty scratch whose arrays stay on the heap up to `budget` bytes.
+    pub fn new(budget: usize) -> Self {
         #[cfg(not(feature = "std"))]
         let _ = budget;
         Scratch {
@@ -37,7 +38,7 @@ impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
     }
 
     /// `n` elements, each `fill`.
-    pub(crate) fn reset(&mut self, n: usize, fill: T) -> &mut [T] {
+    pub fn reset(&mut self, n: usize, fill: T) -> &mut [T] {
         let bytes = n.saturating_mul(core::mem::size_of::<T>());
         #[cfg(feature = "std")]
         {
