@@ -189,7 +189,7 @@ fn a_folder_that_holds_files_is_refused_unless_appending_or_overwriting() {
     let r = run(&["export", &gen, "-o", s(&out), "--overwrite", "-q"]);
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     let ids: Vec<String> = captures(&out).into_iter().map(|c| c.0).collect();
-    assert_eq!(ids, [gen.clone()]);
+    assert_eq!(ids, std::slice::from_ref(&gen));
 
     // A folder holding anything else is never written into, whatever the flag.
     let other = dir.join("other");
