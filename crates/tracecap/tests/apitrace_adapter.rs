@@ -606,6 +606,31 @@ fn stream_faults_map_to_the_file_as_decompress_maps_them() {
     assert_eq!(f.offset(), expected, "snappy: {f}");
 }
 
+/// zstd frames of one stream byte each, a bad value tag and 3000 more bytes behind it: the
+/// reader decodes thousands of frames past the fault before it meets it, and the fault still
+/// names the frame that holds it.
+#[test]
+fn stream_faults_in_tiny_zstd_frames_name_their_frame() {
+    let mut w = writer();
+    for _ in 0..20 {
+        draw(&mut w);
+    }
+    // An ENTER of `glDrawArrays` whose first argument has the tag 0x20.
+    let bad = w.stream_len() as u64 + 5;
+    w.raw(&[0x00, 0x00, DRAW as u8, 0x01, 0x00, 0x20, 0x00]);
+    w.raw(&[0; 3000]);
+    let file = tracecap_apitrace::write::zstd(&w.finish(), 1, true);
+    let (f, expected) = both_offsets(&file);
+    assert_eq!(f.stream_offset(), Some(bad), "{f}");
+    let frame = expected as usize;
+    assert_eq!(file[frame..frame + 4], tracecap_apitrace::ZSTD_MAGIC);
+    assert!(
+        expected > 0,
+        "the fault lies in a later frame than the first"
+    );
+    assert_eq!(f.offset(), expected, "{f}");
+}
+
 #[test]
 fn other_formats_are_not_taken_for_apitrace() {
     let Some(apitrace) = tracecap_testkit::corpus("apitrace") else {

@@ -14,9 +14,11 @@
 //! tick long and back to back.
 //!
 //! Streaming: the file is decompressed piece by piece through the crate's `ChunkedReader`; what is
-//! kept is the signature table, one entry per thread and, per call that has entered and not yet
-//! left, its arguments' text (each value cut at [`MAX_TEXT`] bytes). A fault's stream offset is
-//! mapped back to the file through the container source's `OffsetMap`, as `decompress` maps it.
+//! kept is the signature table, one entry per thread, where each snappy chunk or zstd frame starts
+//! (16 bytes for every one decoded: in proportion to the file, never to a count read from it) and,
+//! per call that has entered and not yet left, its arguments' text (each value cut at [`MAX_TEXT`]
+//! bytes). A fault's stream offset is mapped back to the file through the container source's
+//! `OffsetMap`, as `decompress` maps it for `dump` and `validate`, to the chunk or frame holding it.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -142,7 +144,12 @@ fn process_name(header: &OwnedHeader) -> String {
 
 /// Converts an apitrace file (any container), driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
-    let src = ContainerSource::new(data).map_err(|e| fault(&OffsetMap::default(), e))?;
+    // Every piece is remembered, as `dump` remembers them: one 256 KiB read of small zstd frames
+    // notes thousands of them, and a fault early in that read lies in a frame noted long before
+    // the last.
+    let src = ContainerSource::new(data)
+        .map_err(|e| fault(&OffsetMap::default(), e))?
+        .with_pieces_kept(usize::MAX);
     let mut reader = ChunkedReader::new(src, SigTable::new());
     let name = reader.header().map(process_name);
     let name = name.map_err(|e| fault(reader.source().offsets(), e))?;
