@@ -9,9 +9,20 @@ use crate::event::{Backtrace, Detail, Event, EventKind};
 use crate::sig::{SigKind, SigLookup};
 use crate::value::Value;
 
-/// How far past its signature's argument count an argument index may go (upstream would index
-/// out of bounds; we keep a few and refuse absurd ones).
-const ARG_SLACK: u64 = 64;
+/// How far past its signature's argument count an argument index may go: [`Calls`] keeps an
+/// argument whose index is less than the count (at most [`MAX_SIG_ARGS`]) plus `ARG_SLACK`, and
+/// refuses any other with [`ErrorKind::ArgIndex`] (upstream would index out of bounds).
+pub const ARG_SLACK: u64 = 64;
+
+/// The largest argument count [`Calls`] takes from a function signature: a call starts with this
+/// many empty arguments at most, whatever count the file gives (a negative count is none).
+pub const MAX_SIG_ARGS: u64 = 1 << 16;
+
+/// The argument count [`Calls`] takes from a signature's [`SigInfo::extra`](crate::SigInfo::extra):
+/// clamped to `0..=`[`MAX_SIG_ARGS`].
+fn sig_args(extra: i64) -> u64 {
+    u64::try_from(extra).map_or(0, |n| n.min(MAX_SIG_ARGS))
+}
 
 /// One call, its details merged from its ENTER and LEAVE events.
 #[derive(Clone, Debug)]
@@ -170,10 +181,10 @@ impl<'a> Calls<'a> {
             EventKind::Enter => {
                 let num_args = table
                     .get(SigKind::Function, ev.sig)
-                    .map_or(0, |i| i.extra.clamp(0, 1 << 16) as usize);
+                    .map_or(0, |i| sig_args(i.extra));
                 self.make_room(ev.call_no);
                 let mut args = self.pool.pop().unwrap_or_default();
-                args.resize(num_args, None);
+                args.resize(num_args as usize, None);
                 self.small.push(Call {
                     no: ev.call_no,
                     thread: ev.thread,
@@ -185,7 +196,7 @@ impl<'a> Calls<'a> {
                     incomplete: false,
                     offset: ev.offset,
                 });
-                self.apply_last(ev, table, num_args as u64)?;
+                self.apply_last(ev, table, num_args)?;
                 Ok(None)
             }
             EventKind::Leave => {
@@ -195,7 +206,7 @@ impl<'a> Calls<'a> {
                 let sig = self.small.last().map_or(0, |c| c.sig);
                 let num_args = table
                     .get(SigKind::Function, sig)
-                    .map_or(0, |i| i.extra.clamp(0, 1 << 16) as u64);
+                    .map_or(0, |i| sig_args(i.extra));
                 self.apply_last(ev, table, num_args)?;
                 self.done = true;
                 Ok(self.small.last())

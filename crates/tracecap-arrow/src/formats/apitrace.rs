@@ -35,19 +35,13 @@ use arrow_schema::{ArrowError, DataType, Field};
 use tracecap::{ConvertError, FormatError};
 use tracecap_apitrace::{
     call_flags, Backtrace, ChunkedReader, ContainerSource, Detail, Error, ErrorKind, Event,
-    EventKind, OffsetMap, SigKind, SigLookup, SigTable, Space, Value, END_FRAME,
+    EventKind, OffsetMap, SigKind, SigLookup, SigTable, Space, Value, ARG_SLACK, END_FRAME,
+    MAX_SIG_ARGS,
 };
 
 use crate::columns::{dict_utf8, int};
 use crate::emit::Emit;
 use crate::table::Table;
-
-/// How far past its signature's argument count an argument index may go before the call is a
-/// fault (the limit of `tracecap_apitrace::Calls`, which `dump` pairs calls with).
-const ARG_SLACK: u64 = 64;
-
-/// Most arguments a signature's count gives a call before any is recorded (as `Calls`).
-const MAX_SIG_ARGS: i64 = 1 << 16;
 
 pub(crate) fn fields(_table: Table) -> Vec<Field> {
     let i64 = |name: &str, nullable| Field::new(name, DataType::Int64, nullable);
@@ -220,11 +214,12 @@ impl Calls {
     }
 }
 
-/// The argument count of function signature `sig`, as `Calls` takes it.
+/// The argument count of function signature `sig`, as `Calls` takes it (at most
+/// [`MAX_SIG_ARGS`]); an argument index past it by [`ARG_SLACK`] or more is a fault, as there.
 fn num_args(table: &SigTable, sig: u64) -> u64 {
-    table
-        .get(SigKind::Function, sig)
-        .map_or(0, |i| i.extra.clamp(0, MAX_SIG_ARGS).unsigned_abs())
+    table.get(SigKind::Function, sig).map_or(0, |i| {
+        u64::try_from(i.extra).map_or(0, |n| n.min(MAX_SIG_ARGS))
+    })
 }
 
 /// Applies an event's details to its call.
