@@ -127,6 +127,15 @@ pub fn export(
     progress: &Progress,
 ) -> Result<Report, Error> {
     let dataset = Dataset::open(dir, options.mode)?;
+    // The largest captures first: the last ones to finish are then the small ones, and no worker
+    // is left alone with a big capture while the others have nothing to do.
+    let mut order: Vec<(u64, &Source)> = sources
+        .iter()
+        .map(|s| (std::fs::metadata(&s.path).map_or(0, |m| m.len()), s))
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0));
+    let sources: Vec<&Source> = order.into_iter().map(|(_, s)| s).collect();
+    let sources = sources.as_slice();
     let next = AtomicUsize::new(0);
     let report = Mutex::new(Report::default());
     let failed: Mutex<Option<Error>> = Mutex::new(None);
@@ -168,7 +177,7 @@ fn run_name() -> String {
 
 struct WorkerCtx<'a> {
     dataset: &'a Dataset,
-    sources: &'a [Source],
+    sources: &'a [&'a Source],
     next: &'a AtomicUsize,
     report: &'a Mutex<Report>,
     progress: &'a Progress,
@@ -186,7 +195,7 @@ fn work(ctx: WorkerCtx<'_>) -> Result<(), Error> {
             return Ok(()); // another worker failed: stop early
         }
         let i = ctx.next.fetch_add(1, Ordering::Relaxed);
-        let Some(source) = ctx.sources.get(i) else {
+        let Some(&source) = ctx.sources.get(i) else {
             break;
         };
         if ctx.dataset.holds(&source.id) {
