@@ -72,13 +72,22 @@ impl Output {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let temp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
         // Registered before the file exists, so that a signal arriving while it is created
-        // still removes it.
+        // still removes it; the mark makes a handler on another thread wait for the check below.
+        let _creating = guard::creating();
         let watch = guard::remove_on_exit(&temp);
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&temp)
             .map_err(|e| with_path(path, e))?;
+        // A signal that came while the file was being created may have missed it.
+        if guard::ending() {
+            let _ = std::fs::remove_file(&temp);
+            return Err(with_path(
+                path,
+                io::Error::new(io::ErrorKind::Interrupted, "the process is ending"),
+            ));
+        }
         // The replacement keeps the permissions of the file it replaces.
         if let Ok(meta) = std::fs::metadata(&target) {
             let _ = file.set_permissions(meta.permissions());

@@ -59,6 +59,30 @@ pub fn remove_on_exit(path: &Path) -> Option<OutputWatch> {
     imp::remove_on_exit(path).map(|slot| OutputWatch { slot })
 }
 
+/// Whether the guard is ending the process (a signal or a shrunk input): an output created from
+/// now on would escape the removal, so its creator removes it itself.
+pub fn ending() -> bool {
+    imp::ending()
+}
+
+/// Marks an output being created, from before its registration to after its creator checked
+/// [`ending`]: a handler ending the process waits (a little) for these, so that no output is
+/// created after the handler removed the outputs and before the process is gone.
+#[derive(Debug)]
+pub struct Creating(());
+
+/// Starts a [`Creating`] mark; dropping it ends the mark.
+pub fn creating() -> Creating {
+    imp::creating(1);
+    Creating(())
+}
+
+impl Drop for Creating {
+    fn drop(&mut self) {
+        imp::creating(-1);
+    }
+}
+
 impl Drop for Watch {
     fn drop(&mut self) {
         imp::unwatch(self.slot);
@@ -200,8 +224,45 @@ mod imp {
         });
     }
 
-    /// Unlinks every registered output (async-signal-safe).
+    /// Set by the handlers before they remove the outputs; see [`super::ending`].
+    static ENDING: AtomicBool = AtomicBool::new(false);
+
+    /// Outputs being created (see [`super::Creating`]).
+    static CREATING: AtomicUsize = AtomicUsize::new(0);
+
+    pub(super) fn ending() -> bool {
+        ENDING.load(Ordering::SeqCst)
+    }
+
+    pub(super) fn creating(delta: isize) {
+        if delta > 0 {
+            CREATING.fetch_add(1, Ordering::SeqCst);
+        } else {
+            CREATING.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Unlinks every registered output (async-signal-safe). An output registered after the scan
+    /// passed its slot sees [`ENDING`] and removes itself; the scan waits up to 100 ms for the
+    /// outputs being created (on other threads) to do so, then looks once more.
     fn remove_outputs() {
+        ENDING.store(true, Ordering::SeqCst);
+        unlink_outputs();
+        for _ in 0..100 {
+            if CREATING.load(Ordering::SeqCst) == 0 {
+                break;
+            }
+            let ms = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 1_000_000,
+            };
+            // SAFETY: `nanosleep` is async-signal-safe; `ms` is a live timespec.
+            unsafe { libc::nanosleep(&ms, ptr::null_mut()) };
+        }
+        unlink_outputs();
+    }
+
+    fn unlink_outputs() {
         for s in &OUTPUTS {
             let p = s.swap(ptr::null_mut(), Ordering::AcqRel);
             if !p.is_null() {
@@ -263,5 +324,9 @@ mod imp {
     pub(super) fn remove_on_exit(_path: &Path) -> Option<usize> {
         None
     }
+    pub(super) fn ending() -> bool {
+        false
+    }
+    pub(super) fn creating(_delta: isize) {}
     pub(super) fn keep_output(_slot: usize) {}
 }
