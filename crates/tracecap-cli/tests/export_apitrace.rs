@@ -1,5 +1,5 @@
-//! The `apitrace_calls` table of every apitrace corpus file (and of prefixes of it) holds what
-//! `tracecap dump --json` prints for each call: see `export_check`.
+//! The `apitrace_calls` table of every apitrace corpus file (whole, cut short and with a byte
+//! changed) holds what `tracecap dump --json` prints for each call: see `export_check`.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use tracecap_arrow::Table;
 
 mod export_check;
-use export_check::{check_corpus, Check, Expect};
+use export_check::{check_files, Check, Expect};
 
 /// The row a call line should give: its keys in the table's order, `dump`'s `flags` object as
 /// three columns, and `frame`, which `dump` does not print: the number of end-of-frame calls
@@ -52,12 +52,12 @@ fn expected(whole: &[Value]) -> Expect {
 
 #[test]
 fn apitrace_calls_hold_what_dump_prints() {
-    check_corpus(&Check {
-        format: "apitrace",
-        ext: "trace",
+    let check = Check {
         table: Table::ApitraceCalls,
         is_record: |v| v.get("no").is_some(),
         nested: &["args", "ret", "backtrace"],
         expected,
-    });
+    };
+    let files = tracecap_testkit::corpus_paths("apitrace", &[], "trace");
+    check_files(&[check], &files, "export-apitrace");
 }

@@ -1,22 +1,30 @@
 //! What the `export_*` tests share: a per-format table of `tracecap_arrow` checked, row by row and
-//! field by field, against the record lines `tracecap dump --json` prints, on every corpus file of
-//! the format and on prefixes of it cut at a stride; and, on copies with one byte changed (at a
-//! stride), the number of rows and the fault.
+//! field by field, against the record lines `tracecap dump --json` prints, on every file given
+//! (whole, at two batch sizes), on prefixes of it (its first bytes one by one, then at a stride)
+//! and, on copies with one byte changed (at a stride), the number of rows and the fault.
 //!
-//! A row is turned into a JSON object (Int64 as numbers, Boolean as booleans, text as strings,
-//! the columns that hold JSON text parsed back) and compared with the object a record line gives
-//! (the format's `expected`); the columns must be exactly the keys of that object. A column that
-//! holds JSON text must also appear verbatim in the line (`"key":text`): the same bytes as `dump`.
-//! On a cut or changed file, the rows are the record lines `dump` prints before its error, and the
-//! fault of the walk's summary is at the offset its error names (`error: ... at offset 0x..`,
-//! exit 1).
+//! A record line gives the row it should be through the format's `expected` (its members in the
+//! table's column order, [`line_as_row`] where they are the columns); the columns after `capture`
+//! must be exactly its keys, in that order. Each cell is compared with the member of its column:
+//! null for null, an Int64 with an integer (one past `i64::MAX` as `i64::MAX`, where
+//! `tracecap_arrow` saturates), a Float32 or Float64 with a number as that type, a Boolean with a
+//! boolean, text with a string; and JSON text, parsed, with any value (in the columns the format
+//! names `nested`) or with an array or object (in any Utf8 column), its text also verbatim in the
+//! line (`"key":text`): the same bytes as `dump`. The walk gives only
+//! the table asked for, in batches of the table's schema that are neither empty nor larger than
+//! asked. On a cut or changed file, the rows are the record lines `dump` prints before its error,
+//! and the fault of the walk's summary is at the offset its error names (`error: ... at offset
+//! 0x..`, exit 1); bytes that are no capture are no walk, and `dump` says so at offset 0.
 #![allow(dead_code)] // each test file uses part of it
 
-use std::path::Path;
+#[path = "../common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use tracecap_arrow::arrow_array::cast::AsArray;
-use tracecap_arrow::arrow_array::types::{Int32Type, Int64Type};
+use tracecap_arrow::arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type};
 use tracecap_arrow::arrow_array::{Array, RecordBatch};
 use tracecap_arrow::arrow_schema::DataType;
 use tracecap_arrow::{capture_batches, Options, Table};
@@ -26,24 +34,48 @@ pub type Expect = Box<dyn Fn(&Value) -> Map<String, Value>>;
 
 /// How a format's table is checked.
 pub struct Check {
-    /// The corpus folder and the extension of its captures.
-    pub format: &'static str,
-    pub ext: &'static str,
     pub table: Table,
     /// Whether a line of `dump --json` is one of the table's records.
     pub is_record: fn(&Value) -> bool,
-    /// The columns that hold JSON text.
+    /// The columns that hold JSON text whatever their value (another Utf8 column holds it where
+    /// the line has an array or object).
     pub nested: &'static [&'static str],
     /// From the record lines of the whole file, what turns a record line into the row it should
     /// give.
     pub expected: fn(&[Value]) -> Expect,
 }
 
-/// Cuts per file (at a stride through it): this many for files up to [`SMALL`] bytes, fewer for
-/// larger ones (each cut is walked and dumped whole), at least [`MIN_CUTS`].
-const CUTS: usize = 48;
-const SMALL: usize = 128 << 10;
-const MIN_CUTS: usize = 12;
+/// The row of a record line whose members are the table's columns, but those of `dropped` (a
+/// member and the text every record line has there, as `("kind", "value")`): the members in the
+/// table's column order. A column the line lacks, a member that is no column, or a dropped member
+/// with other text fails the test.
+pub fn line_as_row(table: Table, line: &Value, dropped: &[(&str, &str)]) -> Map<String, Value> {
+    let mut l = line.as_object().unwrap().clone();
+    for (key, text) in dropped {
+        assert_eq!(l.remove(*key), Some(Value::from(*text)), "{line}");
+    }
+    let mut row = Map::new();
+    for f in table.schema().fields().iter().skip(1) {
+        let v = l.remove(f.name());
+        row.insert(
+            f.name().clone(),
+            v.unwrap_or_else(|| panic!("no {}", f.name())),
+        );
+    }
+    assert!(l.is_empty(), "keys not in the table: {l:?}");
+    row
+}
+
+/// Cuts per file at a stride, besides its first [`HEADER_CUTS`] bytes one by one: 120 for a file
+/// up to [`SMALL`] bytes, fewer for larger ones (each cut is walked and dumped whole), at least
+/// [`MIN_CUTS`].
+const CUTS: usize = 120;
+const SMALL: usize = 64 << 10;
+const MIN_CUTS: usize = 16;
+const HEADER_CUTS: usize = 48;
+
+/// Rows a batch when the walk of a cut or changed file is batched.
+const CUT_BATCH_ROWS: usize = 1000;
 
 /// Exit code, stdout lines and the last stderr line of `tracecap dump --json path`.
 pub fn dump_json(path: &Path) -> (u8, Vec<String>, String) {
@@ -63,7 +95,7 @@ pub fn fault_offset(line: &str) -> Option<u64> {
     u64::from_str_radix(hex, 16).ok()
 }
 
-/// A row as its cells' text (numbers and booleans as JSON writes them, `None` for null).
+/// A row as its cells' text (numbers and booleans as Rust prints them, `None` for null).
 type Raw = Vec<Option<String>>;
 
 /// Row `i` of `col` as text.
@@ -73,15 +105,16 @@ fn raw_cell(col: &dyn Array, i: usize) -> Option<String> {
     }
     Some(match col.data_type() {
         DataType::Int64 => col.as_primitive::<Int64Type>().value(i).to_string(),
+        DataType::Float32 => col.as_primitive::<Float32Type>().value(i).to_string(),
+        DataType::Float64 => col.as_primitive::<Float64Type>().value(i).to_string(),
         DataType::Boolean => col.as_boolean().value(i).to_string(),
-        _ => {
-            if let Some(d) = col.as_dictionary_opt::<Int32Type>() {
-                let key = d.keys().value(i) as usize;
-                d.values().as_string::<i32>().value(key).to_owned()
-            } else {
-                col.as_string::<i32>().value(i).to_owned()
-            }
+        DataType::Utf8 => col.as_string::<i32>().value(i).to_owned(),
+        DataType::Dictionary(..) => {
+            let d = col.as_dictionary::<Int32Type>();
+            let key = d.keys().value(i) as usize;
+            d.values().as_string::<i32>().value(key).to_owned()
         }
+        other => panic!("a {other} column"),
     })
 }
 
@@ -92,8 +125,8 @@ pub struct Rows {
     rows: Vec<Raw>,
 }
 
-/// The rows of `table` in `data`, with the offset of the walk's fault; `None` when the bytes are
-/// no capture.
+/// The rows of `table` in `data`, walked in batches of at most `batch_rows` rows, with the offset
+/// of the walk's fault; `None` when the bytes are no capture.
 pub fn rows(data: &[u8], table: Table, batch_rows: usize) -> Option<(Rows, Option<u64>)> {
     let schema = table.schema();
     let fields = schema.fields().iter().skip(1);
@@ -107,11 +140,10 @@ pub fn rows(data: &[u8], table: Table, batch_rows: usize) -> Option<(Rows, Optio
         ..Options::only(table)
     };
     let summary = capture_batches("x", data, &options, &mut |t: Table, b: RecordBatch| {
-        if t != table {
-            return Ok(());
-        }
+        assert_eq!(t, table, "only the table asked for");
         assert_eq!(b.schema(), table.schema());
-        assert!(b.num_rows() <= batch_rows);
+        assert!(b.num_rows() <= batch_rows, "{} rows", b.num_rows());
+        assert!(b.num_rows() > 0, "an empty batch");
         for i in 0..b.num_rows() {
             let cells = b.columns().iter().skip(1);
             out.rows
@@ -126,22 +158,47 @@ pub fn rows(data: &[u8], table: Table, batch_rows: usize) -> Option<(Rows, Optio
     }
 }
 
-/// The JSON object of a row: Int64 as numbers, Boolean as booleans, text as strings, the columns
-/// in `nested` parsed.
-fn row_json(rows: &Rows, row: &Raw, nested: &[&str]) -> Map<String, Value> {
-    let mut m = Map::new();
-    for ((name, ty), cell) in rows.names.iter().zip(&rows.types).zip(row) {
-        let v = match (cell, ty) {
-            (None, _) => Value::Null,
-            (Some(t), DataType::Int64 | DataType::Boolean) => serde_json::from_str(t).unwrap(),
-            (Some(t), _) if nested.contains(&name.as_str()) => {
-                serde_json::from_str(t).unwrap_or_else(|e| panic!("{e}: {t}"))
+/// How cell `cell` of column `name` (of type `ty`; JSON text whatever its value when `nested`)
+/// differs from `want`, the member of its column in the record line `line`; `None` when it holds
+/// it.
+fn cell_differs(
+    (name, ty, nested): (&str, &DataType, bool),
+    cell: Option<&str>,
+    want: &Value,
+    line: &str,
+) -> Option<String> {
+    let Some(text) = cell else {
+        return (!want.is_null()).then(|| format!("null, want {want}"));
+    };
+    let holds = match (want, ty) {
+        (Value::Null, _) => false,
+        (_, DataType::Utf8) if nested || want.is_array() || want.is_object() => {
+            let parsed: Result<Value, _> = serde_json::from_str(text);
+            if !parsed.is_ok_and(|p| p == *want) {
+                false
+            } else if !line.contains(&format!("\"{name}\":{text}")) {
+                return Some(format!("{} is not the bytes dump prints", short(text)));
+            } else {
+                true
             }
-            (Some(t), _) => Value::String(t.clone()),
-        };
-        m.insert(name.clone(), v);
-    }
-    m
+        }
+        (Value::Bool(b), DataType::Boolean) => text == b.to_string(),
+        // Numbers past i64::MAX saturate (tracecap_arrow's columns::int).
+        (Value::Number(n), DataType::Int64) => {
+            let w = n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX));
+            w.is_some() && text.parse::<i64>().ok() == w
+        }
+        (Value::Number(n), DataType::Float32) => {
+            let w = n.as_f64().map(|w| w as f32);
+            w.is_some() && text.parse::<f32>().ok() == w
+        }
+        (Value::Number(n), DataType::Float64) => {
+            n.as_f64().is_some() && text.parse::<f64>().ok() == n.as_f64()
+        }
+        (Value::String(s), DataType::Utf8 | DataType::Dictionary(..)) => text == s,
+        _ => false,
+    };
+    (!holds).then(|| format!("{} ({ty}), want {}", short(text), short(&want.to_string())))
 }
 
 /// Compares row `i` with its record line field by field; the disagreements found.
@@ -153,34 +210,21 @@ fn compare_row(
     line: &str,
     expect: &dyn Fn(&Value) -> Map<String, Value>,
 ) -> Vec<String> {
-    let mut bad = Vec::new();
-    let row = row_json(rows, &rows.rows[i], check.nested);
     let want = expect(&serde_json::from_str(line).unwrap());
-    let cols: Vec<&String> = row.keys().collect();
     let keys: Vec<&String> = want.keys().collect();
+    let cols: Vec<&String> = rows.names.iter().collect();
     if cols != keys {
-        bad.push(format!("{at}: row {i}: columns {cols:?}, keys {keys:?}"));
-    } else if row != want {
-        for (k, v) in &row {
-            if want.get(k) != Some(v) {
-                let w = want.get(k).map(Value::to_string).unwrap_or_default();
-                bad.push(format!(
-                    "{at}: row {i}: column {k}: {}\n    line: {}",
-                    short(&v.to_string()),
-                    short(&w)
-                ));
-            }
-        }
+        return vec![format!("{at}: row {i}: columns {cols:?}, keys {keys:?}")];
     }
-    // The JSON text of a nested column is the bytes dump prints.
-    for (name, cell) in rows.names.iter().zip(&rows.rows[i]) {
-        if let (true, Some(text)) = (check.nested.contains(&name.as_str()), cell) {
-            if !line.contains(&format!("\"{name}\":{text}")) {
-                bad.push(format!(
-                    "{at}: row {i}: {name} is not the bytes dump prints: {}",
-                    short(text)
-                ));
-            }
+    let cells = rows.names.iter().zip(&rows.types).zip(&rows.rows[i]);
+    let mut bad = Vec::new();
+    for ((name, ty), cell) in cells {
+        let column = (name.as_str(), ty, check.nested.contains(&name.as_str()));
+        if let Some(why) = cell_differs(column, cell.as_deref(), &want[name], line) {
+            bad.push(format!(
+                "{at}: row {i}: column {name}: {why}\n    line: {}",
+                short(line)
+            ));
         }
     }
     bad
@@ -194,9 +238,8 @@ fn short(s: &str) -> &str {
     &s[..end]
 }
 
-/// The whole file: its dump lines, which of them are records, and its rows.
+/// The whole file's rows of one table: which of its dump lines are records, and the rows.
 struct Whole {
-    lines: Vec<String>,
     record: Vec<bool>,
     rows: Rows,
 }
@@ -209,15 +252,15 @@ fn compare(
     check: &Check,
     rows: &Rows,
     lines: &[String],
-    whole: Option<&Whole>,
+    whole: Option<(&[String], &Whole)>,
     expect: &dyn Fn(&Value) -> Map<String, Value>,
 ) -> Vec<String> {
     let mut bad = Vec::new();
     let mut n = 0;
     for (j, line) in lines.iter().enumerate() {
-        let same_line = whole.is_some_and(|w| w.lines.get(j) == Some(line));
+        let same_line = whole.is_some_and(|(l, _)| l.get(j) == Some(line));
         let is_record = match whole {
-            Some(w) if same_line => w.record[j],
+            Some((_, w)) if same_line => w.record[j],
             _ => (check.is_record)(&serde_json::from_str(line).unwrap()),
         };
         if !is_record {
@@ -228,7 +271,7 @@ fn compare(
         let Some(row) = rows.rows.get(i) else {
             continue;
         };
-        let same_row = whole.is_some_and(|w| w.rows.rows.get(i) == Some(row));
+        let same_row = whole.is_some_and(|(_, w)| w.rows.rows.get(i) == Some(row));
         if !(same_line && same_row) {
             bad.extend(compare_row(at, check, rows, i, line, expect));
         }
@@ -242,84 +285,133 @@ fn compare(
     bad
 }
 
-/// Checks one file and its prefixes; returns the disagreements, the rows of the whole file and
-/// the number of cuts with rows before a fault.
-fn check_file(check: &Check, path: &Path, scratch: &Path) -> (Vec<String>, usize, usize) {
+/// The dump exit code and the fault offset its error names, `None` for a clean dump; any exit
+/// but 0 and 1, or a failed dump that names no offset, is a disagreement.
+fn dump_fault(at: &str, code: u8, last: &str, bad: &mut Vec<String>) -> Option<u64> {
+    match code {
+        0 => None,
+        1 => {
+            let at_offset = fault_offset(last);
+            if at_offset.is_none() {
+                bad.push(format!("{at}: dump's error names no offset: {last}"));
+            }
+            at_offset
+        }
+        _ => {
+            bad.push(format!("{at}: dump exit {code}: {last}"));
+            None
+        }
+    }
+}
+
+/// Checks `bytes`, which are no capture: no walk, and dump says so at offset 0.
+fn no_capture(at: &str, checks: &[Check], bytes: &[u8], code: u8, last: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for check in checks {
+        if rows(bytes, check.table, CUT_BATCH_ROWS).is_some() {
+            bad.push(format!("{at}: no capture, yet a walk of {}", check.table));
+        }
+    }
+    if (code, fault_offset(last)) != (1, Some(0)) {
+        bad.push(format!("{at}: no capture, but dump: {last}"));
+    }
+    bad
+}
+
+/// What checking a file found: the disagreements, the rows of each table of the whole file and
+/// the number of cuts and changed copies with rows before a fault.
+struct Found {
+    bad: Vec<String>,
+    rows: Vec<usize>,
+    damaged: usize,
+}
+
+/// Checks one file, its prefixes and copies with a byte changed; `cut_path` is where those are
+/// written for dump.
+fn check_file(checks: &[Check], path: &Path, cut_path: &Path) -> Found {
     let name = path.display().to_string();
     let bytes = tracecap_testkit::read(path);
-    let (code, lines, last) = dump_json(path);
-    assert!(code <= 1, "{name}: exit {code}: {last}");
+    let mut found = Found {
+        bad: Vec::new(),
+        rows: vec![0; checks.len()],
+        damaged: 0,
+    };
+    std::fs::write(cut_path, &bytes).unwrap();
+    let (code, lines, last) = dump_json(cut_path);
+    if tracecap::detect(&bytes).is_none() {
+        found.bad = no_capture(&name, checks, &bytes, code, &last);
+        return found;
+    }
+    let want = dump_fault(&name, code, &last, &mut found.bad);
     let parsed: Vec<Value> = lines
         .iter()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .collect();
-    let record: Vec<bool> = parsed.iter().map(|v| (check.is_record)(v)).collect();
-    let records: Vec<Value> = parsed
-        .into_iter()
-        .zip(&record)
-        .filter(|(_, r)| **r)
-        .map(|(v, _)| v)
-        .collect();
-    let expect = (check.expected)(&records);
-    let mut bad = Vec::new();
-    let want = if code == 1 { fault_offset(&last) } else { None };
-    let mut whole = None;
-    for batch_rows in [7, 1 << 16] {
-        let Some((rows, fault)) = rows(&bytes, check.table, batch_rows) else {
-            // No capture at all: dump says so at offset 0.
-            assert_eq!((code, want), (1, Some(0)), "{name}: {last}");
-            return (bad, 0, 0);
-        };
-        if fault != want {
-            bad.push(format!("{name}: fault at {fault:?}, dump: {last}"));
-        }
-        match &whole {
-            None => {
-                bad.extend(compare(&name, check, &rows, &lines, None, &*expect));
-                whole = Some(Whole {
-                    lines: lines.clone(),
-                    record: record.clone(),
-                    rows,
-                });
+    let mut wholes = Vec::new();
+    let mut expects = Vec::new();
+    for (k, check) in checks.iter().enumerate() {
+        let record: Vec<bool> = parsed.iter().map(|v| (check.is_record)(v)).collect();
+        let records: Vec<Value> = parsed
+            .iter()
+            .zip(&record)
+            .filter(|(_, r)| **r)
+            .map(|(v, _)| v.clone())
+            .collect();
+        let expect = (check.expected)(&records);
+        let mut whole: Option<Whole> = None;
+        for batch_rows in [7, 1 << 16] {
+            let at = format!("{name} ({} in batches of {batch_rows})", check.table);
+            let Some((rows, fault)) = rows(&bytes, check.table, batch_rows) else {
+                found.bad.push(format!("{at}: a capture, yet no walk"));
+                return found;
+            };
+            if fault != want {
+                found
+                    .bad
+                    .push(format!("{at}: fault at {fault:?}, dump: {last}"));
             }
-            Some(w) => {
-                if rows.rows != w.rows.rows {
-                    bad.push(format!("{name}: other rows in batches of {batch_rows}"));
+            match &whole {
+                None => {
+                    found
+                        .bad
+                        .extend(compare(&at, check, &rows, &lines, None, &*expect));
+                    found.rows[k] = rows.rows.len();
+                    whole = Some(Whole {
+                        record: record.clone(),
+                        rows,
+                    });
                 }
+                Some(w) if rows.rows != w.rows.rows => {
+                    found
+                        .bad
+                        .push(format!("{at}: other rows than in batches of 7"));
+                }
+                Some(_) => {}
             }
         }
+        wholes.extend(whole);
+        expects.push(expect);
     }
-    let Some(whole) = whole else {
-        return (bad, 0, 0);
-    };
-    let mut damaged = 0;
-    let cuts = (CUTS * SMALL / bytes.len().max(1)).clamp(MIN_CUTS, CUTS);
-    let stride = (bytes.len() / cuts).max(1);
-    let cut_path = scratch.join(path.file_name().unwrap());
-    for cut in (1..bytes.len()).step_by(stride) {
+    let count = (CUTS * SMALL / bytes.len().max(1)).clamp(MIN_CUTS, CUTS);
+    let stride = (bytes.len() / count).max(1);
+    let mut cuts: Vec<usize> = (0..bytes.len().min(HEADER_CUTS))
+        .chain((0..bytes.len()).step_by(stride))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    for cut in cuts {
         let at = format!("{name} cut at {cut:#x}");
-        let prefix = &bytes[..cut];
-        std::fs::write(&cut_path, prefix).unwrap();
-        let (code, lines, last) = dump_json(&cut_path);
-        let Some((rows, fault)) = rows(prefix, check.table, 1 << 16) else {
-            if (code, fault_offset(&last)) != (1, Some(0)) {
-                bad.push(format!("{at}: no capture, but dump: {last}"));
-            }
-            continue;
-        };
-        bad.extend(compare(&at, check, &rows, &lines, Some(&whole), &*expect));
-        let want = match code {
-            0 => None,
-            1 => fault_offset(&last),
-            _ => {
-                bad.push(format!("{at}: dump exit {code}: {last}"));
-                continue;
-            }
-        };
-        if fault != want {
-            bad.push(format!("{at}: fault at {fault:?}, dump: {last}"));
-        }
-        damaged += usize::from(fault.is_some() && !rows.rows.is_empty());
+        check_damaged(
+            &at,
+            checks,
+            &bytes[..cut],
+            cut_path,
+            &mut found,
+            |k, at, rows, got| {
+                let whole = Some((&lines[..], &wholes[k]));
+                compare(at, &checks[k], rows, got, whole, &*expects[k])
+            },
+        );
     }
     // Single bytes changed at a stride: the same rows and fault as dump's (the rows' values are
     // compared on the cuts; here, how many there are and where the walk stops).
@@ -330,65 +422,100 @@ fn check_file(check: &Check, path: &Path, scratch: &Path) -> (Vec<String>, usize
         let old = copy[at];
         copy[at] ^= 1 << rng.below(8);
         let what = format!("{name} with the byte at {at:#x} changed");
-        std::fs::write(&cut_path, &copy).unwrap();
-        let (code, lines, last) = dump_json(&cut_path);
-        let got = rows(&copy, check.table, 1 << 16);
+        check_damaged(
+            &what,
+            checks,
+            &copy,
+            cut_path,
+            &mut found,
+            |k, what, rows, got| {
+                let records = got
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, l)| match lines.get(j) {
+                        Some(w) if w == l => wholes[k].record[j],
+                        _ => (checks[k].is_record)(&serde_json::from_str(l).unwrap()),
+                    })
+                    .count();
+                if rows.rows.len() == records {
+                    return Vec::new();
+                }
+                vec![format!(
+                    "{what}: {} rows, {records} record lines",
+                    rows.rows.len()
+                )]
+            },
+        );
         copy[at] = old;
-        let Some((rows, fault)) = got else {
-            if (code, fault_offset(&last)) != (1, Some(0)) {
-                bad.push(format!("{what}: no capture, but dump: {last}"));
-            }
-            continue;
-        };
-        let records = lines
-            .iter()
-            .enumerate()
-            .filter(|&(j, l)| match whole.lines.get(j) {
-                Some(w) if w == l => whole.record[j],
-                _ => (check.is_record)(&serde_json::from_str(l).unwrap()),
-            })
-            .count();
-        if rows.rows.len() != records {
-            bad.push(format!(
-                "{what}: {} rows, {records} record lines",
-                rows.rows.len()
-            ));
-        }
-        let want = if code == 1 { fault_offset(&last) } else { None };
-        if code > 1 || fault != want {
-            bad.push(format!(
-                "{what}: fault at {fault:?}, dump exit {code}: {last}"
-            ));
-        }
-        damaged += usize::from(fault.is_some() && !rows.rows.is_empty());
     }
-    let _ = std::fs::remove_file(&cut_path);
-    (bad, whole.rows.rows.len(), damaged)
+    found
 }
 
-/// Checks every corpus file of the format (SKIPPED when the corpus is missing).
-pub fn check_corpus(check: &Check) {
-    let files = tracecap_testkit::corpus_paths(check.format, &[], check.ext);
+/// Checks damaged `bytes` (a cut or changed copy of a file) against what dump prints for them
+/// (written to `path`): when they are no capture, that neither walks; else, for each table (by
+/// its index in `checks`), `lines_agree` on its rows and dump's lines, and the walk's fault at the
+/// offset dump's error names. Adds what it finds to `found`.
+fn check_damaged(
+    at: &str,
+    checks: &[Check],
+    bytes: &[u8],
+    path: &Path,
+    found: &mut Found,
+    lines_agree: impl Fn(usize, &str, &Rows, &[String]) -> Vec<String>,
+) {
+    std::fs::write(path, bytes).unwrap();
+    let (code, lines, last) = dump_json(path);
+    if tracecap::detect(bytes).is_none() {
+        found.bad.extend(no_capture(at, checks, bytes, code, &last));
+        return;
+    }
+    let want = dump_fault(at, code, &last, &mut found.bad);
+    for (k, check) in checks.iter().enumerate() {
+        let at = format!("{at} ({})", check.table);
+        let Some((rows, fault)) = rows(bytes, check.table, CUT_BATCH_ROWS) else {
+            found.bad.push(format!("{at}: a capture, yet no walk"));
+            continue;
+        };
+        found.bad.extend(lines_agree(k, &at, &rows, &lines));
+        if fault != want {
+            found
+                .bad
+                .push(format!("{at}: fault at {fault:?}, dump: {last}"));
+        }
+        found.damaged += usize::from(fault.is_some() && !rows.rows.is_empty());
+    }
+}
+
+/// Checks the tables of `checks` on every file of `files` (an empty list: the corpus is missing,
+/// and its loader said so), two files at a time; `tag` names their scratch folder. Every table
+/// must have rows, and some cut or changed copy rows before its fault.
+pub fn check_files(checks: &[Check], files: &[PathBuf], tag: &str) {
     if files.is_empty() {
         return;
     }
-    let scratch = std::env::temp_dir().join(format!(
-        "tracecap-export-{}-{}",
-        check.format,
-        std::process::id()
-    ));
+    let scratch = std::env::temp_dir().join(format!("tracecap-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    let mut bad = Vec::new();
-    let mut total = 0;
-    let mut damaged = 0;
-    for path in &files {
-        let (b, n, d) = check_file(check, path, &scratch);
-        bad.extend(b);
-        total += n;
-        damaged += d;
-    }
+    let found = common::on_two_threads(files, |i, path| {
+        let file = path.file_name().unwrap().to_string_lossy();
+        let cut_path = scratch.join(format!("{i}-{file}"));
+        let found = check_file(checks, path, &cut_path);
+        let _ = std::fs::remove_file(&cut_path);
+        found
+    });
     let _ = std::fs::remove_dir_all(&scratch);
-    assert!(total > 0, "the corpus has {} rows", check.table);
+    let mut bad = Vec::new();
+    let mut rows = vec![0; checks.len()];
+    let mut damaged = 0;
+    for f in found {
+        bad.extend(f.bad);
+        for (total, n) in rows.iter_mut().zip(f.rows) {
+            *total += n;
+        }
+        damaged += f.damaged;
+    }
+    for (check, n) in checks.iter().zip(&rows) {
+        assert!(*n > 0, "the files have no {} rows", check.table);
+    }
     assert!(damaged > 0, "some cuts have rows before their fault");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
