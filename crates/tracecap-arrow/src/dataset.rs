@@ -133,7 +133,7 @@ pub fn export(
         .iter()
         .map(|s| (std::fs::metadata(&s.path).map_or(0, |m| m.len()), s))
         .collect();
-    order.sort_by(|a, b| b.0.cmp(&a.0));
+    order.sort_by_key(|(len, _)| std::cmp::Reverse(*len));
     let sources: Vec<&Source> = order.into_iter().map(|(_, s)| s).collect();
     let sources = sources.as_slice();
     let next = AtomicUsize::new(0);
