@@ -513,7 +513,8 @@ fn absolute(path: &Path) -> String {
 pub struct Found {
     /// The captures, in the order of the inputs (a directory's files sorted by path), each id once.
     pub sources: Vec<Source>,
-    /// Inputs named one by one that are no capture, with why (`empty file`, `unknown format`).
+    /// Inputs named one by one that are no capture, with why (`empty file`, `unknown format`,
+    /// `not a regular file`).
     pub not_captures: Vec<(PathBuf, &'static str)>,
     /// Files under directory inputs that are no capture (skipped).
     pub skipped: usize,
@@ -535,6 +536,13 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
     let mut ids = HashSet::new();
     for input in inputs {
         let meta = std::fs::metadata(input).map_err(|e| with_path(input, e))?;
+        if !meta.is_dir() && !meta.is_file() {
+            // A pipe or a device would be read up once to detect it and then be empty.
+            found
+                .not_captures
+                .push((input.clone(), "not a regular file"));
+            continue;
+        }
         if !meta.is_dir() {
             match sniff(input).map_err(|e| with_path(input, e))? {
                 Ok(bytes) => found.push(input.clone(), bytes, &mut ids),

@@ -305,6 +305,16 @@ fn damaged_and_foreign_inputs_give_clear_messages_and_exit_codes() {
     );
     assert!(!out.exists());
 
+    // A device or a pipe is not read (it would be read up by the detection): warned, exit 1.
+    let r = run(&["export", "/dev/null", "-o", s(&out)]);
+    assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
+    assert!(
+        stderr(&r).contains("/dev/null: not a capture (not a regular file)"),
+        "{}",
+        stderr(&r)
+    );
+    assert!(!out.exists());
+
     // Usage and I/O: exit 2.
     let missing = dir.join("missing.prof");
     let r = run(&["export", s(&missing), "-o", s(&out)]);
