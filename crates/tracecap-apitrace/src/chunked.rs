@@ -128,7 +128,12 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
         }
     }
 
-    /// Sets the largest window (bytes); an event larger than this is an error.
+    /// Sets the largest window (bytes); an event larger than this is an error. Above
+    /// [`DEFAULT_WINDOW_LIMIT`], a [`ContainerSource`](crate::ContainerSource) should keep the
+    /// starts of its pieces for at least the limit plus
+    /// [`MAX_SNAPPY_CHUNK`](crate::MAX_SNAPPY_CHUNK) stream bytes
+    /// ([`ContainerSource::with_offset_window`](crate::ContainerSource::with_offset_window)), so
+    /// that a fault in such a large event still names its piece.
     pub fn with_window_limit(mut self, limit: usize) -> Self {
         self.limit = limit.max(1);
         self
@@ -136,7 +141,9 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
 
     /// The source the pieces come from: for a [`ContainerSource`](crate::ContainerSource),
     /// where they come from in the file ([`ContainerSource::offsets`](crate::ContainerSource::offsets)),
-    /// to map the stream offset of a fault back to the file.
+    /// to map the stream offset of a fault, or of the event just read, back to the file. The
+    /// reader releases the bytes before its unread tail each time it asks for more
+    /// ([`ByteSource::release`]), so the source keeps the pieces of its window only.
     pub fn source(&self) -> &S {
         &self.src
     }
@@ -206,6 +213,8 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
         }
         // The first piece may come with the window handed over (the tail in front of it)...
         let tail_at = self.base.saturating_add(self.pos as u64);
+        // ... and nothing before the tail is read again: no fault can lie there.
+        self.src.release(tail_at);
         let max_start = usize::try_from(tail_at).unwrap_or(usize::MAX);
         let first = self.src.refill(&mut self.window, self.pos, max_start);
         let first = first.map(|(start, n)| {

@@ -87,7 +87,9 @@ pub fn decompress(file: &[u8]) -> Result<Decompressed, Error> {
 /// walking `data` meets it), and garbage behind it is never decompressed. An event larger than
 /// the window limit stops decompression too, with that fault in [`Decompressed::fault`].
 pub fn decompress_limited(file: &[u8], limit: u64) -> Result<Decompressed, Error> {
-    let src = ContainerSource::new(file)?.with_pieces_kept(usize::MAX);
+    // Every piece is kept: `Decompressed` maps any offset of the stream it holds (the `Tee`
+    // releases nothing).
+    let src = ContainerSource::new(file)?.with_offset_window(u64::MAX);
     let container = src.container();
     let mut reader = ChunkedReader::new(
         Tee {

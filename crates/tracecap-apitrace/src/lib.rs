@@ -187,7 +187,7 @@ pub use decompress::{decompress, decompress_limited, detect, Decompressed};
 pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
 #[cfg(feature = "std")]
 pub use source::{
-    ByteSource, ContainerSource, OffsetMap, SliceSource, MAX_SNAPPY_CHUNK, PIECES_KEPT,
+    ByteSource, ContainerSource, OffsetMap, SliceSource, MAX_SNAPPY_CHUNK, OFFSET_WINDOW,
 };
 #[cfg(feature = "alloc")]
 pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};

@@ -34,6 +34,15 @@ pub trait ByteSource {
         drop_read(window, from);
         self.fill(window).map(|n| (0, n))
     }
+
+    /// Tells the source that its reader is done with the stream bytes before stream offset
+    /// `before` (counted from the first byte the source gave): no event, and so no fault, will
+    /// be read there any more. A [`ContainerSource`] then forgets where the pieces that hold
+    /// only such bytes start. A [`ChunkedReader`](crate::ChunkedReader) calls it before each
+    /// refill, with the start of its unread tail. By default, nothing.
+    fn release(&mut self, before: u64) {
+        let _ = before;
+    }
 }
 
 /// Drops the read bytes `window[..from]`: the unread tail moves to the front.
@@ -93,26 +102,35 @@ pub const MAX_SNAPPY_CHUNK: u64 = 64 << 20;
 /// bytes at worst (32 + n + n / 6).
 pub(crate) const MAX_SNAPPY_BLOCK: u64 = 32 + MAX_SNAPPY_CHUNK + MAX_SNAPPY_CHUNK / 6;
 
-/// Bytes a streaming decoder (gzip, brotli, zstd) produces per [`ByteSource::fill`].
+/// Bytes a streaming decoder (gzip, brotli, zstd) produces per [`ByteSource::fill`] (zstd: less
+/// when [`FRAMES_PER_PIECE`] frames have started).
 const PIECE: usize = 256 << 10;
 
-/// Pieces a [`ContainerSource`] remembers unless told otherwise
-/// ([`ContainerSource::with_pieces_kept`]): the most recent 256 snappy chunks or zstd frames.
-/// A fault of the stream lies in the event being read, which starts in one of them unless that
-/// one event spans more pieces.
-pub const PIECES_KEPT: usize = 256;
+/// How far behind the decompression front a [`ContainerSource`] keeps the starts of its pieces
+/// unless told otherwise ([`ContainerSource::with_offset_window`]): the furthest a fault can lie
+/// behind the front in a [`ChunkedReader`](crate::ChunkedReader) with the default window limit.
+/// The reader asks for more bytes when its unread tail (the start of the event being read, which
+/// holds the fault) is less than [`DEFAULT_WINDOW_LIMIT`](crate::DEFAULT_WINDOW_LIMIT) long, and
+/// gets one piece: at most [`MAX_SNAPPY_CHUNK`] bytes (256 KiB for gzip, brotli and zstd).
+pub const OFFSET_WINDOW: u64 = crate::chunked::DEFAULT_WINDOW_LIMIT as u64 + MAX_SNAPPY_CHUNK;
 
 /// Where the decompressed stream comes from in the file: the stream offset and the file offset
-/// of each snappy chunk or zstd frame decoded so far (the most recent ones: see
-/// [`OffsetMap::keep`]). A [`ContainerSource`] fills one as it decodes
-/// ([`ContainerSource::offsets`]), and [`Decompressed`](crate::Decompressed) keeps the one of
-/// the whole file. gzip and brotli are one compressed stream from the start of the file: their
-/// map stays empty, and every stream offset maps to file offset 0.
+/// of each snappy chunk or zstd frame decoded lately. A [`ContainerSource`] fills one as it
+/// decodes ([`ContainerSource::offsets`]), and [`Decompressed`](crate::Decompressed) keeps the
+/// one of the whole file. gzip and brotli are one compressed stream from the start of the file:
+/// their map stays empty, and every stream offset maps to file offset 0.
 ///
 /// A snappy chunk is noted when it gives bytes (a chunk the file cuts short or that is damaged
 /// too, for the bytes decoded before the cut or the damage); a zstd frame when its header is
-/// read. Of pieces that start at the same stream offset (a zstd frame that holds no byte), the
-/// last one is kept.
+/// read. Of pieces that start at the same stream offset (zstd frames that hold no byte), only
+/// the last one is kept: a stream offset lies in a piece that gave bytes.
+///
+/// What is kept is bounded by stream bytes, not by pieces: the pieces that hold any of the last
+/// [`OffsetMap::window`] bytes of stream produced and, once the reader has released the bytes
+/// before some offset ([`ByteSource::release`]), only those that hold bytes from there on. The
+/// pieces kept start at distinct stream offsets, so there are at most one more than the bytes
+/// they cover (and never more than the window plus one): a stream of tiny pieces costs 16 bytes
+/// per byte under the reader's window, never per byte of the file.
 ///
 /// ```
 /// # #[cfg(feature = "write")]
@@ -132,6 +150,14 @@ pub const PIECES_KEPT: usize = 256;
 /// assert_eq!(file[second as usize..][..4], ZSTD_MAGIC);
 /// assert_eq!(map.pieces().nth(1), Some((1000, second)));
 /// assert_eq!(map.file_offset(0), 0); // the first frame starts the file
+///
+/// // Kept for the last 1000 stream bytes only: the frames that hold them.
+/// let mut src = ContainerSource::new(&file)?.with_offset_window(1000);
+/// while src.fill(&mut stream)? > 0 {}
+/// let end = src.offsets().pieces().last().unwrap().0; // ok: doc example
+/// assert!(src.offsets().pieces().len() <= 2);
+/// assert!(src.offsets().chunk_offset(end).is_some());
+/// assert_eq!(src.offsets().chunk_offset(0), None); // forgotten
 /// # Ok(())
 /// # }
 /// # #[cfg(not(feature = "write"))]
@@ -139,34 +165,39 @@ pub const PIECES_KEPT: usize = 256;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OffsetMap {
-    /// (stream offset, file offset) of each piece noted, in stream order.
+    /// (stream offset, file offset) of each piece kept, in stream order, the stream offsets
+    /// distinct.
     starts: VecDeque<(u64, u64)>,
-    keep: usize,
+    /// Stream bytes behind the front whose pieces are kept.
+    window: u64,
+    /// The reader is done with the stream bytes before this offset.
+    released: u64,
 }
 
 impl Default for OffsetMap {
     fn default() -> Self {
-        OffsetMap::new(PIECES_KEPT)
+        OffsetMap::new(OFFSET_WINDOW)
     }
 }
 
 impl OffsetMap {
-    /// An empty map that remembers the `keep` most recent pieces (at least 1; `usize::MAX`:
-    /// all of them).
-    pub fn new(keep: usize) -> Self {
+    /// An empty map that keeps the pieces holding the last `window` bytes of stream produced
+    /// (`u64::MAX`: every piece).
+    pub fn new(window: u64) -> Self {
         OffsetMap {
             starts: VecDeque::new(),
-            keep: keep.max(1),
+            window,
+            released: 0,
         }
     }
 
-    /// How many of the most recent pieces it remembers.
-    pub fn keep(&self) -> usize {
-        self.keep
+    /// How many stream bytes behind the front the pieces holding them are kept.
+    pub fn window(&self) -> u64 {
+        self.window
     }
 
     /// The file offset of the snappy chunk or zstd frame holding stream offset `at`; `None` when
-    /// no piece noted holds it: gzip and brotli, or a piece before the ones remembered.
+    /// no piece kept holds it: gzip and brotli, or a piece further behind than those kept.
     pub fn chunk_offset(&self, at: u64) -> Option<u64> {
         match self.starts.partition_point(|&(s, _)| s <= at) {
             0 => None,
@@ -189,24 +220,45 @@ impl OffsetMap {
         }
     }
 
-    /// (stream offset, file offset) of each piece remembered, in stream order.
+    /// (stream offset, file offset) of each piece kept, in stream order; `pieces().len()` is
+    /// how many are kept.
     pub fn pieces(&self) -> impl ExactSizeIterator<Item = (u64, u64)> + '_ {
         self.starts.iter().copied()
     }
 
     /// Notes that the piece at file offset `file` starts at stream offset `stream` (at or after
-    /// the last piece noted).
+    /// the last piece noted, and at or before the front).
     fn note(&mut self, stream: u64, file: u64) {
         if let Some(last) = self.starts.back_mut() {
             if last.0 == stream {
+                // The last piece gave no byte: the new one holds what comes.
                 last.1 = file;
                 return;
             }
         }
-        if self.starts.len() >= self.keep {
+        self.starts.push_back((stream, file));
+        self.trim(stream);
+    }
+
+    /// The reader is done with the stream bytes before `before`.
+    fn release(&mut self, before: u64) {
+        self.released = self.released.max(before);
+    }
+
+    /// Forgets the pieces that hold none of the bytes still wanted: those from `front` less the
+    /// window, and from the offset released, up to `front` (the bytes produced so far).
+    fn trim(&mut self, front: u64) {
+        let from = front.saturating_sub(self.window).max(self.released);
+        // The first piece ends where the second starts.
+        while self.starts.get(1).is_some_and(|&(s, _)| s <= from) {
             self.starts.pop_front();
         }
-        self.starts.push_back((stream, file));
+        // Distinct starts cover at least one byte each but the last: the window bounds them.
+        // Checked anyway, so that nothing can make the map outgrow it.
+        let cap = usize::try_from(self.window.saturating_add(1)).unwrap_or(usize::MAX);
+        while self.starts.len() > cap {
+            self.starts.pop_front();
+        }
     }
 }
 
@@ -222,6 +274,8 @@ struct ZstdFrames<'f> {
     /// A frame is being decoded.
     active: bool,
     produced: u64,
+    /// Frames started so far.
+    started: u64,
     /// The file ended inside the current frame, which was ended there.
     cut: bool,
 }
@@ -237,6 +291,7 @@ impl ZstdFrames<'_> {
             dec: ruzstd::frame_decoder::FrameDecoder::new(),
             active: false,
             produced: 0,
+            started: 0,
             cut: false,
         }
     }
@@ -251,15 +306,31 @@ fn zstd_error(cut: bool, what: &'static str) -> std::io::Error {
     std::io::Error::new(kind, what)
 }
 
-/// A [`ZstdFrames`] read, noting each frame it starts in `map`.
+/// zstd frames started in one piece at most: a piece of tiny frames ends there rather than at
+/// 256 KiB, so that the frame starts a reader's window holds stay few (4096 one-byte frames: a
+/// piece of 4 KiB and 64 KiB of starts, instead of 262,144 starts in 4 MiB for one 256 KiB
+/// piece). Frames of 64 bytes or more fill the 256 KiB first.
+const FRAMES_PER_PIECE: u64 = 4096;
+
+/// A [`ZstdFrames`] read for one piece, noting each frame it starts in `map`; it ends the piece
+/// (reads 0 bytes) once the piece holds bytes and [`FRAMES_PER_PIECE`] frames have started.
 struct Noting<'a, 'f> {
     frames: &'a mut ZstdFrames<'f>,
     map: &'a mut OffsetMap,
+    /// Frames started before this piece.
+    first: u64,
+    /// Bytes read into this piece.
+    got: usize,
 }
 
 impl Read for Noting<'_, '_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.frames.read_noting(buf, self.map)
+        if self.got > 0 && self.frames.started.saturating_sub(self.first) >= FRAMES_PER_PIECE {
+            return Ok(0);
+        }
+        let n = self.frames.read_noting(buf, self.map)?;
+        self.got = self.got.saturating_add(n);
+        Ok(n)
     }
 }
 
@@ -323,6 +394,7 @@ impl ZstdFrames<'_> {
                 Ok(()) => {
                     self.input = rest;
                     map.note(self.produced, at);
+                    self.started = self.started.saturating_add(1);
                     self.active = true;
                 }
                 Err(FrameDecoderError::ReadFrameHeaderError(
@@ -443,10 +515,24 @@ enum Inner<'f> {
 }
 
 /// The decompressed stream of a file, produced piece by piece (a snappy chunk, or 256 KiB of a
-/// gzip/brotli/zstd stream, per [`ByteSource::fill`]). It notes where each snappy chunk or zstd
-/// frame it decodes starts in its [`OffsetMap`] ([`ContainerSource::offsets`]), the most recent
-/// [`PIECES_KEPT`] unless told otherwise, so that a stream offset (of a fault) maps back to the
-/// file. A [`ChunkedReader`](crate::ChunkedReader) lends its source
+/// gzip/brotli/zstd stream, per [`ByteSource::fill`]; a zstd piece ends after 4096 frames). It
+/// notes where each snappy chunk or zstd frame it decodes starts in its [`OffsetMap`]
+/// ([`ContainerSource::offsets`]), so that a stream offset (of a fault) maps back to the file.
+///
+/// What it keeps is bounded by stream bytes, not by a number of pieces: the pieces that hold the
+/// last [`OFFSET_WINDOW`] bytes it produced ([`ContainerSource::with_offset_window`] for another
+/// window) and, under a [`ChunkedReader`](crate::ChunkedReader), only those that hold the
+/// reader's unread tail and the bytes after it: the reader releases what it has parsed
+/// ([`ByteSource::release`]) before it asks for more. A fault of the stream lies in the event
+/// being read, at or after the start of that tail, so its piece is always kept, whatever the
+/// number of pieces a read brings (a read of one-byte zstd frames brings 4096, of one-byte
+/// snappy chunks one; a large event spans many reads); and memory follows the reader's window
+/// (16 bytes per piece under it, so 16 bytes per byte at worst), never the file. Pieces further behind are forgotten:
+/// [`OffsetMap::chunk_offset`] of a stream offset there is `None`. A reader with a window limit
+/// above [`DEFAULT_WINDOW_LIMIT`](crate::DEFAULT_WINDOW_LIMIT) needs a source window of at least
+/// that limit plus [`MAX_SNAPPY_CHUNK`] for its faults in events larger than the default limit.
+///
+/// A [`ChunkedReader`](crate::ChunkedReader) lends its source
 /// ([`ChunkedReader::source`](crate::ChunkedReader::source)):
 ///
 /// ```
@@ -517,11 +603,13 @@ impl<'f> ContainerSource<'f> {
         })
     }
 
-    /// Remembers the `n` most recent pieces in [`ContainerSource::offsets`] (at least 1;
-    /// `usize::MAX`: every piece, one entry per snappy chunk or zstd frame) instead of
-    /// [`PIECES_KEPT`].
-    pub fn with_pieces_kept(mut self, n: usize) -> Self {
-        self.offsets = OffsetMap::new(n);
+    /// Keeps in [`ContainerSource::offsets`] the pieces that hold the last `bytes` bytes of
+    /// stream produced (`u64::MAX`: every piece, one entry per snappy chunk or zstd frame that
+    /// gives bytes, as [`decompress`](crate::decompress) keeps them) instead of the last
+    /// [`OFFSET_WINDOW`]. Under a [`ChunkedReader`](crate::ChunkedReader), what the reader
+    /// releases is forgotten all the same.
+    pub fn with_offset_window(mut self, bytes: u64) -> Self {
+        self.offsets = OffsetMap::new(bytes);
         self
     }
 
@@ -621,8 +709,14 @@ impl ByteSource for ContainerSource<'_> {
                 self.offsets.note(self.produced, at);
             }
             self.produced = self.produced.saturating_add(n as u64);
+            self.offsets.trim(self.produced);
         }
         r
+    }
+
+    fn release(&mut self, before: u64) {
+        self.offsets.release(before);
+        self.offsets.trim(self.produced);
     }
 }
 
@@ -718,9 +812,12 @@ impl ContainerSource<'_> {
             Inner::Gzip(d) => Self::read_piece(d, out, name),
             Inner::Brotli(d) => Self::read_piece(d, out, name),
             Inner::Zstd(d) => {
+                let first = d.started;
                 let mut noting = Noting {
                     frames: d,
                     map: &mut self.offsets,
+                    first,
+                    got: 0,
                 };
                 Self::read_piece(&mut noting, out, name)
             }

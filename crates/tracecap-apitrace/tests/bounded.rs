@@ -182,3 +182,106 @@ fn random_bytes_and_text_are_not_apitrace() {
         }
     }
 }
+
+/// A stream of at least `bytes` bytes of calls without arguments (8 bytes a call).
+fn flushes(bytes: usize) -> Vec<u8> {
+    let mut w = Writer::new(6, 6, &[]);
+    w.function(1, b"glFlush", &[]);
+    while w.stream_len() < bytes {
+        let no = w.enter(0, 1, &[]);
+        w.leave(no, &[]);
+    }
+    w.finish()
+}
+
+/// zstd frames of one stream byte each, as small as zstd makes them: magic, a single-segment
+/// descriptor, a one-byte content size, a raw last block of one byte (10 bytes a frame). Frame
+/// `i` starts at file offset `10 * i`.
+fn tiny_zstd(stream: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(stream.len() * 10);
+    for &b in stream {
+        out.extend_from_slice(&tracecap_apitrace::ZSTD_MAGIC);
+        out.extend_from_slice(&[0x20, 0x01, 0x09, 0x00, 0x00, b]);
+    }
+    out
+}
+
+/// Walks `file` (pieces of one stream byte; piece `i` starts at `piece_at(i)`) with a chunked
+/// reader over its container source: each event must map to its piece right after it is read.
+/// Returns the most piece starts the source kept at once and the peak heap of the walk.
+fn walk_tiny(file: &[u8], piece_at: impl Fn(u64) -> u64) -> (usize, usize) {
+    let (most, peak) = peak_of(|| {
+        let src = tracecap_apitrace::ContainerSource::new(file).expect("a container");
+        let mut reader = ChunkedReader::new(src, tracecap_apitrace::SigTable::new());
+        let mut most = 0;
+        let mut events = 0u64;
+        loop {
+            let at = match reader.next_event() {
+                None => break,
+                Some(Err(e)) => panic!("{e}"),
+                Some(Ok((ev, _))) => ev.offset,
+            };
+            events += 1;
+            let map = reader.source().offsets();
+            assert_eq!(map.chunk_offset(at), Some(piece_at(at)), "event at {at}");
+            let kept = map.pieces().len();
+            // One start per stream byte of the window at most (and one piece before it).
+            assert!(
+                kept <= reader.window_capacity() + 1,
+                "{kept} starts kept for a window of {}",
+                reader.window_capacity()
+            );
+            most = most.max(kept);
+        }
+        assert!(events > 1000);
+        most
+    });
+    (most, peak)
+}
+
+/// Pieces of one stream byte (the smallest snappy chunks, 7 bytes; the smallest zstd frames,
+/// 10 bytes): the container source keeps the starts of the pieces under the reader's window,
+/// 16 bytes each, not of every piece of the file (as the callers that kept them all did: 16 to
+/// 32 bytes of heap per piece, more than the file itself). A file three times larger keeps no
+/// more, and takes no more heap.
+#[test]
+fn tiny_pieces_keep_the_starts_under_the_window_only() {
+    let _serial = tracecap_testkit::serial();
+    let small = flushes(300 << 10);
+    let big = flushes(900 << 10);
+    type Make = fn(&[u8]) -> Vec<u8>;
+    type PieceAt = fn(u64) -> u64;
+    let containers: [(&str, Make, PieceAt); 2] = [
+        ("snappy", |s| write::snappy(s, 1), |i| 2 + 7 * i),
+        ("zstd", tiny_zstd, |i| 10 * i),
+    ];
+    for (name, make, piece_at) in containers {
+        let mut seen = Vec::new();
+        for stream in [&small, &big] {
+            let file = make(stream);
+            let pieces = file.len() as u64 - piece_at(0);
+            assert_eq!(
+                pieces,
+                piece_at(stream.len() as u64) - piece_at(0),
+                "{name}"
+            );
+            let (most, peak) = walk_tiny(&file, piece_at);
+            eprintln!(
+                "{name}: {} stream bytes, {} file bytes: at most {most} piece starts kept, \
+                 peak heap {peak} bytes",
+                stream.len(),
+                file.len()
+            );
+            // Bounded by the window: a snappy chunk a read, 4096 zstd frames a read (and the
+            // unread tail of a few bytes before them).
+            assert!(most <= 4096 + 64, "{name}: {most} starts kept");
+            seen.push((most, peak));
+        }
+        let (small_most, small_peak) = seen[0];
+        let (big_most, big_peak) = seen[1];
+        assert!(big_most <= small_most + 64, "{name}: {seen:?}");
+        assert!(big_peak <= small_peak + (64 << 10), "{name}: {seen:?}");
+        // The window, the decoder and the starts: far below 16 bytes per piece of the file.
+        assert!(big_peak < 1 << 20, "{name}: {seen:?}");
+    }
+}

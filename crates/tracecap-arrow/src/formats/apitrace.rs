@@ -19,10 +19,12 @@
 //!
 //! The file is decompressed piece by piece through the crate's chunked reader, so a trace of any
 //! size is read without holding its stream: what is kept is the signature table, where each
-//! snappy chunk or zstd frame starts (16 bytes each) and, for each call that has entered and not
-//! yet returned, its details as JSON text. A fault stops the walk after the rows of every call
-//! `dump` prints before it, at the file offset `dump` reports (for a fault of the stream, the
-//! snappy chunk or zstd frame holding it, with its stream offset).
+//! snappy chunk or zstd frame under the reader's window starts (16 bytes each; the reader
+//! releases what it has parsed, so never one per piece of the file) and, for each call that has
+//! entered and not yet returned, its details as JSON text and the file offset of its piece. A
+//! fault stops the walk after the rows of every call `dump` prints before it, at the file offset
+//! `dump` reports (for a fault of the stream, the snappy chunk or zstd frame holding it, with its
+//! stream offset).
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -88,12 +90,11 @@ fn fault(offsets: &OffsetMap, e: Error) -> FormatError {
 
 /// Every event of the trace, paired into calls whose rows go to `rows`.
 fn read(data: &[u8], out: &mut Emit<'_>, rows: &mut Rows) -> Result<(), ConvertError<ArrowError>> {
-    // Every piece is remembered (16 bytes each), as `dump` remembers them: a window of small
-    // zstd frames holds more than the default number, and the piece of a call read early in it
-    // would be forgotten before its row or fault is written.
+    // The source keeps the start of every piece under the reader's window, however many one
+    // read brings, and forgets those the reader has released: a call's piece is looked up right
+    // after its ENTER is read, and a fault lies in the event being read, both in the window.
     let src = ContainerSource::new(data)
-        .map_err(|e| ConvertError::Format(fault(&OffsetMap::default(), e)))?
-        .with_pieces_kept(usize::MAX);
+        .map_err(|e| ConvertError::Format(fault(&OffsetMap::default(), e)))?;
     let mut reader = ChunkedReader::new(src, SigTable::new());
     if let Err(e) = reader.header().map(|_| ()) {
         return Err(ConvertError::Format(fault(reader.source().offsets(), e)));

@@ -14,11 +14,14 @@
 //! tick long and back to back.
 //!
 //! Streaming: the file is decompressed piece by piece through the crate's `ChunkedReader`; what is
-//! kept is the signature table, one entry per thread, where each snappy chunk or zstd frame starts
-//! (16 bytes for every one decoded: in proportion to the file, never to a count read from it) and,
-//! per call that has entered and not yet left, its arguments' text (each value cut at [`MAX_TEXT`]
-//! bytes). A fault's stream offset is mapped back to the file through the container source's
-//! `OffsetMap`, as `decompress` maps it for `dump` and `validate`, to the chunk or frame holding it.
+//! kept is the signature table, one entry per thread, where each snappy chunk or zstd frame under
+//! the reader's window starts (16 bytes each: the reader releases what it has parsed, so they
+//! cover the unread tail and the piece being read, at most one per stream byte of the window,
+//! never one per piece of the file) and, per call that has entered and not yet left, its
+//! arguments' text (each value cut at [`MAX_TEXT`] bytes). A fault's stream offset is mapped back
+//! to the file through the container source's `OffsetMap`, as `decompress` maps it for `dump` and
+//! `validate`, to the chunk or frame holding it: the fault lies in the event being read, in the
+//! window.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -144,12 +147,10 @@ fn process_name(header: &OwnedHeader) -> String {
 
 /// Converts an apitrace file (any container), driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
-    // Every piece is remembered, as `dump` remembers them: one 256 KiB read of small zstd frames
-    // notes thousands of them, and a fault early in that read lies in a frame noted long before
-    // the last.
-    let src = ContainerSource::new(data)
-        .map_err(|e| fault(&OffsetMap::default(), e))?
-        .with_pieces_kept(usize::MAX);
+    // The source keeps the start of every piece under the reader's window, however many one
+    // read brings (a read of one-byte zstd frames notes 4096 of them), and forgets those the
+    // reader has released: a fault lies in the event being read, in the window.
+    let src = ContainerSource::new(data).map_err(|e| fault(&OffsetMap::default(), e))?;
     let mut reader = ChunkedReader::new(src, SigTable::new());
     let name = reader.header().map(process_name);
     let name = name.map_err(|e| fault(reader.source().offsets(), e))?;
