@@ -3,11 +3,12 @@
 //! a narrow terminal, and `--help`. None of these needs the corpus: inputs are the bundled samples
 //! or written here.
 
+mod common;
+
+use common::big_capture;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-use tracecap_syscall::write::{CaptureWriter, HeaderModel, SyscallModel};
 
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -45,31 +46,6 @@ fn names(dir: &Path) -> Vec<String> {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-/// A syscall capture of `records` records: big enough, at a few million, that converting it
-/// takes long enough to be interrupted.
-fn big_capture(records: u32) -> Vec<u8> {
-    let mut w = CaptureWriter::new();
-    w.header(&HeaderModel {
-        pid: 42,
-        epoch_seconds: 1_700_000_000,
-        clock_reference_ns: Some(0),
-        ..HeaderModel::default()
-    })
-    .unwrap();
-    for i in 0..records {
-        w.syscall(&SyscallModel {
-            number: (i % 300) as u16,
-            result: Some(0),
-            tid: Some(42 + (i % 4) as i32),
-            timestamp_ns: Some(i64::from(i) * 1000),
-            duration_ns: Some(500.0),
-            args: Vec::new(),
-        })
-        .unwrap();
-    }
-    w.into_bytes()
 }
 
 #[test]

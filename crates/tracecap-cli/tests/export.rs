@@ -2,6 +2,9 @@
 //! (refused, appended to, overwritten), directories searched for captures, damaged and foreign
 //! files, exit codes, and an interrupted run. Inputs are the bundled samples or written here.
 
+mod common;
+
+use common::big_capture;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -11,7 +14,6 @@ use tracecap_arrow::arrow_array::types::{Int32Type, Int64Type};
 use tracecap_arrow::arrow_array::{Array, RecordBatch};
 use tracecap_arrow::dataset::read_table;
 use tracecap_arrow::Table;
-use tracecap_syscall::write::{CaptureWriter, HeaderModel, SyscallModel};
 
 const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
 
@@ -333,30 +335,6 @@ fn damaged_and_foreign_inputs_give_clear_messages_and_exit_codes() {
         "-o is required"
     );
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// A syscall capture of `records` records, big enough to interrupt its export.
-fn big_capture(records: u32) -> Vec<u8> {
-    let mut w = CaptureWriter::new();
-    w.header(&HeaderModel {
-        pid: 42,
-        epoch_seconds: 1_700_000_000,
-        clock_reference_ns: Some(0),
-        ..HeaderModel::default()
-    })
-    .unwrap();
-    for i in 0..records {
-        w.syscall(&SyscallModel {
-            number: (i % 300) as u16,
-            result: Some(0),
-            tid: Some(42 + (i % 4) as i32),
-            timestamp_ns: Some(i64::from(i) * 1000),
-            duration_ns: Some(500.0),
-            args: Vec::new(),
-        })
-        .unwrap();
-    }
-    w.into_bytes()
 }
 
 #[test]

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use tracecap_syscall::write::{CaptureWriter, HeaderModel, SyscallModel};
+
 /// Exit code, stdout and stderr of `tracecap args...` with the environment variables `env`.
 pub fn tracecap_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
@@ -81,4 +83,29 @@ pub fn on_two_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R 
         }
     });
     results.into_inner().unwrap()
+}
+
+/// A syscall capture of `records` records: big enough, at a few million, that converting or
+/// exporting it takes long enough to be interrupted.
+pub fn big_capture(records: u32) -> Vec<u8> {
+    let mut w = CaptureWriter::new();
+    w.header(&HeaderModel {
+        pid: 42,
+        epoch_seconds: 1_700_000_000,
+        clock_reference_ns: Some(0),
+        ..HeaderModel::default()
+    })
+    .unwrap();
+    for i in 0..records {
+        w.syscall(&SyscallModel {
+            number: (i % 300) as u16,
+            result: Some(0),
+            tid: Some(42 + (i % 4) as i32),
+            timestamp_ns: Some(i64::from(i) * 1000),
+            duration_ns: Some(500.0),
+            args: Vec::new(),
+        })
+        .unwrap();
+    }
+    w.into_bytes()
 }
