@@ -486,7 +486,7 @@ mod tests {
             "ok é \u{1f600}".as_bytes(),
         ];
         for b in cases {
-            let want = serde_json::to_string(&String::from_utf8_lossy(b)).unwrap();
+            let want = serde_json::to_string(&String::from_utf8_lossy(b)).unwrap(); // ok: test-only
             assert_eq!(
                 line(|w| {
                     w.item(Lossy(b));
@@ -529,7 +529,7 @@ mod tests {
         {
             let mut w = JsonWriter::new(&mut out);
             w.begin_object().field("a", 1u8).end_object();
-            w.end_line().unwrap();
+            w.end_line().unwrap(); // ok: test-only
             w.begin_object().field("cut", 2u8);
         }
         assert_eq!(out, b"{\"a\":1}\n");

@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::big_capture;
+use common::{big_capture, run, stderr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const SAMPLE: &str = concat!(
@@ -19,20 +19,9 @@ fn tracecap() -> Command {
     Command::new(env!("CARGO_BIN_EXE_tracecap"))
 }
 
-fn run(args: &[&str]) -> Output {
-    tracecap().args(args).output().expect("run tracecap")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-edges-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("edges", name)
 }
 
 fn names(dir: &Path) -> Vec<String> {

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::big_capture;
+use common::{big_capture, run, stderr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tracecap_arrow::arrow_array::cast::AsArray;
@@ -21,22 +21,9 @@ fn sample(name: &str) -> PathBuf {
     Path::new(SAMPLES).join(name)
 }
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tracecap"))
-        .args(args)
-        .output()
-        .expect("run tracecap")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
+/// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-export-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("export", name)
 }
 
 fn s(p: &Path) -> &str {

@@ -109,3 +109,24 @@ pub fn big_capture(records: u32) -> Vec<u8> {
     }
     w.into_bytes()
 }
+
+/// Output of `tracecap args...`.
+pub fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(args)
+        .output()
+        .expect("run tracecap")
+}
+
+/// Standard error of a run, as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A fresh scratch directory for one test of the file `tag`.
+pub fn scratch(tag: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracecap-{tag}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
