@@ -69,6 +69,16 @@ pub struct Source {
     pub path: PathBuf,
 }
 
+impl Source {
+    /// Its file's absolute path, as text: the `path` column of the `captures` table.
+    pub fn absolute_path(&self) -> String {
+        std::path::absolute(&self.path)
+            .unwrap_or_else(|_| self.path.clone())
+            .display()
+            .to_string()
+    }
+}
+
 /// How far an [`export`] is; read it from another thread while the export runs.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -452,7 +462,7 @@ impl Part {
         let mut rows = [0u64; Table::ALL.len()];
         let options = Options {
             batch_rows,
-            path: Some(absolute(&source.path)),
+            path: Some(source.absolute_path()),
             ..Options::default()
         };
         let writers = &mut self.writers;
@@ -498,14 +508,6 @@ impl Part {
         }
         Ok(())
     }
-}
-
-/// The file's absolute path, as text (the `path` column).
-fn absolute(path: &Path) -> String {
-    std::path::absolute(path)
-        .unwrap_or_else(|_| path.to_path_buf())
-        .display()
-        .to_string()
 }
 
 /// The captures named by a command line's inputs; see [`find_sources`].

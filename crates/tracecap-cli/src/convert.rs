@@ -7,6 +7,7 @@ use tracecap::export::{ChromeJson, Perfetto};
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
 use tracecap::{ConvertError, Stats};
 
+use crate::destination::Destination;
 use crate::error::CliError;
 use crate::json::{JsonWriter, Text};
 use crate::progress;
@@ -94,38 +95,6 @@ fn convert_err(e: ConvertError<std::io::Error>) -> CliError {
         ConvertError::Sink(io) => CliError::Io(io),
         ConvertError::Unsupported(f) => {
             CliError::Usage(format!("converting {f} captures is not supported yet"))
-        }
-    }
-}
-
-/// Where the converted trace goes: a file (through a temporary file, see
-/// [`tracecap::output::Output`]) or standard output (`-o -`).
-enum Destination<'o> {
-    File(tracecap::output::Output),
-    Stdout(&'o mut dyn Write),
-}
-
-impl Write for Destination<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Destination::File(f) => f.write(buf),
-            Destination::Stdout(s) => s.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Destination::File(f) => f.flush(),
-            Destination::Stdout(s) => s.flush(),
-        }
-    }
-}
-
-impl Destination<'_> {
-    /// Puts a file output in place; standard output is only flushed.
-    fn commit(self) -> std::io::Result<()> {
-        match self {
-            Destination::File(f) => f.commit(),
-            Destination::Stdout(s) => s.flush(),
         }
     }
 }

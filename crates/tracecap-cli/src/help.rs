@@ -106,3 +106,72 @@ Examples:
 ",
     common!()
 );
+
+/// What `query`, `diff` and `flamegraph` share: their inputs and exit codes.
+macro_rules! query_common {
+    () => {
+        "Inputs: capture files, directories (searched recursively for captures) and
+datasets written by `tracecap export` (a directory holding captures/, slices/,
+...), in any mix. A capture is parsed when the query reaches it, on every core.
+A damaged capture is queried up to its fault (the fault is in the `captures`
+table) with a warning; files of no known format are skipped with a warning.
+
+Exit codes:
+  0  success (damaged inputs only warn, unless --strict)
+  1  --strict and an input was damaged or no capture; or no input held a
+     capture or a dataset
+  2  the SQL is wrong (DataFusion's message), usage or I/O error"
+    };
+}
+
+/// `tracecap query --help`.
+pub const QUERY: &str = concat!(
+    "Tables: captures, tracks, slices, instants, counters, easyprofiler_blocks,
+easyprofiler_values, syscall_calls, apitrace_calls, wtf_events, orbit_events
+(`tracecap query --schema` lists their columns; docs/query.md has examples).
+Times are nanoseconds. The SQL is Apache DataFusion's (PostgreSQL-like).
+
+Examples:
+  tracecap query 'select name, count(*), sum(dur) from slices
+      group by name order by 3 desc limit 10' captures/
+  tracecap query 'select * from captures' a.prof b.trace --format csv
+  tracecap query 'select ...' dataset/ --format parquet -o result.parquet
+
+",
+    query_common!()
+);
+
+/// `tracecap diff --help`.
+pub const DIFF: &str = concat!(
+    "For each slice name (or --by track,name or --by category): the count and the
+total duration per capture, the mean, p50 and p95 duration on each side, and
+the change of the total (ns and %), largest change first. With groups of
+captures (--a X --a Y --b Z ...), totals are means per capture, a_sd and b_sd
+their standard deviations, and t Welch's t statistic: status `noise` marks a
+change smaller than twice its standard error. Only closed slices count.
+`--sql` prints the query, which runs on `tracecap query` inputs a.* and b.*.
+
+Examples:
+  tracecap diff before.prof after.prof
+  tracecap diff --a runs/old/ --b runs/new/ --by track,name --format csv
+  tracecap diff old.orbit new.orbit --flamegraph diff.svg
+
+",
+    query_common!()
+);
+
+/// `tracecap flamegraph --help`.
+pub const FLAMEGRAPH: &str = concat!(
+    "Folds the slices of the inputs into stacks (on each track, by nesting; the
+weight of a stack is the self time of its top frame, in ns) and draws an
+interactive SVG flame graph (open it in a browser: click to zoom, Ctrl-F to
+search). --folded prints the folded stacks (`a;b;c 1234`) for other tools.
+
+Examples:
+  tracecap flamegraph capture.prof -o flame.svg
+  tracecap flamegraph captures/ --per-track -o flame.svg
+  tracecap flamegraph trace.wtf-trace --folded | sort -k2 -n | tail
+
+",
+    query_common!()
+);

@@ -8,13 +8,18 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod convert;
+mod destination;
 mod detect;
+mod diff;
 mod error;
 mod export;
+mod flamegraph;
 mod formats;
 mod help;
 mod json;
 mod progress;
+mod query;
+mod results;
 pub mod stdout;
 
 use std::ffi::OsString;
@@ -26,6 +31,7 @@ use clap::{Parser, Subcommand};
 use crate::detect::Format;
 use crate::error::CliError;
 use crate::formats::DumpOptions;
+use crate::results::ResultFormat;
 
 /// Inspect, check, dump and convert capture files of Orbit, syscall_capture, apitrace, WTF and
 /// EasyProfiler.
@@ -112,6 +118,90 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// SQL over captures, directories of captures and exported datasets.
+    #[command(after_help = help::QUERY)]
+    Query {
+        /// The query (DataFusion SQL).
+        #[arg(required_unless_present = "schema")]
+        sql: Option<String>,
+        /// Capture files, directories of captures, datasets.
+        #[arg(required_unless_present = "schema")]
+        inputs: Vec<PathBuf>,
+        /// Print every table and column with its type, and nothing else.
+        #[arg(long, conflicts_with_all = ["sql", "inputs"])]
+        schema: bool,
+        /// How the result is written.
+        #[arg(long, value_enum, default_value = "table")]
+        format: ResultFormat,
+        /// Write the result to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Exit 1 if an input is damaged or no capture.
+        #[arg(long)]
+        strict: bool,
+        /// Partitions run at once [default: every core].
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
+    /// Compare the slices of two captures, or of two groups of inputs.
+    #[command(after_help = help::DIFF)]
+    Diff {
+        /// A and B (one input each), unless --a and --b are given.
+        #[arg(num_args = 0..=2, value_name = "A B")]
+        pair: Vec<PathBuf>,
+        /// An input of side A (repeat it for a group).
+        #[arg(long = "a", value_name = "INPUT")]
+        a: Vec<PathBuf>,
+        /// An input of side B (repeat it for a group).
+        #[arg(long = "b", value_name = "INPUT")]
+        b: Vec<PathBuf>,
+        /// Group slices by: name, track, category, or a list (track,name).
+        #[arg(long, default_value = "name")]
+        by: String,
+        /// How the result is written.
+        #[arg(long, value_enum, default_value = "table")]
+        format: ResultFormat,
+        /// Write the result to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Also draw the differential flame graph (red: slower in B, blue: faster).
+        #[arg(long, value_name = "SVG")]
+        flamegraph: Option<PathBuf>,
+        /// Print the diff's SQL and exit.
+        #[arg(long)]
+        sql: bool,
+        /// Exit 1 if an input is damaged or no capture.
+        #[arg(long)]
+        strict: bool,
+        /// Partitions run at once [default: every core].
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
+    /// Draw the slices of captures as an interactive SVG flame graph.
+    #[command(after_help = help::FLAMEGRAPH)]
+    Flamegraph {
+        /// Capture files, directories of captures, datasets.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The SVG to write (- for standard output).
+        #[arg(short, long, value_name = "SVG")]
+        output: Option<PathBuf>,
+        /// Print the folded stacks ("a;b;c ns") instead of drawing them.
+        #[arg(long)]
+        folded: bool,
+        /// Each track's name as the root of its stacks.
+        #[arg(long)]
+        per_track: bool,
+        /// The graph's title [default: the inputs' names].
+        #[arg(long)]
+        title: Option<String>,
+        /// Exit 1 if an input is damaged or no capture.
+        #[arg(long)]
+        strict: bool,
+        /// Partitions run at once [default: every core].
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
 }
 
 /// The capture at `path` and its format.
@@ -189,6 +279,71 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 json,
             };
             export::run(&args, err)?;
+        }
+        Command::Query {
+            sql,
+            inputs,
+            schema: _,
+            format,
+            output,
+            strict,
+            threads,
+        } => {
+            let args = query::QueryArgs {
+                sql,
+                inputs,
+                format,
+                output,
+                strict,
+                threads,
+            };
+            query::run(&args, out, err)?;
+        }
+        Command::Diff {
+            pair,
+            a,
+            b,
+            by,
+            format,
+            output,
+            flamegraph,
+            sql,
+            strict,
+            threads,
+        } => {
+            let args = diff::DiffArgs {
+                pair,
+                a,
+                b,
+                by,
+                format,
+                output,
+                flamegraph,
+                sql,
+                strict,
+                threads,
+            };
+            diff::run(&args, out, err)?;
+        }
+        Command::Flamegraph {
+            inputs,
+            output,
+            folded,
+            per_track,
+            title,
+            strict,
+            threads,
+        } => {
+            let args = flamegraph::FlamegraphArgs {
+                inputs,
+                output,
+                folded,
+                per_track,
+                title,
+                strict,
+                threads,
+            };
+            flamegraph::run(&args, out, err)?;
         }
     }
     out.flush()?;

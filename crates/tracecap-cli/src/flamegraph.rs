@@ -1,0 +1,132 @@
+//! `tracecap flamegraph INPUT... -o out.svg`: the slices of the inputs folded into stacks and
+//! drawn as an interactive flame graph (or printed folded); and the differential flame graph of
+//! `tracecap diff --flamegraph`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tracecap_query::flame::{self, Folded, Folder};
+use tracecap_query::Engine;
+
+use crate::destination::Destination;
+use crate::error::CliError;
+use crate::query::{query_error, Sides};
+use crate::results::query_error as batch_error;
+
+/// The command line of `tracecap flamegraph`.
+pub struct FlamegraphArgs {
+    /// Capture files, directories of captures and datasets.
+    pub inputs: Vec<PathBuf>,
+    /// The SVG to write (`-` for standard output).
+    pub output: Option<PathBuf>,
+    /// Print the folded stacks instead of drawing them.
+    pub folded: bool,
+    /// Each track's name as the root frame of its stacks.
+    pub per_track: bool,
+    /// The graph's title.
+    pub title: Option<String>,
+    /// Exit 1 when an input is damaged or no capture.
+    pub strict: bool,
+    /// Partitions run at once.
+    pub threads: Option<usize>,
+}
+
+/// Runs `tracecap flamegraph`.
+pub fn run(
+    args: &FlamegraphArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CliError> {
+    if args.output.is_none() && !args.folded {
+        return Err(CliError::Usage(
+            "name the SVG with -o FILE (or - for standard output), or pass --folded".into(),
+        ));
+    }
+    let sides = Sides::open(
+        &[(None, &args.inputs)],
+        args.threads,
+        args.output.as_deref(),
+    )?;
+    let folded = fold(&sides.engine, None, args.per_track)?;
+    match &args.output {
+        Some(path) if !args.folded => {
+            let title = args.title.clone().unwrap_or_else(|| title(&args.inputs));
+            let mut dest = destination(path, out)?;
+            flame::render(&folded, &title, &mut dest)?;
+            dest.commit()?;
+        }
+        _ => {
+            let mut dest = match &args.output {
+                Some(path) => destination(path, out)?,
+                None => Destination::Stdout(out),
+            };
+            folded.write_to(&mut dest)?;
+            dest.commit()?;
+        }
+    }
+    if folded.skipped_open() > 0 {
+        writeln!(
+            err,
+            "note: {} slice(s) never closed are not in the graph",
+            folded.skipped_open()
+        )?;
+    }
+    sides.finish(args.strict, err)
+}
+
+/// The differential flame graph of the engine's sides `a` and `b`, written to `svg`.
+pub fn diff(engine: &Engine, svg: &Path) -> Result<(), CliError> {
+    let a = fold(engine, Some("a"), false)?;
+    let b = fold(engine, Some("b"), false)?;
+    let mut sink = std::io::sink();
+    let mut dest = destination(svg, &mut sink)?;
+    flame::render_diff(
+        &a,
+        &b,
+        "tracecap diff: red is slower in B, blue faster",
+        &mut dest,
+    )?;
+    dest.commit()?;
+    Ok(())
+}
+
+/// The slices of the tables in `schema`, folded.
+fn fold(engine: &Engine, schema: Option<&str>, per_track: bool) -> Result<Folded, CliError> {
+    let batches = engine
+        .query(&flame::fold_sql(schema, per_track))
+        .map_err(query_error)?;
+    let mut folder = Folder::new(per_track);
+    for batch in batches {
+        let batch = batch.map_err(batch_error)?;
+        folder
+            .push(&batch)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+    }
+    Ok(folder.finish())
+}
+
+fn destination<'o>(path: &Path, stdout: &'o mut dyn Write) -> Result<Destination<'o>, CliError> {
+    Ok(if path == Path::new("-") {
+        Destination::Stdout(stdout)
+    } else {
+        Destination::File(tracecap::output::Output::create(path)?)
+    })
+}
+
+/// The default title: the inputs' names.
+fn title(inputs: &[PathBuf]) -> String {
+    let names: Vec<String> = inputs
+        .iter()
+        .map(|p| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
+    let mut title = names.join(", ");
+    if title.chars().count() > 80 {
+        title = format!("{} inputs", inputs.len());
+    }
+    title
+}

@@ -1,0 +1,227 @@
+//! A query's result written out: an aligned table for a terminal, or CSV, JSON Lines or Parquet
+//! for machines.
+
+use std::io::Write;
+use std::path::Path;
+
+use clap::ValueEnum;
+use tracecap_query::datafusion::arrow::array::{Array, ArrayRef};
+use tracecap_query::datafusion::arrow::datatypes::DataType;
+use tracecap_query::datafusion::arrow::error::ArrowError;
+use tracecap_query::datafusion::arrow::record_batch::{RecordBatch, RecordBatchReader};
+use tracecap_query::datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use tracecap_query::datafusion::arrow::{csv, json};
+use tracecap_query::datafusion::parquet::arrow::ArrowWriter;
+use tracecap_query::datafusion::parquet::basic::{Compression, ZstdLevel};
+use tracecap_query::datafusion::parquet::errors::ParquetError;
+use tracecap_query::datafusion::parquet::file::properties::WriterProperties;
+
+use crate::destination::Destination;
+use crate::error::CliError;
+
+/// How a result is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ResultFormat {
+    /// An aligned table (the first rows; long text is cut).
+    Table,
+    /// CSV with a header line.
+    Csv,
+    /// JSON Lines: one object per row.
+    Json,
+    /// A Parquet file (needs -o FILE).
+    Parquet,
+}
+
+/// Rows an aligned table shows at most.
+pub const TABLE_ROWS: usize = 10_000;
+/// Characters of a table cell shown at most.
+const CELL_CHARS: usize = 48;
+
+/// Writes the result `batches` as `format` to `output` (a file, or standard output when `None`
+/// or `-`); returns the rows written.
+pub fn write(
+    batches: &mut dyn RecordBatchReader,
+    format: ResultFormat,
+    output: Option<&Path>,
+    stdout: &mut dyn Write,
+) -> Result<u64, CliError> {
+    let file = output.filter(|p| *p != Path::new("-"));
+    let mut dest = match (format, file) {
+        (ResultFormat::Parquet, Some(path)) => return parquet(batches, path),
+        (ResultFormat::Parquet, None) => {
+            return Err(CliError::Usage(
+                "Parquet needs a file to write (its footer is written last): -o FILE".into(),
+            ))
+        }
+        (_, Some(path)) => Destination::File(tracecap::output::Output::create(path)?),
+        (_, None) => Destination::Stdout(stdout),
+    };
+    let rows = match format {
+        ResultFormat::Table => table(batches, &mut dest)?,
+        ResultFormat::Csv => {
+            let mut w = csv::WriterBuilder::new().with_header(true).build(&mut dest);
+            each(batches, |b| w.write(b))?
+        }
+        ResultFormat::Json | ResultFormat::Parquet => {
+            let mut w = json::LineDelimitedWriter::new(&mut dest);
+            let rows = each(batches, |b| w.write(b))?;
+            w.finish().map_err(write_error)?;
+            rows
+        }
+    };
+    dest.commit()?;
+    Ok(rows)
+}
+
+/// The result as a Parquet file (zstd), through a temporary file renamed when complete.
+fn parquet(batches: &mut dyn RecordBatchReader, path: &Path) -> Result<u64, CliError> {
+    let file = tracecap::output::Output::create(path)?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+        .build();
+    let parquet_error = |e: ParquetError| CliError::Io(std::io::Error::other(e.to_string()));
+    let mut w = ArrowWriter::try_new(file, batches.schema(), Some(props)).map_err(parquet_error)?;
+    let rows = each(batches, |b| w.write(b).map_err(ArrowError::from))?;
+    let file = w.into_inner().map_err(parquet_error)?;
+    file.commit()?;
+    Ok(rows)
+}
+
+/// Hands every batch to `write`; the rows written.
+fn each(
+    batches: &mut dyn RecordBatchReader,
+    mut write: impl FnMut(&RecordBatch) -> Result<(), ArrowError>,
+) -> Result<u64, CliError> {
+    let mut rows = 0;
+    for batch in batches {
+        let batch = batch.map_err(query_error)?;
+        write(&batch).map_err(write_error)?;
+        rows += batch.num_rows() as u64;
+    }
+    Ok(rows)
+}
+
+/// An error of the query while it runs (DataFusion's message).
+pub fn query_error(e: ArrowError) -> CliError {
+    match e {
+        ArrowError::ExternalError(inner) => CliError::Usage(inner.to_string()),
+        ArrowError::IoError(_, io) => CliError::Io(io),
+        other => CliError::Usage(other.to_string()),
+    }
+}
+
+fn write_error(e: ArrowError) -> CliError {
+    match e {
+        ArrowError::IoError(_, io) => CliError::Io(io),
+        other => CliError::Io(std::io::Error::other(other.to_string())),
+    }
+}
+
+/// The aligned table: a header, a rule, and at most [`TABLE_ROWS`] rows (numbers to the right);
+/// says how many rows there were, or that there were more.
+fn table(batches: &mut dyn RecordBatchReader, out: &mut dyn Write) -> Result<u64, CliError> {
+    let schema = batches.schema();
+    let right: Vec<bool> = schema
+        .fields()
+        .iter()
+        .map(|f| f.data_type().is_numeric())
+        .collect();
+    let mut cells: Vec<Vec<String>> = vec![schema.fields().iter().map(|f| cut(f.name())).collect()];
+    let options = FormatOptions::default().with_null("NULL");
+    let mut more = false;
+    for batch in batches {
+        let batch = batch.map_err(query_error)?;
+        let columns: Vec<ArrayRef> = batch.columns().iter().map(display_array).collect();
+        let formatters = columns
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(query_error)?;
+        for row in 0..batch.num_rows() {
+            if cells.len() > TABLE_ROWS {
+                more = true;
+                break;
+            }
+            cells.push(
+                formatters
+                    .iter()
+                    .map(|f| cut(&f.value(row).to_string()))
+                    .collect(),
+            );
+        }
+        if more {
+            break;
+        }
+    }
+    let widths: Vec<usize> = (0..right.len())
+        .map(|c| {
+            cells
+                .iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for (i, row) in cells.iter().enumerate() {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let width = widths.get(c).copied().unwrap_or(0);
+            let pad = width.saturating_sub(cell.chars().count());
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let last = c + 1 == row.len();
+            if right.get(c).copied().unwrap_or(false) {
+                line.extend(std::iter::repeat_n(' ', pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                if !last {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                }
+            }
+        }
+        writeln!(out, "{line}")?;
+        if i == 0 {
+            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            writeln!(out, "{}", rule.join("  "))?;
+        }
+    }
+    let rows = cells.len() as u64 - 1;
+    if more {
+        writeln!(
+            out,
+            "(first {rows} rows shown; --format csv or json writes them all)"
+        )?;
+    } else {
+        writeln!(out, "({rows} row{})", if rows == 1 { "" } else { "s" })?;
+    }
+    Ok(rows)
+}
+
+/// Dictionary columns shown by their values.
+fn display_array(column: &ArrayRef) -> ArrayRef {
+    match column.data_type() {
+        DataType::Dictionary(_, value) => {
+            tracecap_query::datafusion::arrow::compute::cast(column, value)
+                .unwrap_or_else(|_| column.clone())
+        }
+        _ => column.clone(),
+    }
+}
+
+/// A cell's text on one line, cut to [`CELL_CHARS`] characters.
+fn cut(text: &str) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if one_line.chars().count() <= CELL_CHARS {
+        one_line
+    } else {
+        let mut s: String = one_line.chars().take(CELL_CHARS - 1).collect();
+        s.push('…');
+        s
+    }
+}

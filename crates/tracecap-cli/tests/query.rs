@@ -1,0 +1,236 @@
+//! `tracecap query`, `tracecap diff` and `tracecap flamegraph` as a user meets them: the output
+//! formats, exit codes and messages for bad SQL, empty inputs, a directory without captures, a
+//! damaged capture (with and without --strict), an output that is an input, and the flame
+//! graph's two outputs.
+
+mod common;
+
+use common::{run, scratch, stderr};
+use std::path::{Path, PathBuf};
+
+const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
+
+fn sample(name: &str) -> String {
+    Path::new(SAMPLES).join(name).display().to_string()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A copy of sample_small.prof cut in the middle, in its own folder.
+fn cut_capture(tag: &str) -> PathBuf {
+    let dir = scratch(tag, "cut");
+    let bytes = std::fs::read(sample("sample_small.prof")).unwrap();
+    let path = dir.join("cut.prof");
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    path
+}
+
+const BY_NAME: &str = "SELECT CAST(name AS VARCHAR) AS name, count(*) AS n FROM slices GROUP BY 1 ORDER BY 2 DESC, 1";
+
+#[test]
+fn a_table_on_the_terminal_and_csv_json_parquet_for_machines() {
+    let s = sample("sample_small.prof");
+    let table = run(&["query", BY_NAME, &s]);
+    assert_eq!(table.status.code(), Some(0), "{}", stderr(&table));
+    let text = stdout(&table);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0].split_whitespace().collect::<Vec<_>>(), ["name", "n"]);
+    assert!(lines[1].starts_with("----"));
+    assert!(lines.last().unwrap().ends_with("rows)"), "{text}");
+    let rows = lines.len() - 3;
+
+    let csv = stdout(&run(&["query", BY_NAME, &s, "--format", "csv"]));
+    let csv: Vec<&str> = csv.lines().collect();
+    assert_eq!(csv[0], "name,n");
+    assert_eq!(csv.len() - 1, rows);
+
+    let json = stdout(&run(&["query", BY_NAME, &s, "--format", "json"]));
+    let json: Vec<serde_json::Value> = json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(json.len(), rows);
+    // The same first row in every format.
+    let first = &json[0];
+    let (name, n) = (first["name"].as_str().unwrap(), first["n"].as_i64().unwrap());
+    assert_eq!(csv[1], format!("{name},{n}"));
+    assert_eq!(lines[2].split_whitespace().last().unwrap(), n.to_string());
+
+    let dir = scratch("query-formats", "out");
+    let out = dir.join("r.parquet");
+    let o = out.display().to_string();
+    let p = run(&["query", BY_NAME, &s, "--format", "parquet", "-o", &o]);
+    assert_eq!(p.status.code(), Some(0), "{}", stderr(&p));
+    assert!(stdout(&p).is_empty());
+    // A whole Parquet file: its magic at both ends (its rows are read back in .ci/run).
+    let magic = std::fs::read(&out).unwrap();
+    assert_eq!(&magic[..4], b"PAR1");
+    assert_eq!(&magic[magic.len() - 4..], b"PAR1");
+
+    let no_file = run(&["query", BY_NAME, &s, "--format", "parquet"]);
+    assert_eq!(no_file.status.code(), Some(2));
+    assert!(stderr(&no_file).contains("-o FILE"), "{}", stderr(&no_file));
+
+    let to_file = dir.join("r.csv");
+    let c = run(&["query", BY_NAME, &s, "--format", "csv", "-o", &to_file.display().to_string()]);
+    assert_eq!(c.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&to_file).unwrap().lines().count(), rows + 1);
+}
+
+#[test]
+fn bad_sql_exits_2_with_datafusion_s_message() {
+    let s = sample("sample_small.prof");
+    for (sql, says) in [
+        ("SELEC 1", "SQL error"),
+        ("SELECT nope FROM slices", "nope"),
+        ("SELECT * FROM nothing_here", "nothing_here"),
+    ] {
+        let out = run(&["query", sql, &s]);
+        assert_eq!(out.status.code(), Some(2), "{sql}");
+        let err = stderr(&out);
+        assert!(err.starts_with("error: ") && err.contains(says), "{sql}: {err}");
+        assert!(stdout(&out).is_empty());
+    }
+}
+
+#[test]
+fn no_inputs_a_directory_without_captures_and_a_missing_file() {
+    let none = run(&["query", "SELECT 1"]);
+    assert_eq!(none.status.code(), Some(2), "inputs are required");
+    let dir = scratch("query-empty", "dir");
+    std::fs::write(dir.join("notes.txt"), "no capture").unwrap();
+    let d = dir.display().to_string();
+    let out = run(&["query", "SELECT count(*) FROM slices", &d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no capture or dataset in the inputs"), "{}", stderr(&out));
+    let missing = run(&["query", "SELECT 1", "/no/such/capture.prof"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("/no/such/capture.prof"));
+    // A file of no known format named directly: a warning, and the rest is queried.
+    let text = dir.join("notes.txt").display().to_string();
+    let s = sample("sample_small.prof");
+    let out = run(&["query", "SELECT count(*) AS n FROM captures", &s, &text, "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "n\n1\n");
+    assert!(stderr(&out).contains("notes.txt: not a capture (unknown format), skipped"));
+    let strict = run(&["query", "SELECT 1", &s, &text, "--strict"]);
+    assert_eq!(strict.status.code(), Some(1));
+}
+
+#[test]
+fn a_damaged_capture_warns_and_is_queried_up_to_its_fault() {
+    let cut = cut_capture("query-damaged");
+    let c = cut.display().to_string();
+    let sql = "SELECT fault_offset FROM captures";
+    let out = run(&["query", sql, &c, "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let offset: u64 = stdout(&out).lines().nth(1).unwrap().parse().unwrap();
+    let err = stderr(&out);
+    assert!(err.starts_with("warning: ") && err.contains(&format!("{offset:#x}")), "{err}");
+    assert!(err.contains("rows before it queried"), "{err}");
+    let slices = run(&["query", "SELECT count(*) AS n FROM slices", &c, "--format", "csv"]);
+    let n: u64 = stdout(&slices).lines().nth(1).unwrap().parse().unwrap();
+    assert!(n > 0, "the slices before the fault");
+    let strict = run(&["query", sql, &c, "--strict", "--format", "csv"]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert_eq!(stdout(&strict), stdout(&out), "the result is written all the same");
+    assert!(stderr(&strict).contains("1 input(s) damaged"));
+}
+
+#[test]
+fn the_output_is_never_an_input() {
+    let dir = scratch("query-same", "in");
+    let capture = dir.join("a.prof");
+    std::fs::copy(sample("sample_small.prof"), &capture).unwrap();
+    let before = std::fs::read(&capture).unwrap();
+    let c = capture.display().to_string();
+    let out = run(&["query", BY_NAME, &c, "--format", "csv", "-o", &c]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("refusing to overwrite"), "{}", stderr(&out));
+    let out = run(&["flamegraph", &c, "-o", &c]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&capture).unwrap(), before);
+}
+
+#[test]
+fn schema_lists_every_table_and_column() {
+    let out = run(&["query", "--schema"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    for table in tracecap_arrow::Table::ALL {
+        assert!(text.contains(&format!("\n{} (", table.name())) || text.starts_with(table.name()));
+        for field in table.schema().fields() {
+            assert!(text.contains(&format!("  {}", field.name())), "{table}.{}", field.name());
+        }
+    }
+}
+
+#[test]
+fn diff_takes_two_inputs_or_two_groups() {
+    let s = sample("sample_small.prof");
+    let g = sample("gen_small.prof");
+    let same = run(&["diff", &s, &s, "--format", "json"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    let rows: Vec<serde_json::Value> =
+        stdout(&same).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["change"] == 0 && r["status"] == "same"));
+
+    let groups = run(&["diff", "--a", &s, "--a", &g, "--b", &s, "--b", &g, "--format", "csv"]);
+    assert_eq!(groups.status.code(), Some(0), "{}", stderr(&groups));
+    assert!(stdout(&groups).starts_with("name,a_count,b_count,a_total,b_total,"));
+
+    for bad in [
+        vec!["diff", s.as_str()],
+        vec!["diff", s.as_str(), s.as_str(), "--a", s.as_str()],
+        vec!["diff", "--a", s.as_str()],
+        vec!["diff", s.as_str(), s.as_str(), "--by", "colour"],
+    ] {
+        let out = run(&bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+    let sql = run(&["diff", "--sql", "--by", "track,name"]);
+    assert_eq!(sql.status.code(), Some(0));
+    assert!(stdout(&sql).contains("a.tracks"));
+}
+
+#[test]
+fn flamegraph_draws_an_svg_or_prints_folded_stacks() {
+    let s = sample("sample_small.prof");
+    let folded = run(&["flamegraph", &s, "--folded"]);
+    assert_eq!(folded.status.code(), Some(0), "{}", stderr(&folded));
+    let text = stdout(&folded);
+    let mut total = 0u64;
+    for line in text.lines() {
+        let (stack, weight) = line.rsplit_once(' ').unwrap();
+        assert!(!stack.is_empty());
+        total += weight.parse::<u64>().unwrap();
+    }
+    assert!(total > 0);
+    // The self times of the top-level slices' stacks add up to the top-level slices' time.
+    let top = run(&[
+        "query",
+        "SELECT sum(dur) AS t FROM slices WHERE depth = 0 AND dur IS NOT NULL",
+        &s,
+        "--format",
+        "csv",
+    ]);
+    let top: u64 = stdout(&top).lines().nth(1).unwrap().parse().unwrap();
+    assert_eq!(total, top);
+
+    let dir = scratch("flamegraph", "svg");
+    let svg = dir.join("f.svg");
+    let out = run(&["flamegraph", &s, "-o", &svg.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("<svg") && text.trim_end().ends_with("</svg>"));
+    assert!(text.contains("Frame"));
+
+    let diff_svg = dir.join("d.svg");
+    let g = sample("gen_small.prof");
+    let out = run(&["diff", &s, &g, "--flamegraph", &diff_svg.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&diff_svg).unwrap().contains("<svg"));
+
+    let neither = run(&["flamegraph", &s]);
+    assert_eq!(neither.status.code(), Some(2));
+}

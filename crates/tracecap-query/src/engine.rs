@@ -1,0 +1,195 @@
+//! The engine: a DataFusion session whose tables are the export's tables over a set of inputs,
+//! and a runtime to run its queries from code that is not async.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::error::ArrowError;
+use datafusion::arrow::record_batch::{RecordBatch, RecordBatchReader};
+use datafusion::catalog::{MemorySchemaProvider, TableProvider};
+use datafusion::common::TableReference;
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::StreamExt;
+use tracecap_arrow::Table;
+
+use crate::error::Error;
+use crate::faults::{Fault, Faults};
+use crate::inputs::Inputs;
+use crate::provider::InputTable;
+
+/// How queries run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Partitions run at once (threads parsing captures, and the engine's parallelism).
+    /// Default: every core.
+    pub partitions: usize,
+    /// Rows per batch handed over by a capture's parsing. Default 65 536.
+    pub batch_rows: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            partitions: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            batch_rows: tracecap_arrow::Options::default().batch_rows,
+        }
+    }
+}
+
+/// A query engine over captures and datasets.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// use tracecap_query::{Config, Engine, Inputs};
+///
+/// let engine = Engine::new(&Config::default())?;
+/// engine.register(None, &Inputs::find(&[sample.into()])?)?;
+/// let batches = engine.collect("SELECT name, count(*) AS n FROM slices GROUP BY name")?;
+/// assert!(batches.iter().map(|b| b.num_rows()).sum::<usize>() > 0);
+/// assert!(engine.faults().is_empty());
+/// # Ok(())
+/// # }
+/// ```
+pub struct Engine {
+    runtime: tokio::runtime::Runtime,
+    ctx: SessionContext,
+    config: Config,
+    faults: Arc<Faults>,
+}
+
+impl Engine {
+    /// An engine with no tables yet.
+    pub fn new(config: &Config) -> Result<Engine, Error> {
+        let partitions = config.partitions.max(1);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(partitions)
+            .thread_name("tracecap-query")
+            .enable_all()
+            .build()?;
+        let session = SessionConfig::new()
+            .with_target_partitions(partitions)
+            .with_information_schema(true);
+        Ok(Engine {
+            runtime,
+            ctx: SessionContext::new_with_config(session),
+            config: Config {
+                partitions,
+                ..config.clone()
+            },
+            faults: Arc::default(),
+        })
+    }
+
+    /// Makes every table of the export ([`Table::ALL`]) a table over `inputs`: in the default
+    /// schema (`slices`), or in the schema `schema` (`a.slices`), which is created.
+    pub fn register(&self, schema: Option<&str>, inputs: &Inputs) -> Result<(), Error> {
+        if let Some(schema) = schema {
+            let catalog_name = self
+                .ctx
+                .copied_config()
+                .options()
+                .catalog
+                .default_catalog
+                .clone();
+            let catalog = self.ctx.catalog(&catalog_name).ok_or_else(|| {
+                datafusion::error::DataFusionError::Plan(format!("no catalog {catalog_name}"))
+            })?;
+            catalog.register_schema(schema, Arc::new(MemorySchemaProvider::new()))?;
+        }
+        for table in Table::ALL {
+            let provider = InputTable::new(
+                table,
+                &inputs.captures,
+                &inputs.datasets,
+                self.config.batch_rows,
+                Arc::clone(&self.faults),
+            )?;
+            let name = match schema {
+                Some(s) => TableReference::partial(s, table.name()),
+                None => TableReference::bare(table.name()),
+            };
+            let provider: Arc<dyn TableProvider> = Arc::new(provider);
+            self.ctx.register_table(name, provider)?;
+        }
+        Ok(())
+    }
+
+    /// Plans `sql` and starts running it: its result, batch by batch. Errors in the SQL are
+    /// reported here; errors while running, by the batches.
+    pub fn query(&self, sql: &str) -> Result<Batches, Error> {
+        let stream = self.runtime.block_on(async {
+            let frame = self.ctx.sql(sql).await?;
+            frame.execute_stream().await
+        })?;
+        Ok(Batches {
+            runtime: self.runtime.handle().clone(),
+            schema: stream.schema(),
+            stream,
+        })
+    }
+
+    /// The whole result of `sql`.
+    pub fn collect(&self, sql: &str) -> Result<Vec<RecordBatch>, Error> {
+        self.query(sql)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Error::from)
+    }
+
+    /// The captures found damaged or unreadable by the queries run so far, once each, sorted by
+    /// id.
+    pub fn faults(&self) -> Vec<Fault> {
+        self.faults.list()
+    }
+
+    /// The DataFusion session, to register more tables or build queries with its DataFrame API
+    /// (run them on [`Engine::runtime`]).
+    pub fn context(&self) -> &SessionContext {
+        &self.ctx
+    }
+
+    /// The runtime the engine's queries run on.
+    pub fn runtime(&self) -> &tokio::runtime::Runtime {
+        &self.runtime
+    }
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The result of a query, batch by batch, as an Arrow [`RecordBatchReader`]. Each batch is
+/// computed when asked for; dropping the reader stops the query.
+pub struct Batches {
+    runtime: tokio::runtime::Handle,
+    schema: SchemaRef,
+    stream: SendableRecordBatchStream,
+}
+
+impl Iterator for Batches {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let next = self.runtime.block_on(self.stream.next())?;
+        Some(next.map_err(|e| ArrowError::ExternalError(Box::new(e))))
+    }
+}
+
+impl RecordBatchReader for Batches {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+}
+
+impl std::fmt::Debug for Batches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batches")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}

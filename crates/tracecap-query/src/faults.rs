@@ -1,0 +1,68 @@
+//! The captures a query could not read whole: collected while partitions are scanned, read
+//! after the query.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use tracecap::FormatError;
+
+/// A capture that could not be read whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The capture's id (the `capture` column).
+    pub capture: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub kind: FaultKind,
+}
+
+/// What went wrong with a capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The capture is damaged: every row before the fault was queried, and the `captures` table
+    /// holds the fault.
+    Damaged(FormatError),
+    /// The file is no capture (any more: it changed after the inputs were found), or could not
+    /// be opened; none of its rows were queried.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            FaultKind::Damaged(e) => write!(f, "{}: {e} (rows before it queried)", self.capture),
+            FaultKind::Unreadable(why) => write!(f, "{}: {why}, skipped", self.capture),
+        }
+    }
+}
+
+/// The faults found so far, once per capture (a capture scanned for two tables is reported
+/// once, with its earliest fault).
+#[derive(Debug, Default)]
+pub(crate) struct Faults(Mutex<BTreeMap<String, Fault>>);
+
+impl Faults {
+    pub(crate) fn add(&self, fault: Fault) {
+        let Ok(mut all) = self.0.lock() else {
+            return;
+        };
+        let earlier = match (all.get(&fault.capture).map(|f| &f.kind), &fault.kind) {
+            (None, _) => true,
+            (Some(FaultKind::Damaged(old)), FaultKind::Damaged(new)) => new.offset() < old.offset(),
+            (Some(FaultKind::Damaged(_)), FaultKind::Unreadable(_)) => true,
+            (Some(FaultKind::Unreadable(_)), _) => false,
+        };
+        if earlier {
+            all.insert(fault.capture.clone(), fault);
+        }
+    }
+
+    pub(crate) fn list(&self) -> Vec<Fault> {
+        self.0
+            .lock()
+            .map(|all| all.values().cloned().collect())
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,100 @@
+//! What a query reads: capture files, directories searched for captures, and exported Parquet
+//! datasets, in any mix.
+
+use std::path::{Path, PathBuf};
+
+use tracecap::Format;
+use tracecap_arrow::dataset::{find_sources, Source};
+use tracecap_arrow::Table;
+
+use crate::error::Error;
+
+/// The inputs of a query, sorted out: the captures found and the datasets named.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    /// Capture files, in the order of the inputs (a directory's files sorted by path).
+    pub captures: Vec<CaptureFile>,
+    /// Folders of datasets written by `tracecap export` (each holds `captures/` and the tables).
+    pub datasets: Vec<PathBuf>,
+    /// Inputs named one by one that are no capture, with why (`empty file`, `unknown format`,
+    /// `not a regular file`).
+    pub not_captures: Vec<(PathBuf, &'static str)>,
+    /// Files under directory inputs that are no capture (skipped).
+    pub skipped: usize,
+    /// Files under directory inputs that could not be read.
+    pub unreadable: Vec<std::io::Error>,
+}
+
+impl Inputs {
+    /// Sorts `paths` out: a directory holding a `captures/` folder of Parquet files is a dataset;
+    /// any other directory is searched recursively for captures (as `tracecap export` does); a
+    /// file is a capture if its format is known.
+    ///
+    /// An input that does not exist or cannot be read is an error naming it.
+    pub fn find(paths: &[PathBuf]) -> Result<Inputs, Error> {
+        let mut inputs = Inputs::default();
+        let mut others = Vec::new();
+        for path in paths {
+            if is_dataset(path) {
+                inputs.datasets.push(path.clone());
+            } else {
+                others.push(path.clone());
+            }
+        }
+        let found = find_sources(&others, None)?;
+        inputs.captures = found.sources.into_iter().map(CaptureFile::new).collect();
+        inputs.not_captures = found.not_captures;
+        inputs.skipped = found.skipped;
+        inputs.unreadable = found.unreadable;
+        Ok(inputs)
+    }
+
+    /// Whether nothing was found to query (no capture and no dataset).
+    pub fn is_empty(&self) -> bool {
+        self.captures.is_empty() && self.datasets.is_empty()
+    }
+
+    /// Bytes of the captures found.
+    pub fn capture_bytes(&self) -> u64 {
+        self.captures.iter().map(|c| c.bytes).sum()
+    }
+}
+
+/// A capture file to query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureFile {
+    /// Its id (the `capture` column, as `tracecap export` gives it) and its path.
+    pub source: Source,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its format (`None` if it could not be read again after it was found: its partition
+    /// reports it).
+    pub format: Option<Format>,
+}
+
+impl CaptureFile {
+    fn new(source: Source) -> CaptureFile {
+        let input = tracecap::open(&source.path).ok();
+        CaptureFile {
+            bytes: input.as_ref().map_or(0, |i| i.len() as u64),
+            format: input.as_ref().and_then(|i| tracecap::detect(i)),
+            source,
+        }
+    }
+
+    /// Whether it may have rows in `table` (every capture may, in the five shared tables).
+    pub fn may_hold(&self, table: Table) -> bool {
+        self.format.is_none_or(|f| table.holds(f))
+    }
+}
+
+/// Whether `dir` is a dataset of `tracecap export`: a directory with a `captures` folder holding
+/// Parquet files.
+pub fn is_dataset(dir: &Path) -> bool {
+    let captures = dir.join(Table::Captures.name());
+    std::fs::read_dir(captures).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "parquet"))
+    })
+}

@@ -1,0 +1,106 @@
+//! One partition of a table's scan over capture files: its captures are parsed one after the
+//! other on a thread of their own, and their batches stream to the engine over a channel two
+//! batches deep.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::error::ArrowError;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::error::DataFusionError;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::PartitionStream;
+use tokio::sync::mpsc;
+use tracecap_arrow::dataset::Source;
+use tracecap_arrow::{Options, Table};
+
+use crate::faults::{Fault, FaultKind, Faults};
+
+/// How many batches may wait between a partition's parsing thread and the engine.
+const DEPTH: usize = 2;
+
+/// The captures of one partition of a scan of `table`.
+#[derive(Debug)]
+pub(crate) struct CapturePartition {
+    pub(crate) table: Table,
+    /// The table's schema (held here to be handed out by reference).
+    pub(crate) schema: SchemaRef,
+    pub(crate) captures: Vec<Source>,
+    pub(crate) batch_rows: usize,
+    pub(crate) faults: Arc<Faults>,
+}
+
+impl PartitionStream for CapturePartition {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let (tx, rx) = mpsc::channel(DEPTH);
+        let table = self.table;
+        let captures = self.captures.clone();
+        let batch_rows = self.batch_rows;
+        let faults = Arc::clone(&self.faults);
+        std::thread::spawn(move || parse(table, &captures, batch_rows, &faults, &tx));
+        let batches = futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|batch| (batch, rx))
+        });
+        Box::pin(RecordBatchStreamAdapter::new(table.schema(), batches))
+    }
+}
+
+type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
+
+/// Parses `captures` one after the other for `table`, sending their batches; stops when the
+/// engine drops the stream (a `LIMIT` met, a query cancelled).
+fn parse(table: Table, captures: &[Source], batch_rows: usize, faults: &Faults, tx: &Sender) {
+    for source in captures {
+        let unreadable = |why: String| Fault {
+            capture: source.id.clone(),
+            path: source.path.clone(),
+            kind: FaultKind::Unreadable(why),
+        };
+        let input = match tracecap::open(&source.path) {
+            Ok(input) => input,
+            Err(e) => {
+                faults.add(unreadable(e.to_string()));
+                continue;
+            }
+        };
+        let options = Options {
+            batch_rows,
+            path: Some(source.absolute_path()),
+            ..Options::only(table)
+        };
+        let mut send = |_table: Table, batch: RecordBatch| {
+            tx.blocking_send(Ok(batch))
+                .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
+        };
+        match tracecap_arrow::capture_batches(&source.id, &input, &options, &mut send) {
+            Ok(summary) => {
+                if let Some(fault) = summary.fault {
+                    faults.add(Fault {
+                        capture: source.id.clone(),
+                        path: source.path.clone(),
+                        kind: FaultKind::Damaged(fault),
+                    });
+                }
+            }
+            Err(tracecap_arrow::Error::NotACapture { .. }) => {
+                faults.add(unreadable("not a capture any more".into()));
+            }
+            Err(e) => {
+                if tx.is_closed() {
+                    return;
+                }
+                let e = DataFusionError::External(format!("{}: {e}", source.id).into());
+                let _ = tx.blocking_send(Err(e));
+                return;
+            }
+        }
+        if tx.is_closed() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! One table of the export, over a set of inputs, as a DataFusion table: its capture files are
+//! parsed by partitions running in parallel, its datasets are read as Parquet, and the two are
+//! one table.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::catalog::Session;
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::error::Result;
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::empty::EmptyExec;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
+use datafusion::physical_plan::union::UnionExec;
+use datafusion::physical_plan::ExecutionPlan;
+use tracecap_arrow::dataset::Source;
+use tracecap_arrow::Table;
+
+use crate::faults::Faults;
+use crate::inputs::CaptureFile;
+use crate::partition::CapturePartition;
+use crate::prune;
+
+/// `table` over capture files and datasets.
+#[derive(Debug)]
+pub(crate) struct InputTable {
+    table: Table,
+    /// The capture files whose format has rows in the table.
+    captures: Vec<CaptureFile>,
+    /// The table's folders in the datasets, read as one Parquet table.
+    datasets: Option<Arc<ListingTable>>,
+    batch_rows: usize,
+    faults: Arc<Faults>,
+}
+
+impl InputTable {
+    pub(crate) fn new(
+        table: Table,
+        captures: &[CaptureFile],
+        datasets: &[std::path::PathBuf],
+        batch_rows: usize,
+        faults: Arc<Faults>,
+    ) -> Result<InputTable> {
+        let captures = captures
+            .iter()
+            .filter(|c| c.may_hold(table))
+            .cloned()
+            .collect();
+        Ok(InputTable {
+            table,
+            captures,
+            datasets: parquet_table(table, datasets)?,
+            batch_rows,
+            faults,
+        })
+    }
+
+    /// The captures to scan, split into at most `n` partitions of about equal bytes (the
+    /// largest first, each to the partition with the fewest bytes so far).
+    fn partitions(&self, keep: &[usize], n: usize) -> Vec<Arc<dyn PartitionStream>> {
+        let mut chosen: Vec<&CaptureFile> =
+            keep.iter().filter_map(|&i| self.captures.get(i)).collect();
+        chosen.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.source.cmp(&b.source)));
+        let n = n.clamp(1, chosen.len().max(1));
+        let mut parts: Vec<(u64, Vec<Source>)> = vec![(0, Vec::new()); n];
+        for capture in chosen {
+            if let Some(least) = parts.iter_mut().min_by_key(|p| p.0) {
+                least.0 += capture.bytes;
+                least.1.push(capture.source.clone());
+            }
+        }
+        parts
+            .into_iter()
+            .filter(|p| !p.1.is_empty())
+            .map(|(_, captures)| {
+                Arc::new(CapturePartition {
+                    table: self.table,
+                    schema: self.table.schema(),
+                    captures,
+                    batch_rows: self.batch_rows,
+                    faults: Arc::clone(&self.faults),
+                }) as Arc<dyn PartitionStream>
+            })
+            .collect()
+    }
+}
+
+/// The Parquet files of `table` in every dataset that has the table's folder, as one table.
+fn parquet_table(
+    table: Table,
+    datasets: &[std::path::PathBuf],
+) -> Result<Option<Arc<ListingTable>>> {
+    let mut urls = Vec::new();
+    for dir in datasets {
+        let folder = dir.join(table.name());
+        if !folder.is_dir() {
+            continue;
+        }
+        let folder = std::path::absolute(&folder)?;
+        urls.push(ListingTableUrl::parse(format!("{}/", folder.display()))?);
+    }
+    if urls.is_empty() {
+        return Ok(None);
+    }
+    let options =
+        ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
+    let config = ListingTableConfig::new_with_multi_paths(urls)
+        .with_listing_options(options)
+        .with_schema(table.schema());
+    Ok(Some(Arc::new(ListingTable::try_new(config)?)))
+}
+
+#[async_trait]
+impl TableProvider for InputTable {
+    fn schema(&self) -> SchemaRef {
+        self.table.schema()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    /// Every filter is used where it can be (the capture ids, Parquet statistics) and applied
+    /// again by the engine.
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(vec![TableProviderFilterPushDown::Inexact; filters.len()])
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let mut plans: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
+        let ids: Vec<&str> = self.captures.iter().map(|c| c.source.id.as_str()).collect();
+        let keep = prune::keep(state, self.table, filters, &ids)?;
+        let partitions = self.partitions(&keep, state.config().target_partitions());
+        if !partitions.is_empty() {
+            let exec = StreamingTableExec::try_new(
+                self.table.schema(),
+                partitions,
+                projection,
+                [],
+                false,
+                limit,
+            )?;
+            plans.push(Arc::new(exec));
+        }
+        if let Some(parquet) = &self.datasets {
+            plans.push(parquet.scan(state, projection, filters, limit).await?);
+        }
+        match plans.len() {
+            0 => {
+                let schema = match projection {
+                    Some(p) => Arc::new(self.table.schema().project(p)?),
+                    None => self.table.schema(),
+                };
+                Ok(Arc::new(EmptyExec::new(schema)))
+            }
+            1 => Ok(plans.remove(0)),
+            _ => UnionExec::try_new(plans),
+        }
+    }
+}
