@@ -20,6 +20,10 @@ pub struct Options {
     pub tables: Tables,
     /// The `path` column of the `captures` row. Default: the capture's id.
     pub path: Option<String>,
+    /// Whether the `args` columns of `slices` and `instants` are built. Default: true. When
+    /// false they are null, and the arguments' JSON text is never written: for a reader that
+    /// does not look at them (a query that does not select them).
+    pub args: bool,
 }
 
 impl Default for Options {
@@ -28,6 +32,7 @@ impl Default for Options {
             batch_rows: 1 << 16,
             tables: Tables::all(),
             path: None,
+            args: true,
         }
     }
 }
@@ -88,7 +93,7 @@ pub fn capture_batches_with_progress(
     let mut out = Emit::new(id, options.batch_rows, options.tables, sink);
     // The timeline is walked even when none of its tables is wanted: the `captures` row needs
     // its time span and fault.
-    let mut tables = TimelineTables::new(&mut out, progress);
+    let mut tables = TimelineTables::new(&mut out, options.args, progress);
     let (stats, converted) = tracecap::adapter::convert_counted(format, data, &mut tables);
     let mut fault = fault_of(converted)?;
     tables.finish()?;

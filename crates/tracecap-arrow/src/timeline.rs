@@ -32,11 +32,17 @@ pub(crate) struct TimelineTables<'e, 'a> {
     stacks: HashMap<TrackId, Stack>,
     /// The arguments of the event at hand as JSON text (reused).
     args: Vec<u8>,
+    /// Whether the `args` columns are built (null when not).
+    want_args: bool,
     progress: &'e mut dyn FnMut(u64),
 }
 
 impl<'e, 'a> TimelineTables<'e, 'a> {
-    pub(crate) fn new(out: &'e mut Emit<'a>, progress: &'e mut dyn FnMut(u64)) -> Self {
+    pub(crate) fn new(
+        out: &'e mut Emit<'a>,
+        want_args: bool,
+        progress: &'e mut dyn FnMut(u64),
+    ) -> Self {
         TimelineTables {
             out,
             tracks: Tracks::default(),
@@ -45,6 +51,7 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
             counters: Counters::default(),
             stacks: HashMap::new(),
             args: Vec::new(),
+            want_args,
             progress,
         }
     }
@@ -72,10 +79,10 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
         out.emit(Table::Counters, counters.finish())
     }
 
-    /// `args` as JSON text in `self.args`; false when there are none.
+    /// `args` as JSON text in `self.args`; false when there are none (or they are not wanted).
     fn args_json(&mut self, args: &[Arg<'_>]) -> bool {
         self.args.clear();
-        if args.is_empty() {
+        if args.is_empty() || !self.want_args {
             return false;
         }
         // ok: writing to a Vec cannot fail

@@ -28,6 +28,8 @@ pub(crate) struct CapturePartition {
     pub(crate) schema: SchemaRef,
     pub(crate) captures: Vec<Source>,
     pub(crate) batch_rows: usize,
+    /// Whether the scan reads an `args` column (else its JSON is not built).
+    pub(crate) args: bool,
     pub(crate) faults: Arc<Faults>,
 }
 
@@ -41,8 +43,9 @@ impl PartitionStream for CapturePartition {
         let table = self.table;
         let captures = self.captures.clone();
         let batch_rows = self.batch_rows;
+        let args = self.args;
         let faults = Arc::clone(&self.faults);
-        std::thread::spawn(move || parse(table, &captures, batch_rows, &faults, &tx));
+        std::thread::spawn(move || parse(table, &captures, (batch_rows, args), &faults, &tx));
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
         });
@@ -54,7 +57,13 @@ type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
 
 /// Parses `captures` one after the other for `table`, sending their batches; stops when the
 /// engine drops the stream (a `LIMIT` met, a query cancelled).
-fn parse(table: Table, captures: &[Source], batch_rows: usize, faults: &Faults, tx: &Sender) {
+fn parse(
+    table: Table,
+    captures: &[Source],
+    (batch_rows, args): (usize, bool),
+    faults: &Faults,
+    tx: &Sender,
+) {
     for source in captures {
         let unreadable = |why: String| Fault {
             capture: source.id.clone(),
@@ -71,6 +80,7 @@ fn parse(table: Table, captures: &[Source], batch_rows: usize, faults: &Faults, 
         let options = Options {
             batch_rows,
             path: Some(source.absolute_path()),
+            args,
             ..Options::only(table)
         };
         let mut send = |_table: Table, batch: RecordBatch| {

@@ -62,7 +62,17 @@ impl InputTable {
 
     /// The captures to scan, split into at most `n` partitions of about equal bytes (the
     /// largest first, each to the partition with the fewest bytes so far).
-    fn partitions(&self, keep: &[usize], n: usize) -> Vec<Arc<dyn PartitionStream>> {
+    fn partitions(
+        &self,
+        keep: &[usize],
+        n: usize,
+        projection: Option<&Vec<usize>>,
+    ) -> Vec<Arc<dyn PartitionStream>> {
+        let schema = self.table.schema();
+        let args = match (schema.index_of("args"), projection) {
+            (Ok(i), Some(p)) => p.contains(&i),
+            _ => true,
+        };
         let mut chosen: Vec<&CaptureFile> =
             keep.iter().filter_map(|&i| self.captures.get(i)).collect();
         chosen.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.source.cmp(&b.source)));
@@ -83,6 +93,7 @@ impl InputTable {
                     schema: self.table.schema(),
                     captures,
                     batch_rows: self.batch_rows,
+                    args,
                     faults: Arc::clone(&self.faults),
                 }) as Arc<dyn PartitionStream>
             })
@@ -144,7 +155,7 @@ impl TableProvider for InputTable {
         let mut plans: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
         let ids: Vec<&str> = self.captures.iter().map(|c| c.source.id.as_str()).collect();
         let keep = prune::keep(state, self.table, filters, &ids)?;
-        let partitions = self.partitions(&keep, state.config().target_partitions());
+        let partitions = self.partitions(&keep, state.config().target_partitions(), projection);
         if !partitions.is_empty() {
             let exec = StreamingTableExec::try_new(
                 self.table.schema(),

@@ -246,3 +246,30 @@ fn a_directory_without_captures_finds_nothing() {
     assert_eq!(inputs.skipped, 1);
     assert!(Inputs::find(&[PathBuf::from("/no/such/file")]).is_err());
 }
+
+#[test]
+fn args_are_built_when_a_query_reads_them() {
+    let path = sample("sample_small.prof");
+    let bytes = std::fs::read(&path).unwrap();
+    for table in [Table::Slices, Table::Instants] {
+        let mut with_args = 0;
+        let mut sink = |_t: Table, b: RecordBatch| {
+            with_args += b.num_rows() - b.column_by_name("args").unwrap().null_count();
+            Ok(())
+        };
+        capture_batches("x", &bytes, &Options::only(table), &mut sink).unwrap();
+        assert!(with_args > 0, "{table}: the sample has arguments");
+        let e = engine(2, &[path.clone()]);
+        let sql = format!("SELECT count(args), count(*) FROM {table}");
+        let rows = e.collect(&sql).unwrap();
+        assert_eq!(texts(&rows, 0), [with_args.to_string()], "{table}");
+        let rows = e
+            .collect(&format!("SELECT count(*) FROM {table} WHERE args LIKE '%'"))
+            .unwrap();
+        assert_eq!(
+            texts(&rows, 0),
+            [with_args.to_string()],
+            "{table}: args in a filter"
+        );
+    }
+}
