@@ -41,6 +41,12 @@ const NAME_TYPE: &str = "Slice:";
 /// Width in pixels of the SVG written for a flame graph without any stack.
 const EMPTY_WIDTH: usize = 1200;
 
+/// The largest total (about 13 days in nanoseconds) drawn with the weights as they are: inferno
+/// adds the weights up, and multiplies changes by 150, in 64-bit integers. Larger totals are
+/// drawn with the weights divided by [`draw_divisor`] and inferno's `factor` multiplying the
+/// counts it shows back.
+const DRAW_LIMIT: u128 = 1 << 50;
+
 /// The query whose result [`Folder`] folds.
 ///
 /// It selects the columns `capture`, `track`, `ts`, `dur`, `depth` and `name` of every slice and,
@@ -131,17 +137,18 @@ impl Folded {
     /// smaller part of `b` than of `a`, even when `b` is much longer or shorter. Without stacks
     /// (a total of 0) there is nothing to scale and the result has no stacks either.
     pub fn scaled_to(&self, total: u64) -> Folded {
-        let own = u128::from(self.total());
-        let mut stacks = BTreeMap::new();
-        if own > 0 {
-            for (stack, weight) in &self.stacks {
-                let scaled = (u128::from(*weight) * u128::from(total) + own / 2) / own;
+        let own = wide_total(&self.stacks);
+        let stacks = self
+            .stacks
+            .iter()
+            .filter_map(|(stack, weight)| {
+                let scaled = (u128::from(*weight) * u128::from(total))
+                    .saturating_add(own / 2)
+                    .checked_div(own)?;
                 let scaled = u64::try_from(scaled).unwrap_or(u64::MAX);
-                if scaled > 0 {
-                    stacks.insert(stack.clone(), scaled);
-                }
-            }
-        }
+                (scaled > 0).then(|| (stack.clone(), scaled))
+            })
+            .collect();
         Folded {
             stacks,
             skipped_open: self.skipped_open,
@@ -155,6 +162,25 @@ impl Folded {
         }
         self.skipped_open = self.skipped_open.saturating_add(other.skipped_open);
     }
+}
+
+/// The sum of the weights of `stacks`, without saturating.
+fn wide_total(stacks: &BTreeMap<String, u64>) -> u128 {
+    stacks.values().map(|weight| u128::from(*weight)).sum()
+}
+
+/// What the weights of a graph whose widths add up to `total` are divided by to keep their total
+/// within [`DRAW_LIMIT`]: 1 for any total of a real capture.
+fn draw_divisor(total: u128) -> u64 {
+    u64::try_from(total.div_ceil(DRAW_LIMIT))
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+/// `weight` divided by `divisor` (at least 1), rounded to the nearest integer.
+fn scale_down(weight: u64, divisor: u64) -> u64 {
+    let divisor = divisor.max(1);
+    weight / divisor + u64::from(weight % divisor >= divisor - divisor / 2)
 }
 
 /// Adds `weight` to the entry of `stack`, creating it if needed.
@@ -371,8 +397,8 @@ fn is_unwanted(c: char) -> bool {
     c.is_control() || c == '\u{fffe}' || c == '\u{ffff}'
 }
 
-/// Whether `name` ends with a space followed by something the folded format would read as a
-/// count: only ASCII digits and dots.
+/// The position of the last space of `name` when what follows it is something the folded format
+/// would read as a count: ASCII digits and dots only.
 fn trailing_count_space(name: &str) -> Option<usize> {
     let space = name.rfind(' ')?;
     let tail = name.get(space + 1..)?;
@@ -418,10 +444,10 @@ fn clean_name(raw: Option<&str>) -> Cow<'_, str> {
 
 /// Orders folded lines for [`flamegraph::from_lines`] in flame chart mode.
 ///
-/// Frames are merged when adjacent lines share a prefix of frames, so lines are sorted frame by
-/// frame (the byte order of whole stacks would put `a b` between `a` and `a;c` and draw `a`
-/// twice). Flame chart mode draws the lines in the reverse of the order given, without merging
-/// them in any other way, so the sorted lines are reversed here.
+/// inferno merges the frames of adjacent lines that share a prefix of frames, so lines are sorted
+/// frame by frame (the byte order of whole stacks, which inferno's other modes sort by and
+/// require, puts `a b` between `a` and `a;c` and draws `a` twice). Flame chart mode takes the
+/// lines as they are, reversed, so the sorted lines are reversed here.
 fn chart_order<T>(rows: &mut [(&str, T)]) {
     rows.sort_by(|x, y| x.0.split(';').cmp(y.0.split(';')));
     rows.reverse();
@@ -502,6 +528,8 @@ fn skipped_note(skipped: u64) -> Option<String> {
 ///
 /// Frame widths are self plus children time in nanoseconds; a frame's color comes from its name.
 /// Without any stack the SVG only shows the title and says that there are no slices to draw.
+/// A total beyond about 13 days (2^50 ns) is drawn from weights divided down to that, so the
+/// counts the graph shows are then rounded.
 pub fn render(folded: &Folded, title: &str, out: &mut dyn Write) -> io::Result<()> {
     if folded.total() == 0 {
         let mut message = String::from("No slices with a duration: nothing to draw.");
@@ -516,11 +544,13 @@ pub fn render(folded: &Folded, title: &str, out: &mut dyn Write) -> io::Result<(
         .map(|(stack, weight)| (stack.as_str(), *weight))
         .collect();
     chart_order(&mut rows);
+    let divisor = draw_divisor(wide_total(&folded.stacks));
     let lines: Vec<String> = rows
         .iter()
-        .map(|(stack, weight)| format!("{stack} {weight}"))
+        .map(|(stack, weight)| format!("{stack} {}", scale_down(*weight, divisor)))
         .collect();
     let mut options = options(title, skipped_note(folded.skipped_open));
+    options.factor = divisor as f64;
     flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), out)
 }
 
@@ -572,9 +602,17 @@ pub fn render_diff(a: &Folded, b: &Folded, title: &str, out: &mut dyn Write) -> 
         .filter(|(_, (_, weight_b))| *weight_b > 0)
         .collect();
     chart_order(&mut rows);
+    // B's weights are the widths, added up by inferno; A's only enter the changes, which stay
+    // within what inferno computes in 64-bit integers when each is at most DRAW_LIMIT.
+    let divisor = draw_divisor(wide_total(&b.stacks));
+    let limit = u64::try_from(DRAW_LIMIT).unwrap_or(u64::MAX);
     let lines: Vec<String> = rows
         .iter()
-        .map(|(stack, (weight_a, weight_b))| format!("{stack} {weight_a} {weight_b}"))
+        .map(|(stack, (weight_a, weight_b))| {
+            let weight_a = scale_down(*weight_a, divisor).min(limit);
+            let weight_b = scale_down(*weight_b, divisor);
+            format!("{stack} {weight_a} {weight_b}")
+        })
         .collect();
     let subtitle = format!(
         "widths: B; red: more self time in B than in A, blue: less (totals: A {} ns, B {} ns)",
@@ -583,6 +621,7 @@ pub fn render_diff(a: &Folded, b: &Folded, title: &str, out: &mut dyn Write) -> 
     );
     let mut options = options(title, Some(subtitle));
     options.notes = format!("differential: A {} ns, B {} ns", a.total(), b.total());
+    options.factor = divisor as f64;
     flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), out)
 }
 
@@ -1081,6 +1120,14 @@ mod tests {
         assert!(Folded::default().scaled_to(100).is_empty());
         let huge = fold(&[row(1, 0, Some(i64::MAX), 0, "x")]);
         assert_eq!(stacks(&huge.scaled_to(u64::MAX)), vec![("x", u64::MAX)]);
+        // Totals beyond u64::MAX still scale by the true total.
+        let rows: Vec<Row> = ["a", "b", "c", "d", "e", "f"]
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| row(1, i as i64, Some(i64::MAX), 0, name))
+            .collect();
+        let scaled = fold(&rows).scaled_to(600);
+        assert!(stacks(&scaled).iter().all(|(_, weight)| *weight == 100));
     }
 
     #[test]
@@ -1202,6 +1249,30 @@ mod tests {
         let svg = self::svg(|out| render_diff(&open, &empty, "t", out));
         assert_svg(&svg);
         assert!(svg.contains("either side"));
+    }
+
+    #[test]
+    fn render_draws_huge_weights() {
+        // Three durations of i64::MAX add up to more than u64::MAX.
+        let huge = fold(&[
+            row(1, 0, Some(i64::MAX), 0, "a"),
+            row(1, 1, Some(i64::MAX), 0, "b"),
+            row(1, 2, Some(i64::MAX), 0, "c"),
+            row(1, 3, Some(1), 0, "d"),
+        ]);
+        assert_eq!(huge.total(), u64::MAX);
+        let svg = self::svg(|out| render(&huge, "t", out));
+        assert_svg(&svg);
+        // Drawn with the weights divided down and inferno's factor multiplying them back: the
+        // counts shown are within a divisor (about 2^14) of the weights.
+        assert!(svg.contains("<title>a (9,223,372,036,854,7"), "{svg}");
+        assert!(svg.contains("ns, 33.33%)</title>"));
+        let small = fold(&[row(1, 0, Some(5), 0, "a")]);
+        for (a, b) in [(&small, &huge), (&huge, &small), (&huge, &huge)] {
+            let svg = self::svg(|out| render_diff(a, b, "t", out));
+            assert_svg(&svg);
+            assert!(svg.contains("<title>a ("));
+        }
     }
 
     /// A profile where `slow` takes longer in B and `fast` shorter.

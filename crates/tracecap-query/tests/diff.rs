@@ -124,7 +124,8 @@ fn a_capture_against_itself_shows_no_change() {
     let dir = scratch("self");
     let a = dir.join("a.prof");
     capture(&a, &[("f", 10, 100), ("g", 10, 50), ("h", 5, 30)]);
-    let rows = run(&[a.clone()], &[a]);
+    let same = std::slice::from_ref(&a);
+    let rows = run(same, same);
     assert_eq!(rows.len(), 3);
     for r in &rows {
         assert_eq!(r[11], "0", "{r:?}");
@@ -221,7 +222,7 @@ fn by_track_and_category_group_by_those_columns() {
     capture(&a, &[("f", 2, 100)]);
     let engine = Engine::new(&Config::default()).unwrap();
     engine
-        .register(Some("a"), &Inputs::find(&[a.clone()]).unwrap())
+        .register(Some("a"), &Inputs::find(std::slice::from_ref(&a)).unwrap())
         .unwrap();
     engine
         .register(Some("b"), &Inputs::find(&[a]).unwrap())

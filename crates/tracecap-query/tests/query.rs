@@ -92,7 +92,7 @@ fn a_group_by_equals_the_exported_batches_on_one_and_two_partitions() {
     let want = slices_by_name("x", &bytes);
     assert!(!want.is_empty());
     for partitions in [1, 2] {
-        let e = engine(partitions, &[path.clone()]);
+        let e = engine(partitions, std::slice::from_ref(&path));
         assert_eq!(grouped(&e, "slices"), want, "{partitions} partition(s)");
         assert!(e.faults().is_empty());
     }
@@ -107,7 +107,7 @@ fn many_captures_are_one_table_and_a_filter_on_capture_skips_the_others() {
     std::fs::write(dir.join("b.prof"), &bytes).unwrap();
     // A damaged copy: its fault shows only if it is parsed.
     std::fs::write(dir.join("cut.prof"), &bytes[..bytes.len() / 2]).unwrap();
-    let e = engine(2, &[dir.clone()]);
+    let e = engine(2, std::slice::from_ref(&dir));
     let a = dir.join("a.prof").display().to_string();
     let one = grouped(&e, &format!("slices WHERE capture = '{a}'"));
     assert_eq!(one, slices_by_name("x", &bytes));
@@ -146,7 +146,7 @@ fn a_damaged_capture_is_queried_up_to_its_fault_which_is_in_captures() {
         want = slices_by_name("x", &bytes[..bytes.len() * 2 / 3]);
     }
     let offset = want_fault.expect("a cut capture is damaged");
-    let e = engine(1, &[cut.clone()]);
+    let e = engine(1, std::slice::from_ref(&cut));
     assert_eq!(grouped(&e, "slices"), want);
     let rows = e
         .collect("SELECT fault IS NOT NULL, fault_offset, path FROM captures")
@@ -179,7 +179,7 @@ fn a_dataset_gives_the_rows_of_its_captures_and_mixes_with_capture_files() {
     assert_eq!(report.exported, 1);
     let want = slices_by_name("x", &std::fs::read(&path).unwrap());
 
-    let from_dataset = engine(2, &[ds.clone()]);
+    let from_dataset = engine(2, std::slice::from_ref(&ds));
     assert_eq!(grouped(&from_dataset, "slices"), want);
     let ids = from_dataset
         .collect("SELECT DISTINCT CAST(capture AS VARCHAR) FROM slices")
@@ -259,7 +259,7 @@ fn args_are_built_when_a_query_reads_them() {
         };
         capture_batches("x", &bytes, &Options::only(table), &mut sink).unwrap();
         assert!(with_args > 0, "{table}: the sample has arguments");
-        let e = engine(2, &[path.clone()]);
+        let e = engine(2, std::slice::from_ref(&path));
         let sql = format!("SELECT count(args), count(*) FROM {table}");
         let rows = e.collect(&sql).unwrap();
         assert_eq!(texts(&rows, 0), [with_args.to_string()], "{table}");
