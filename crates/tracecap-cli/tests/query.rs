@@ -27,7 +27,8 @@ fn cut_capture(tag: &str) -> PathBuf {
     path
 }
 
-const BY_NAME: &str = "SELECT CAST(name AS VARCHAR) AS name, count(*) AS n FROM slices GROUP BY 1 ORDER BY 2 DESC, 1";
+const BY_NAME: &str =
+    "SELECT CAST(name AS VARCHAR) AS name, count(*) AS n FROM slices GROUP BY 1 ORDER BY 2 DESC, 1";
 
 #[test]
 fn a_table_on_the_terminal_and_csv_json_parquet_for_machines() {
@@ -36,7 +37,10 @@ fn a_table_on_the_terminal_and_csv_json_parquet_for_machines() {
     assert_eq!(table.status.code(), Some(0), "{}", stderr(&table));
     let text = stdout(&table);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0].split_whitespace().collect::<Vec<_>>(), ["name", "n"]);
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["name", "n"]
+    );
     assert!(lines[1].starts_with("----"));
     assert!(lines.last().unwrap().ends_with("rows)"), "{text}");
     let rows = lines.len() - 3;
@@ -47,11 +51,17 @@ fn a_table_on_the_terminal_and_csv_json_parquet_for_machines() {
     assert_eq!(csv.len() - 1, rows);
 
     let json = stdout(&run(&["query", BY_NAME, &s, "--format", "json"]));
-    let json: Vec<serde_json::Value> = json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let json: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(json.len(), rows);
     // The same first row in every format.
     let first = &json[0];
-    let (name, n) = (first["name"].as_str().unwrap(), first["n"].as_i64().unwrap());
+    let (name, n) = (
+        first["name"].as_str().unwrap(),
+        first["n"].as_i64().unwrap(),
+    );
     assert_eq!(csv[1], format!("{name},{n}"));
     assert_eq!(lines[2].split_whitespace().last().unwrap(), n.to_string());
 
@@ -71,9 +81,20 @@ fn a_table_on_the_terminal_and_csv_json_parquet_for_machines() {
     assert!(stderr(&no_file).contains("-o FILE"), "{}", stderr(&no_file));
 
     let to_file = dir.join("r.csv");
-    let c = run(&["query", BY_NAME, &s, "--format", "csv", "-o", &to_file.display().to_string()]);
+    let c = run(&[
+        "query",
+        BY_NAME,
+        &s,
+        "--format",
+        "csv",
+        "-o",
+        &to_file.display().to_string(),
+    ]);
     assert_eq!(c.status.code(), Some(0));
-    assert_eq!(std::fs::read_to_string(&to_file).unwrap().lines().count(), rows + 1);
+    assert_eq!(
+        std::fs::read_to_string(&to_file).unwrap().lines().count(),
+        rows + 1
+    );
 }
 
 #[test]
@@ -87,7 +108,10 @@ fn bad_sql_exits_2_with_datafusion_s_message() {
         let out = run(&["query", sql, &s]);
         assert_eq!(out.status.code(), Some(2), "{sql}");
         let err = stderr(&out);
-        assert!(err.starts_with("error: ") && err.contains(says), "{sql}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(says),
+            "{sql}: {err}"
+        );
         assert!(stdout(&out).is_empty());
     }
 }
@@ -101,14 +125,25 @@ fn no_inputs_a_directory_without_captures_and_a_missing_file() {
     let d = dir.display().to_string();
     let out = run(&["query", "SELECT count(*) FROM slices", &d]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no capture or dataset in the inputs"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no capture or dataset in the inputs"),
+        "{}",
+        stderr(&out)
+    );
     let missing = run(&["query", "SELECT 1", "/no/such/capture.prof"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(stderr(&missing).contains("/no/such/capture.prof"));
     // A file of no known format named directly: a warning, and the rest is queried.
     let text = dir.join("notes.txt").display().to_string();
     let s = sample("sample_small.prof");
-    let out = run(&["query", "SELECT count(*) AS n FROM captures", &s, &text, "--format", "csv"]);
+    let out = run(&[
+        "query",
+        "SELECT count(*) AS n FROM captures",
+        &s,
+        &text,
+        "--format",
+        "csv",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stdout(&out), "n\n1\n");
     assert!(stderr(&out).contains("notes.txt: not a capture (unknown format), skipped"));
@@ -125,14 +160,27 @@ fn a_damaged_capture_warns_and_is_queried_up_to_its_fault() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let offset: u64 = stdout(&out).lines().nth(1).unwrap().parse().unwrap();
     let err = stderr(&out);
-    assert!(err.starts_with("warning: ") && err.contains(&format!("{offset:#x}")), "{err}");
+    assert!(
+        err.starts_with("warning: ") && err.contains(&format!("{offset:#x}")),
+        "{err}"
+    );
     assert!(err.contains("rows before it queried"), "{err}");
-    let slices = run(&["query", "SELECT count(*) AS n FROM slices", &c, "--format", "csv"]);
+    let slices = run(&[
+        "query",
+        "SELECT count(*) AS n FROM slices",
+        &c,
+        "--format",
+        "csv",
+    ]);
     let n: u64 = stdout(&slices).lines().nth(1).unwrap().parse().unwrap();
     assert!(n > 0, "the slices before the fault");
     let strict = run(&["query", sql, &c, "--strict", "--format", "csv"]);
     assert_eq!(strict.status.code(), Some(1));
-    assert_eq!(stdout(&strict), stdout(&out), "the result is written all the same");
+    assert_eq!(
+        stdout(&strict),
+        stdout(&out),
+        "the result is written all the same"
+    );
     assert!(stderr(&strict).contains("1 input(s) damaged"));
 }
 
@@ -145,7 +193,11 @@ fn the_output_is_never_an_input() {
     let c = capture.display().to_string();
     let out = run(&["query", BY_NAME, &c, "--format", "csv", "-o", &c]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("refusing to overwrite"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("refusing to overwrite"),
+        "{}",
+        stderr(&out)
+    );
     let out = run(&["flamegraph", &c, "-o", &c]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read(&capture).unwrap(), before);
@@ -159,7 +211,11 @@ fn schema_lists_every_table_and_column() {
     for table in tracecap_arrow::Table::ALL {
         assert!(text.contains(&format!("\n{} (", table.name())) || text.starts_with(table.name()));
         for field in table.schema().fields() {
-            assert!(text.contains(&format!("  {}", field.name())), "{table}.{}", field.name());
+            assert!(
+                text.contains(&format!("  {}", field.name())),
+                "{table}.{}",
+                field.name()
+            );
         }
     }
 }
@@ -170,12 +226,18 @@ fn diff_takes_two_inputs_or_two_groups() {
     let g = sample("gen_small.prof");
     let same = run(&["diff", &s, &s, "--format", "json"]);
     assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
-    let rows: Vec<serde_json::Value> =
-        stdout(&same).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rows: Vec<serde_json::Value> = stdout(&same)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert!(!rows.is_empty());
-    assert!(rows.iter().all(|r| r["change"] == 0 && r["status"] == "same"));
+    assert!(rows
+        .iter()
+        .all(|r| r["change"] == 0 && r["status"] == "same"));
 
-    let groups = run(&["diff", "--a", &s, "--a", &g, "--b", &s, "--b", &g, "--format", "csv"]);
+    let groups = run(&[
+        "diff", "--a", &s, "--a", &g, "--b", &s, "--b", &g, "--format", "csv",
+    ]);
     assert_eq!(groups.status.code(), Some(0), "{}", stderr(&groups));
     assert!(stdout(&groups).starts_with("name,a_count,b_count,a_total,b_total,"));
 
@@ -227,7 +289,13 @@ fn flamegraph_draws_an_svg_or_prints_folded_stacks() {
 
     let diff_svg = dir.join("d.svg");
     let g = sample("gen_small.prof");
-    let out = run(&["diff", &s, &g, "--flamegraph", &diff_svg.display().to_string()]);
+    let out = run(&[
+        "diff",
+        &s,
+        &g,
+        "--flamegraph",
+        &diff_svg.display().to_string(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(std::fs::read_to_string(&diff_svg).unwrap().contains("<svg"));
 
