@@ -64,15 +64,39 @@ impl Sides {
         let engine = Engine::new(&config).map_err(query_error)?;
         let mut found = Vec::new();
         for (schema, paths) in sides {
+            if paths.iter().any(|p| p.as_os_str() == "-") {
+                return Err(CliError::Usage(
+                    "query, diff and flamegraph read files and directories, not standard input (-)"
+                        .into(),
+                ));
+            }
             let inputs = Inputs::find(paths).map_err(input_error)?;
             if let Some(output) = output {
                 refuse_overwrite(output, &inputs)?;
             }
             if inputs.is_empty() {
                 let side = schema.map_or(String::new(), |s| format!(" of side {s}"));
+                let named: Vec<String> = inputs
+                    .not_captures
+                    .iter()
+                    .map(|(path, why)| format!("{}: {why}", path.display()))
+                    .collect();
+                let mut why = named.join("; ");
+                if inputs.skipped > 0 {
+                    let files = format!("{} file(s) of no known format", inputs.skipped);
+                    why = if why.is_empty() {
+                        files
+                    } else {
+                        format!("{why}; {files}")
+                    };
+                }
                 return Err(CliError::Verdict(format!(
-                    "no capture or dataset in the inputs{side} ({} file(s) of no known format)",
-                    inputs.skipped + inputs.not_captures.len()
+                    "no capture or dataset in the inputs{side} ({})",
+                    if why.is_empty() {
+                        "nothing found"
+                    } else {
+                        why.as_str()
+                    }
                 )));
             }
             engine.register(*schema, &inputs).map_err(query_error)?;

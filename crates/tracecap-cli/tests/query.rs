@@ -302,3 +302,26 @@ fn flamegraph_draws_an_svg_or_prints_folded_stacks() {
     let neither = run(&["flamegraph", &s]);
     assert_eq!(neither.status.code(), Some(2));
 }
+
+#[test]
+fn standard_input_and_a_pipe_are_refused_with_why() {
+    let out = run(&["query", "SELECT 1", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not standard input"),
+        "{}",
+        stderr(&out)
+    );
+    let dir = scratch("query-fifo", "dir");
+    let fifo = dir.join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let out = run(&["query", "SELECT 1", &fifo.display().to_string()]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stderr(&out).contains("pipe: not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
