@@ -15,11 +15,18 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 /// `../shared/corpus/<format>` beside the workspace, when it is there.
+///
+/// The workspace is the one of the test being run: the first folder holding a `Cargo.lock` above
+/// the manifest directory `cargo test` gives the test at run time (a test binary built in another
+/// checkout of the same commit, and reused, still looks beside the checkout it runs in); without
+/// it, the one this crate was built in.
 pub fn corpus(format: &str) -> Option<PathBuf> {
-    // The workspace is two levels up from this crate; `shared` is beside it.
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    let workspace = manifest
         .ancestors()
-        .nth(2)
+        .find(|dir| dir.join("Cargo.lock").is_file())
         .unwrap_or(Path::new("."));
     let beside = workspace.parent().unwrap_or(workspace);
     let dir = beside.join("shared/corpus").join(format);
