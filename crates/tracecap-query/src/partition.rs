@@ -87,7 +87,20 @@ fn parse(
             tx.blocking_send(Ok(batch))
                 .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
         };
-        match tracecap_arrow::capture_batches(&source.id, &input, &options, &mut send) {
+        let walked = tracecap_arrow::capture_batches(&source.id, &input, &options, &mut send);
+        // Under the fault guard's recover mode, a file cut while it was read reads as zeros past
+        // its new end: whatever the walk made of them is reported as that, not trusted.
+        if input.shrunk() {
+            faults.add(unreadable(format!(
+                "{}: the file shrank while it was being read (was it truncated or replaced by another program?)",
+                source.path.display()
+            )));
+            if tx.is_closed() {
+                return;
+            }
+            continue;
+        }
+        match walked {
             Ok(summary) => {
                 if let Some(fault) = summary.fault {
                     faults.add(Fault {

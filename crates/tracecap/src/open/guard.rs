@@ -1,24 +1,39 @@
-//! The fault guard: a file that shrinks while it is mapped ends the process with a message naming
-//! the file, never with a bare `SIGBUS`; outputs being written are removed when that happens.
+//! The fault guard: a file that shrinks while it is mapped never ends the process with a bare
+//! `SIGBUS`. The guard has two modes, process-wide:
+//!
+//! - **exit** (the default, for the command-line tool): the process ends with a message naming
+//!   the file, and outputs being written are removed;
+//! - **recover** (switched on by [`recover_shrunk_maps`], for hosts that must go on, such as an
+//!   interpreter embedding this library): the missing pages read as zeros and the map is marked
+//!   [shrunk](Watch::shrunk).
 //!
 //! [`open`](super::open) registers every map it makes ([`watch`]); writers of outputs register
 //! their temporary files ([`remove_on_exit`]). The first registration installs a `SIGBUS`
-//! handler (Unix only; elsewhere both calls do nothing). When a fault's address lies in a
-//! registered map, the handler
+//! handler (Unix only; elsewhere every call here does nothing). When a fault's address lies in a
+//! registered map, the handler, in exit mode,
 //!
 //! 1. writes `error: <path>: the file shrank while it was being read ...` to standard error,
 //! 2. removes every registered temporary output,
 //! 3. exits with status 2 (the tool's status for I/O errors).
 //!
-//! A fault anywhere else is not ours: the handler puts back the handler that was there before
-//! (or the default action) and returns, so the faulting access runs again under it.
+//! In recover mode it instead maps anonymous, zero-filled, read-only pages over the map from the
+//! faulting page to the map's end, sets the map's shrunk flag and returns: the faulting read runs
+//! again and reads zeros, which the parsers take as any other untrusted input (at worst a format
+//! error). The caller asks [`Watch::shrunk`] (or `Input::shrunk`) after reading and reports that
+//! the file shrank rather than trusting the result. Outputs are not removed, since the process
+//! goes on. Should that mapping fail, the handler does what exit mode does.
+//!
+//! A fault anywhere else is not ours, in either mode: the handler puts back the handler that was
+//! there before (or the default action) and returns, so the faulting access runs again under it.
 //!
 //! While an output is registered, `SIGINT`, `SIGTERM` and `SIGHUP` also remove it before the
 //! process ends, but only where those signals had their default action (a program that handles
 //! them itself keeps its own handling).
 //!
 //! Everything the handler touches is a fixed table of atomics, and it calls only `write`,
-//! `unlink`, `sigaction`, `raise` and `_exit`, which are async-signal-safe.
+//! `unlink`, `nanosleep`, `sigaction`, `raise` and `_exit`, which are async-signal-safe, and, in
+//! recover mode, `mmap`, which POSIX does not list as such but which is a bare system call in the
+//! C libraries of Linux and macOS (it takes no lock the interrupted code could hold).
 
 #![allow(unsafe_code)]
 
@@ -45,6 +60,15 @@ pub struct Watch {
 pub struct OutputWatch {
     #[cfg_attr(not(unix), allow(dead_code))]
     slot: usize,
+}
+
+/// Switches the guard to recover mode, for the whole process and for good: a fault in a watched
+/// map no longer ends the process; the map's pages from the faulting one to its end are replaced
+/// by zeros and the map reports [`Watch::shrunk`]. Outputs are then not removed. For hosts that
+/// must not die when a file is truncated under them (an interpreter embedding this library); the
+/// command-line tool keeps the default, exit mode. Calling it again does nothing.
+pub fn recover_shrunk_maps() {
+    imp::recover();
 }
 
 /// Registers `map`, the bytes of the file at `path`. `None` when every slot is taken (the map
@@ -83,6 +107,16 @@ impl Drop for Creating {
     }
 }
 
+impl Watch {
+    /// Whether the file shrank under the map since it was registered: a read past the file's
+    /// new end faulted and, in recover mode ([`recover_shrunk_maps`]), the map's bytes from the
+    /// faulting page on were replaced by zeros. Always false in exit mode (such a fault ends the
+    /// process) and before any read reached a missing page.
+    pub fn shrunk(&self) -> bool {
+        imp::shrunk(self.slot)
+    }
+}
+
 impl Drop for Watch {
     fn drop(&mut self) {
         imp::unwatch(self.slot);
@@ -101,25 +135,34 @@ mod imp {
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
     use std::ptr;
-    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+    use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicUsize, Ordering};
     use std::sync::{Once, OnceLock};
 
     use super::{SHRUNK_EXIT, SLOTS};
 
-    /// One registered map: its address range and the message to print, owned through `msg`.
+    /// One registered map: its address range, the message to print (owned through `msg`) and
+    /// whether the handler replaced missing pages of it by zeros.
+    ///
+    /// `start` and `len` are written only by the slot's owner (who took it through `taken`),
+    /// under the sequence lock `seq`: odd while they change, so the handler reads a consistent
+    /// pair, one registration's, or sees that it did not.
     struct MapSlot {
         taken: AtomicBool,
+        seq: AtomicUsize,
         start: AtomicUsize,
         len: AtomicUsize,
         msg: AtomicPtr<Vec<u8>>,
+        shrunk: AtomicBool,
     }
 
     #[allow(clippy::declare_interior_mutable_const)] // used only as an array initialiser
     const FREE_MAP: MapSlot = MapSlot {
         taken: AtomicBool::new(false),
+        seq: AtomicUsize::new(0),
         start: AtomicUsize::new(0),
         len: AtomicUsize::new(0),
         msg: AtomicPtr::new(ptr::null_mut()),
+        shrunk: AtomicBool::new(false),
     };
     #[allow(clippy::declare_interior_mutable_const)] // used only as an array initialiser
     const FREE_OUTPUT: AtomicPtr<CString> = AtomicPtr::new(ptr::null_mut());
@@ -130,6 +173,48 @@ mod imp {
     /// The actions that were in place before ours, to hand faults that are not ours back to.
     static PREVIOUS_BUS: OnceLock<libc::sigaction> = OnceLock::new();
     static TERM_INSTALLED: Once = Once::new();
+
+    /// Recover mode (see [`super::recover_shrunk_maps`]).
+    static RECOVER: AtomicBool = AtomicBool::new(false);
+
+    /// The page size, read when the handler is installed (`sysconf` is not async-signal-safe);
+    /// 0 if it could not be read, and then the handler never recovers.
+    static PAGE: AtomicUsize = AtomicUsize::new(0);
+
+    pub(super) fn recover() {
+        install_bus();
+        RECOVER.store(true, Ordering::SeqCst);
+    }
+
+    pub(super) fn shrunk(slot: usize) -> bool {
+        MAPS.get(slot)
+            .is_some_and(|s| s.shrunk.load(Ordering::Acquire))
+    }
+
+    /// Sets a slot's range (its owner only), under its sequence lock.
+    fn set_range(s: &MapSlot, start: usize, len: usize) {
+        s.seq.fetch_add(1, Ordering::Relaxed);
+        fence(Ordering::Release);
+        s.start.store(start, Ordering::Relaxed);
+        s.len.store(len, Ordering::Relaxed);
+        s.seq.fetch_add(1, Ordering::Release);
+    }
+
+    /// A slot's range as one registration set it (async-signal-safe): `None` for a free slot or
+    /// one whose range is changing.
+    fn range(s: &MapSlot) -> Option<(usize, usize)> {
+        let seq = s.seq.load(Ordering::Acquire);
+        if seq % 2 == 1 {
+            return None;
+        }
+        let start = s.start.load(Ordering::Relaxed);
+        let len = s.len.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        if s.seq.load(Ordering::Relaxed) != seq || start == 0 {
+            return None;
+        }
+        Some((start, len))
+    }
 
     pub(super) fn watch(map: &[u8], path: &Path) -> Option<usize> {
         install_bus();
@@ -144,21 +229,21 @@ mod imp {
         );
         s.msg
             .store(Box::into_raw(Box::new(msg.into_bytes())), Ordering::Release);
-        s.len.store(map.len(), Ordering::Release);
-        s.start.store(map.as_ptr() as usize, Ordering::Release);
+        s.shrunk.store(false, Ordering::Release);
+        set_range(s, map.as_ptr() as usize, map.len());
         Some(slot)
     }
 
     pub(super) fn unwatch(slot: usize) {
         let Some(s) = MAPS.get(slot) else { return };
-        s.start.store(0, Ordering::Release);
-        s.len.store(0, Ordering::Release);
+        set_range(s, 0, 0);
         let msg = s.msg.swap(ptr::null_mut(), Ordering::AcqRel);
         if !msg.is_null() {
             // SAFETY: `msg` came from `Box::into_raw` in `watch`; the swap made this the only owner
             // (the handler takes the pointer with a swap too, and then never gives it back).
             drop(unsafe { Box::from_raw(msg) });
         }
+        s.shrunk.store(false, Ordering::Release);
         s.taken.store(false, Ordering::Release);
     }
 
@@ -198,6 +283,13 @@ mod imp {
 
     fn install_bus() {
         PREVIOUS_BUS.get_or_init(|| {
+            // SAFETY: `sysconf` only reads a system value.
+            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            if let Ok(page) = usize::try_from(page) {
+                if page.is_power_of_two() {
+                    PAGE.store(page, Ordering::SeqCst);
+                }
+            }
             let ours = action(on_bus as *const () as usize);
             // SAFETY: all zeroes is a valid `sigaction` to be overwritten by the call.
             let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
@@ -273,14 +365,57 @@ mod imp {
         }
     }
 
+    /// Recover mode's repair of the map `start..start + len`, which faulted at `addr`: maps
+    /// anonymous zero pages, read-only, over it from `addr`'s page to its end (the map's last page
+    /// included, as the kernel mapped it whole). Whether that worked. Touches only atomics and
+    /// `mmap`.
+    fn zero_fill(start: usize, len: usize, addr: usize) -> bool {
+        let page = PAGE.load(Ordering::Relaxed);
+        if page == 0 || start % page != 0 {
+            return false;
+        }
+        let from = addr & !(page - 1);
+        let Some(end) = (start + len).checked_next_multiple_of(page) else {
+            return false;
+        };
+        // SAFETY: `from..end` is page-aligned and lies within the kernel's mapping of a live map:
+        // `range` read a consistent registration (registered after the map was made, unregistered
+        // before it is unmapped) that contains `addr`, and the faulting thread is reading `addr`
+        // through the map it holds, so that registration is this map, which stays mapped while
+        // the thread is in this handler. No Rust value lives in those pages: they hold only the
+        // file's bytes (which another program may change at any time anyway), and the zeros that
+        // replace them are read-only, as the file's pages were, and are unmapped with the map.
+        // A SIGBUS there means the file no longer backs the faulting page (it shrank, or its
+        // storage failed); the owner learns of the replacement through the slot's `shrunk`
+        // flag. `mmap` is a bare system call (see the module docs) and changes `errno` only when
+        // it fails, and then the process ends.
+        let p = unsafe {
+            libc::mmap(
+                from as *mut libc::c_void,
+                end - from,
+                libc::PROT_READ,
+                libc::MAP_FIXED | libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        p != libc::MAP_FAILED
+    }
+
     extern "C" fn on_bus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
         // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers; for SIGBUS `si_addr`
         // is the faulting address.
         let addr = unsafe { (*info).si_addr() } as usize;
         for s in &MAPS {
-            let start = s.start.load(Ordering::Acquire);
-            let len = s.len.load(Ordering::Acquire);
-            if start != 0 && addr >= start && addr - start < len {
+            let Some((start, len)) = range(s) else {
+                continue;
+            };
+            if addr >= start && addr - start < len {
+                if RECOVER.load(Ordering::SeqCst) && zero_fill(start, len, addr) {
+                    // The faulting read runs again on the zero pages.
+                    s.shrunk.store(true, Ordering::Release);
+                    return;
+                }
                 let msg = s.msg.swap(ptr::null_mut(), Ordering::AcqRel);
                 if !msg.is_null() {
                     // SAFETY: the swap took ownership of a live Vec (leaked: the process ends).
@@ -321,6 +456,10 @@ mod imp {
         None
     }
     pub(super) fn unwatch(_slot: usize) {}
+    pub(super) fn recover() {}
+    pub(super) fn shrunk(_slot: usize) -> bool {
+        false
+    }
     pub(super) fn remove_on_exit(_path: &Path) -> Option<usize> {
         None
     }

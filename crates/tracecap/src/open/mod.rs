@@ -3,8 +3,14 @@
 //!
 //! This module is the one place the workspace maps a capture. A map's pages are the file's: if
 //! another program truncates the file while it is mapped, reading a page past the new end raises
-//! `SIGBUS`. [`guard`] turns that signal into a message naming the file and exit status 2, instead
-//! of a silent crash.
+//! `SIGBUS`. [`guard`] handles that signal in one of two modes, process-wide:
+//!
+//! - by default it ends the process with a message naming the file and exit status 2, instead of
+//!   a silent crash (the command-line tool);
+//! - after [`guard::recover_shrunk_maps`] it replaces the missing pages by zeros and the read goes
+//!   on; [`Input::shrunk`] then tells the caller that the file shrank while it was being read, so
+//!   that it reports that instead of trusting what it read (a host that must not die, such as
+//!   the Python module).
 
 use std::fs::File;
 use std::io::Read;
@@ -21,7 +27,7 @@ const STREAM_HEAD: usize = 1 << 20;
 pub struct Input {
     /// Keeps the map registered with the fault guard. Declared before `bytes` so that it is
     /// dropped (unregistered) before the map is unmapped.
-    _watch: Option<guard::Watch>,
+    watch: Option<guard::Watch>,
     bytes: Bytes,
     /// The file's device and inode, when it is a file.
     id: Option<FileId>,
@@ -81,7 +87,7 @@ pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
         return Ok(Input {
             bytes: Bytes::Read(bytes),
             id: None,
-            _watch: None,
+            watch: None,
         });
     }
     let file = File::open(path).map_err(|e| with_path(path, e))?;
@@ -101,14 +107,14 @@ pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
         return Ok(Input {
             bytes: Bytes::Read(bytes),
             id,
-            _watch: None,
+            watch: None,
         });
     }
     if meta.len() == 0 {
         return Ok(Input {
             bytes: Bytes::Empty,
             id,
-            _watch: None,
+            watch: None,
         });
     }
     // SAFETY: the map is read-only and private to this process. Another process may still
@@ -116,16 +122,18 @@ pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
     // - changed bytes are only untrusted input, which every parser handles (at worst a format
     //   error);
     // - a page past a new, shorter end raises SIGBUS on access. `guard::watch` below registers
-    //   the map's address range so that the guard's handler reports such a fault as "the file
-    //   shrank" and exits, instead of letting the process die silently; faults outside every
-    //   registered range are passed on to the previous handler (or the default action).
+    //   the map's address range so that the guard's handler either reports such a fault as "the
+    //   file shrank" and exits, instead of letting the process die silently, or (in recover mode)
+    //   maps zero pages over the rest of the map and flags it, which `Input::shrunk` reports;
+    //   faults outside every registered range are passed on to the previous handler (or the
+    //   default action).
     #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| with_path(path, e))?;
     let watch = guard::watch(&map, path);
     Ok(Input {
         bytes: Bytes::Mapped(map),
         id,
-        _watch: watch,
+        watch,
     })
 }
 
@@ -160,6 +168,16 @@ impl Input {
     /// Whether the bytes are a memory map of the file (false for streams read into memory).
     pub fn is_mapped(&self) -> bool {
         matches!(self.bytes, Bytes::Mapped(_))
+    }
+
+    /// Whether the file shrank under the map since it was opened: in the guard's recover mode
+    /// ([`guard::recover_shrunk_maps`]) a read past the file's new end then read zeros in place
+    /// of the missing bytes, so what was read from this input cannot be trusted and the caller
+    /// should report that the file shrank while it was being read. False until a read reaches a
+    /// missing page, and always false for inputs that are not maps registered with the guard
+    /// (streams read into memory, empty files, a map made when every guard slot was taken).
+    pub fn shrunk(&self) -> bool {
+        self.watch.as_ref().is_some_and(guard::Watch::shrunk)
     }
 }
 
