@@ -76,27 +76,9 @@ impl Sides {
             }
             if inputs.is_empty() {
                 let side = schema.map_or(String::new(), |s| format!(" of side {s}"));
-                let named: Vec<String> = inputs
-                    .not_captures
-                    .iter()
-                    .map(|(path, why)| format!("{}: {why}", path.display()))
-                    .collect();
-                let mut why = named.join("; ");
-                if inputs.skipped > 0 {
-                    let files = format!("{} file(s) of no known format", inputs.skipped);
-                    why = if why.is_empty() {
-                        files
-                    } else {
-                        format!("{why}; {files}")
-                    };
-                }
                 return Err(CliError::Verdict(format!(
                     "no capture or dataset in the inputs{side} ({})",
-                    if why.is_empty() {
-                        "nothing found"
-                    } else {
-                        why.as_str()
-                    }
+                    inputs.why_empty()
                 )));
             }
             engine.register(*schema, &inputs).map_err(query_error)?;

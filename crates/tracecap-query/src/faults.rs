@@ -24,8 +24,9 @@ pub enum FaultKind {
     /// The capture is damaged: every row before the fault was queried, and the `captures` table
     /// holds the fault.
     Damaged(FormatError),
-    /// The file is no capture (any more: it changed after the inputs were found), or could not
-    /// be opened; none of its rows were queried.
+    /// The file is no capture (any more: it changed after the inputs were found) or could not
+    /// be opened, and none of its rows were queried; or it shrank while it was read, and the rows
+    /// queried from it cannot be trusted.
     Unreadable(String),
 }
 

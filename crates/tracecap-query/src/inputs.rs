@@ -54,6 +54,25 @@ impl Inputs {
         self.captures.is_empty() && self.datasets.is_empty()
     }
 
+    /// Why nothing was found, for a message: the inputs named that are no capture (with why),
+    /// and how many files under directories are of no known format; `nothing found` when there
+    /// are neither.
+    pub fn why_empty(&self) -> String {
+        let mut why: Vec<String> = self
+            .not_captures
+            .iter()
+            .map(|(path, why)| format!("{}: {why}", path.display()))
+            .collect();
+        if self.skipped > 0 {
+            why.push(format!("{} file(s) of no known format", self.skipped));
+        }
+        if why.is_empty() {
+            "nothing found".into()
+        } else {
+            why.join("; ")
+        }
+    }
+
     /// Bytes of the captures found.
     pub fn capture_bytes(&self) -> u64 {
         self.captures.iter().map(|c| c.bytes).sum()

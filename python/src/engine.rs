@@ -1,0 +1,209 @@
+//! `tracecap.scan`, `tracecap.query` and `tracecap.diff`: the embedded engine over captures,
+//! directories of captures and exported datasets.
+
+use std::ffi::CString;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
+use pyo3::prelude::*;
+use tracecap_query::{diff as diff_sql, Config, Engine, FaultKind, Inputs};
+
+use crate::capture::table_named;
+use crate::errors::{capture_error, query_error};
+use crate::inputs::paths;
+use crate::stream::{Source, Stream};
+
+/// An engine with one or two sides of inputs registered, and what was found.
+struct Sides {
+    engine: Arc<Engine>,
+    found: Vec<Inputs>,
+}
+
+impl Sides {
+    /// Finds the inputs of each side and registers their tables (in the default schema, or in
+    /// the schemas `a` and `b`). A side with nothing to query is a `ValueError`.
+    fn open(
+        py: Python<'_>,
+        sides: Vec<(Option<&'static str>, Vec<PathBuf>)>,
+        threads: Option<usize>,
+    ) -> PyResult<Sides> {
+        let config = Config {
+            partitions: threads.unwrap_or(Config::default().partitions).max(1),
+            ..Config::default()
+        };
+        let (engine, found) = py
+            .detach(move || -> Result<_, tracecap_query::Error> {
+                let engine = Engine::new(&config)?;
+                let mut found = Vec::new();
+                for (schema, paths) in &sides {
+                    let inputs = Inputs::find(paths)?;
+                    if !inputs.is_empty() {
+                        engine.register(*schema, &inputs)?;
+                    }
+                    found.push((*schema, inputs));
+                }
+                Ok((engine, found))
+            })
+            .map_err(query_error)?;
+        for (schema, inputs) in &found {
+            if inputs.is_empty() {
+                let side = schema.map_or(String::new(), |s| format!(" of side {s}"));
+                return Err(PyValueError::new_err(format!(
+                    "no capture or dataset in the inputs{side} ({})",
+                    inputs.why_empty()
+                )));
+            }
+        }
+        Ok(Sides {
+            engine: Arc::new(engine),
+            found: found.into_iter().map(|(_, inputs)| inputs).collect(),
+        })
+    }
+
+    /// Warns (`RuntimeWarning`) of every input that is no capture or was damaged; with `strict`,
+    /// raises `CaptureError` for the first of them instead.
+    fn finish(&self, py: Python<'_>, strict: bool) -> PyResult<()> {
+        let mut problems: Vec<(String, PyErr)> = Vec::new();
+        for inputs in &self.found {
+            for (path, why) in &inputs.not_captures {
+                let id = path.display().to_string();
+                let message = format!("{id}: not a capture ({why}), skipped");
+                problems.push((message, capture_error(py, &id, None, why, 0)));
+            }
+            for e in &inputs.unreadable {
+                problems.push((
+                    format!("{e}, skipped"),
+                    std::io::Error::new(e.kind(), e.to_string()).into(),
+                ));
+            }
+        }
+        for fault in self.engine.faults() {
+            let format = self
+                .found
+                .iter()
+                .flat_map(|i| &i.captures)
+                .find(|c| c.source.id == fault.capture)
+                .and_then(|c| c.format);
+            let err = match &fault.kind {
+                FaultKind::Damaged(e) => {
+                    capture_error(py, &fault.capture, format, e.what(), e.offset())
+                }
+                FaultKind::Unreadable(why) => capture_error(py, &fault.capture, format, why, 0),
+            };
+            problems.push((fault.to_string(), err));
+        }
+        if strict {
+            if let Some((_, err)) = problems.into_iter().next() {
+                return Err(err);
+            }
+            return Ok(());
+        }
+        let category = py.get_type::<PyRuntimeWarning>();
+        for (message, _) in problems {
+            let message = CString::new(message.replace('\0', " "))?;
+            PyErr::warn(py, &category, &message, 2)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `sql` to the end.
+    fn collect(&self, py: Python<'_>, sql: &str, what: String) -> PyResult<Stream> {
+        let engine = Arc::clone(&self.engine);
+        let (schema, batches) = py
+            .detach(move || -> Result<_, tracecap_query::Error> {
+                let batches = engine.query(sql)?;
+                let schema = arrow_array::RecordBatchReader::schema(&batches);
+                let all = batches
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| tracecap_query::Error::Query(e.into()))?;
+                Ok((schema, all))
+            })
+            .map_err(query_error)?;
+        Ok(Stream::new(schema, Source::Held(batches), what))
+    }
+}
+
+/// The table `table` of every capture and dataset in `inputs` (a path or a list of paths:
+/// capture files, directories searched for captures, datasets written by `tracecap.export`),
+/// as a `Stream` read batch by batch: captures are parsed as it is read, on `threads` threads
+/// (default: every core), and no more than a few batches are held at once.
+///
+/// A damaged capture gives its rows before the fault; the fault is in the `captures` table.
+#[pyfunction]
+#[pyo3(signature = (inputs, table, *, threads = None))]
+pub fn scan(
+    py: Python<'_>,
+    inputs: &Bound<'_, PyAny>,
+    table: &str,
+    threads: Option<usize>,
+) -> PyResult<Stream> {
+    let table = table_named(table)?;
+    let sides = Sides::open(py, vec![(None, paths(inputs)?)], threads)?;
+    let schema = table.schema();
+    // Every column by name, so that a dataset's files and the captures give the table's schema.
+    let columns: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f| format!("\"{}\"", f.name()))
+        .collect();
+    let sql = format!("SELECT {} FROM {}", columns.join(", "), table.name());
+    Ok(Stream::new(
+        schema,
+        Source::Query {
+            engine: sides.engine,
+            sql,
+        },
+        format!("scan of {}", table.name()),
+    ))
+}
+
+/// Runs `sql` over `inputs` (a path or a list of paths: capture files, directories searched for
+/// captures, datasets) and returns its result as a `Stream`. The tables are those of
+/// `tracecap.TABLES`; the SQL is DataFusion's (`ValueError` with its message when it is wrong).
+///
+/// Inputs that are no capture, and damaged captures (queried up to their fault), are reported as
+/// `RuntimeWarning`s; with `strict=True` the first of them raises `CaptureError`.
+#[pyfunction]
+#[pyo3(signature = (sql, inputs, *, strict = false, threads = None))]
+pub fn query(
+    py: Python<'_>,
+    sql: &str,
+    inputs: &Bound<'_, PyAny>,
+    strict: bool,
+    threads: Option<usize>,
+) -> PyResult<Stream> {
+    let sides = Sides::open(py, vec![(None, paths(inputs)?)], threads)?;
+    let result = sides.collect(py, sql, "query result".into())?;
+    sides.finish(py, strict)?;
+    Ok(result)
+}
+
+/// Compares the slices of `a` and `b` (each a path or a list of paths) grouped `by` `name`,
+/// `track,name` or `category`: count, total, mean, p50 and p95 on each side, the change, and with
+/// several captures a side, the spread across them and a `status` (see docs/query.md). Sorted by
+/// the largest change in total time. Warnings and `strict` as in `query`.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, by = "name", strict = false, threads = None))]
+pub fn diff(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    by: &str,
+    strict: bool,
+    threads: Option<usize>,
+) -> PyResult<Stream> {
+    let keys = diff_sql::keys(by).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "by={by:?}: name one or more of name, track, category, separated by commas, each once"
+        ))
+    })?;
+    let sides = Sides::open(
+        py,
+        vec![(Some("a"), paths(a)?), (Some("b"), paths(b)?)],
+        threads,
+    )?;
+    let result = sides.collect(py, &diff_sql::sql(&keys), format!("diff by {by}"))?;
+    sides.finish(py, strict)?;
+    Ok(result)
+}

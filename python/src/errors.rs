@@ -1,0 +1,65 @@
+//! The exceptions: a bad capture raises `CaptureError` (a `ValueError`) with `.path`, `.format`
+//! and `.offset`; I/O errors raise `OSError` (its subclasses, such as `FileNotFoundError`);
+//! SQL that cannot be planned or run raises `ValueError` with the engine's message.
+
+use std::fmt::Display;
+
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    tracecap,
+    CaptureError,
+    PyValueError,
+    "A file that is no capture, or a damaged one.\n\nAttributes: `path` (the file), `format` \
+     (the format's name, or None when it is unknown) and `offset` (the absolute offset of the \
+     fault in the file)."
+);
+
+/// A `CaptureError` for the file `path`: `what` is wrong at `offset`.
+pub(crate) fn capture_error(
+    py: Python<'_>,
+    path: &str,
+    format: Option<tracecap::Format>,
+    what: impl Display,
+    offset: u64,
+) -> PyErr {
+    let err = CaptureError::new_err(format!("{path}: {what} at offset {offset:#x}"));
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("path", path)?;
+        value.setattr("format", format.map(|f| f.name()))?;
+        value.setattr("offset", offset)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// The exception for an error of the export's crate: I/O errors are `OSError`, the rest
+/// `ValueError`.
+pub(crate) fn arrow_error(e: tracecap_arrow::Error) -> PyErr {
+    match e {
+        tracecap_arrow::Error::Io(io) => io.into(),
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+/// The exception for an error of the query engine.
+pub(crate) fn query_error(e: tracecap_query::Error) -> PyErr {
+    match e {
+        tracecap_query::Error::Io(io) => io.into(),
+        tracecap_query::Error::Inputs(e) => arrow_error(e),
+        tracecap_query::Error::Query(e) => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// The `OSError` for a capture whose file shrank while it was read.
+pub(crate) fn shrunk(path: &str) -> PyErr {
+    PyOSError::new_err(format!(
+        "{path}: the file shrank while it was being read (was it truncated or replaced by \
+         another program?)"
+    ))
+}

@@ -1,0 +1,287 @@
+//! `tracecap.convert` (one capture to a Perfetto trace or Chrome JSON) and `tracecap.export`
+//! (captures to a Parquet dataset): files written under a temporary name and put in place when
+//! complete, with the interpreter released while they are written.
+
+use std::ffi::CString;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use tracecap::export::{ChromeJson, Perfetto};
+use tracecap::{ConvertError, Format, FormatError, Stats};
+use tracecap_arrow::dataset::{self, ExportOptions, Mode, Progress};
+use tracecap_arrow::Table;
+
+use crate::errors::{arrow_error, capture_error, shrunk};
+use crate::inputs::paths;
+
+/// What `convert` writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Chrome,
+    Perfetto,
+}
+
+impl Target {
+    fn name(self) -> &'static str {
+        match self {
+            Target::Chrome => "chrome",
+            Target::Perfetto => "perfetto",
+        }
+    }
+
+    /// `to`, or else the output's extension (`.json`; `.pftrace` or `.perfetto-trace`).
+    fn of(to: Option<&str>, out: &Path) -> PyResult<Target> {
+        match to {
+            Some("chrome") => return Ok(Target::Chrome),
+            Some("perfetto") => return Ok(Target::Perfetto),
+            Some(other) => {
+                return Err(PyValueError::new_err(format!(
+                    "to={other:?}: expected \"perfetto\" or \"chrome\""
+                )))
+            }
+            None => {}
+        }
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if name.ends_with(".json") {
+            Ok(Target::Chrome)
+        } else if name.ends_with(".pftrace") || name.ends_with(".perfetto-trace") {
+            Ok(Target::Perfetto)
+        } else {
+            Err(PyValueError::new_err(format!(
+                "cannot tell the output format from {}: name it .json, .pftrace or \
+                 .perfetto-trace, or pass to=\"perfetto\" or to=\"chrome\"",
+                out.display()
+            )))
+        }
+    }
+}
+
+/// Why a conversion failed (the interpreter is attached again to raise it).
+enum Failure {
+    Io(std::io::Error),
+    NotACapture(&'static str),
+    SameFile,
+    Unsupported(Format),
+    Shrunk,
+}
+
+/// Converts the capture at `path` to a Perfetto trace (`to="perfetto"`) or Chrome Trace Event
+/// JSON (`to="chrome"`) at `out`; without `to`, the format follows `out`'s extension (`.pftrace`,
+/// `.perfetto-trace` or `.json`). Returns the counts `tracecap convert --json` prints.
+///
+/// The output is written under a temporary name and renamed when complete, so a failed
+/// conversion leaves any older `out` untouched; `out` may not be the input. A damaged capture
+/// is converted up to its fault, the result is put in place, and then `CaptureError` is raised.
+#[pyfunction]
+#[pyo3(signature = (path, out, *, to = None))]
+pub fn convert<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    out: PathBuf,
+    to: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let target = Target::of(to, &out)?;
+    let result = py.detach(|| convert_file(&path, &out, target));
+    let id = path.display().to_string();
+    let (format, stats, fault) = match result {
+        Ok(done) => done,
+        Err(Failure::Io(e)) => return Err(e.into()),
+        Err(Failure::NotACapture(what)) => return Err(capture_error(py, &id, None, what, 0)),
+        Err(Failure::SameFile) => {
+            return Err(PyValueError::new_err(format!(
+                "the output {} is the input file: refusing to overwrite it",
+                out.display()
+            )))
+        }
+        Err(Failure::Unsupported(f)) => {
+            return Err(PyValueError::new_err(format!(
+                "converting {f} captures is not supported"
+            )))
+        }
+        Err(Failure::Shrunk) => return Err(shrunk(&id)),
+    };
+    if let Some(f) = fault {
+        let what = format!("{}; {} holds everything before it", f.what(), out.display());
+        return Err(capture_error(py, &id, Some(format), what, f.offset()));
+    }
+    let d = PyDict::new(py);
+    d.set_item("input", &id)?;
+    d.set_item("format", format.name())?;
+    d.set_item("output", out.display().to_string())?;
+    d.set_item("to", target.name())?;
+    stats_items(&d, &stats)?;
+    Ok(d)
+}
+
+fn stats_items(d: &Bound<'_, PyDict>, s: &Stats) -> PyResult<()> {
+    d.set_item("tracks", s.tracks)?;
+    d.set_item("processes", s.processes)?;
+    d.set_item("threads", s.threads)?;
+    d.set_item("counter_tracks", s.counter_tracks)?;
+    d.set_item("slices", s.slices)?;
+    d.set_item("instants", s.instants)?;
+    d.set_item("counter_samples", s.counter_samples)?;
+    d.set_item("flow_ends", s.flow_ends)?;
+    d.set_item("first_ns", s.first_ts)?;
+    d.set_item("last_ns", s.last_ts)?;
+    d.set_item("span_ns", s.span_ns())?;
+    Ok(())
+}
+
+/// The conversion itself: the format, the counts and the fault (if the capture is damaged).
+fn convert_file(
+    path: &Path,
+    out: &Path,
+    target: Target,
+) -> Result<(Format, Stats, Option<FormatError>), Failure> {
+    let input = tracecap::open(path).map_err(Failure::Io)?;
+    if input.is_same_file(out) {
+        return Err(Failure::SameFile);
+    }
+    let Some(format) = tracecap::detect(&input) else {
+        return Err(Failure::NotACapture(if input.is_empty() {
+            "empty file: not a capture"
+        } else {
+            "unknown format: no known magic bytes"
+        }));
+    };
+    let output = tracecap::output::Output::create(out).map_err(Failure::Io)?;
+    let writer = BufWriter::with_capacity(1 << 20, output);
+    let (stats, result, writer) = match target {
+        Target::Chrome => {
+            let mut sink = ChromeJson::new(writer).map_err(Failure::Io)?;
+            let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
+            (stats, result, sink.finish())
+        }
+        Target::Perfetto => {
+            let mut sink = Perfetto::new(writer).map_err(Failure::Io)?;
+            let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
+            (stats, result, sink.finish())
+        }
+    };
+    // An I/O error leaves the temporary file, removed when dropped; the older output stays.
+    let fault = match result {
+        Ok(()) => None,
+        Err(ConvertError::Format(f)) => Some(f),
+        Err(ConvertError::Sink(e)) => return Err(Failure::Io(e)),
+        Err(ConvertError::Unsupported(f)) => return Err(Failure::Unsupported(f)),
+    };
+    let output = writer
+        .map_err(Failure::Io)?
+        .into_inner()
+        .map_err(|e| Failure::Io(e.into_error()))?;
+    if input.shrunk() {
+        return Err(Failure::Shrunk);
+    }
+    output.commit().map_err(Failure::Io)?;
+    Ok((format, stats, fault))
+}
+
+/// Exports the captures in `inputs` (a path or a list of paths: capture files and directories
+/// searched for captures) to a Parquet dataset in the folder `out_dir`, one folder per table,
+/// on `threads` threads (default: every core). `mode` is `"new"` (the folder must be new or
+/// empty), `"append"` (captures already in the dataset are skipped) or `"overwrite"`.
+///
+/// Returns a report: captures exported and already there, bytes, rows per table, and the
+/// damaged captures (exported up to their fault). Inputs that are no capture and damaged
+/// captures are reported as `RuntimeWarning`s; with `strict=True` the first of them raises
+/// `CaptureError` once everything readable was exported.
+#[pyfunction]
+#[pyo3(signature = (inputs, out_dir, *, mode = "new", threads = None, strict = false))]
+pub fn export<'py>(
+    py: Python<'py>,
+    inputs: &Bound<'py, PyAny>,
+    out_dir: PathBuf,
+    mode: &str,
+    threads: Option<usize>,
+    strict: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mode = match mode {
+        "new" => Mode::New,
+        "append" => Mode::Append,
+        "overwrite" => Mode::Overwrite,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "mode={other:?}: expected \"new\", \"append\" or \"overwrite\""
+            )))
+        }
+    };
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    let inputs = paths(inputs)?;
+    let options = ExportOptions {
+        mode,
+        threads: threads.unwrap_or_else(|| ExportOptions::default().threads),
+        ..ExportOptions::default()
+    };
+    let (found, report) = py
+        .detach(|| {
+            let found = dataset::find_sources(&inputs, Some(&out_dir))?;
+            if found.sources.is_empty() {
+                return Ok((found, None));
+            }
+            let report = dataset::export(&found.sources, &out_dir, &options, &Progress::default())?;
+            Ok((found, Some(report)))
+        })
+        .map_err(arrow_error)?;
+    let mut problems: Vec<(String, PyErr)> = Vec::new();
+    for (path, why) in &found.not_captures {
+        let id = path.display().to_string();
+        problems.push((
+            format!("{id}: not a capture ({why}), skipped"),
+            capture_error(py, &id, None, why, 0),
+        ));
+    }
+    let Some(report) = report else {
+        let named: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+        return Err(PyValueError::new_err(format!(
+            "no captures in {}",
+            named.join(", ")
+        )));
+    };
+    for (source, fault) in &report.faults {
+        problems.push((
+            format!("{}: {fault} (rows before it exported)", source.id),
+            capture_error(py, &source.id, None, fault.what(), fault.offset()),
+        ));
+    }
+    for source in &report.not_captures {
+        problems.push((
+            format!("{}: not a capture any more, skipped", source.id),
+            capture_error(py, &source.id, None, "not a capture any more", 0),
+        ));
+    }
+    if strict {
+        if let Some((_, err)) = problems.into_iter().next() {
+            return Err(err);
+        }
+    } else {
+        let category = py.get_type::<PyRuntimeWarning>();
+        for (message, _) in problems {
+            PyErr::warn(py, &category, &CString::new(message.replace('\0', " "))?, 2)?;
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("exported", report.exported)?;
+    d.set_item("already_there", report.already_there)?;
+    d.set_item("bytes", report.bytes)?;
+    let rows = PyDict::new(py);
+    for (table, n) in Table::ALL.iter().zip(report.rows) {
+        rows.set_item(table.name(), n)?;
+    }
+    d.set_item("rows", rows)?;
+    let faults: Vec<(String, String, u64)> = report
+        .faults
+        .iter()
+        .map(|(s, f)| (s.id.clone(), f.what().to_string(), f.offset()))
+        .collect();
+    d.set_item("faults", faults)?;
+    Ok(d)
+}
