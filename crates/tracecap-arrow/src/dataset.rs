@@ -177,12 +177,15 @@ pub fn export(
     Ok(report.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// A name no other run shares: the time and the process.
+/// A name no other run shares: the time, the process, and the run's number in the process (a
+/// program may export twice in the same second).
 fn run_name() -> String {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, Ordering::Relaxed);
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    format!("{secs:x}-{}", std::process::id())
+    format!("{secs:x}-{}-{run}", std::process::id())
 }
 
 struct WorkerCtx<'a> {
@@ -285,7 +288,7 @@ impl Dataset {
                 return Err(io_error(
                     dir,
                     std::io::ErrorKind::AlreadyExists,
-                    "is not empty: pass --append to add captures to the dataset in it, or --overwrite to replace it",
+                    "is not empty: add captures to the dataset in it (append mode, `--append`) or replace it (overwrite mode, `--overwrite`)",
                 ))
             }
             (Mode::Append, false) => {
