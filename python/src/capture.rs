@@ -86,7 +86,8 @@ impl Capture {
     }
 
     /// What `tracecap info FILE --json` prints, as a dict: the format, version, sizes, record
-    /// counts, time span, threads, and `error` (None, or the fault's `what` and `offset`).
+    /// counts, time span and threads, and on a damaged capture its fault, as that command reports
+    /// it for the format (docs/python.md lists the keys).
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (format, bytes) = (self.format, self.input.clone());
         let text = py.detach(move || tracecap_cli::info_json(format, bytes.as_ref()));

@@ -9,6 +9,10 @@ use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
 use tracecap_query::{diff as diff_sql, Config, Engine, FaultKind, Inputs};
 
+use arrow_array::RecordBatch;
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use tracecap_query::datafusion::arrow::compute::cast;
+
 use crate::capture::table_named;
 use crate::errors::{capture_error, query_error};
 use crate::inputs::paths;
@@ -28,8 +32,11 @@ impl Sides {
         sides: Vec<(Option<&'static str>, Vec<PathBuf>)>,
         threads: Option<usize>,
     ) -> PyResult<Sides> {
+        if threads == Some(0) {
+            return Err(PyValueError::new_err("threads must be at least 1"));
+        }
         let config = Config {
-            partitions: threads.unwrap_or(Config::default().partitions).max(1),
+            partitions: threads.unwrap_or(Config::default().partitions),
             ..Config::default()
         };
         let (engine, found) = py
@@ -102,7 +109,7 @@ impl Sides {
         let category = py.get_type::<PyRuntimeWarning>();
         for (message, _) in problems {
             let message = CString::new(message.replace('\0', " "))?;
-            PyErr::warn(py, &category, &message, 2)?;
+            PyErr::warn(py, &category, &message, 1)?;
         }
         Ok(())
     }
@@ -113,8 +120,9 @@ impl Sides {
         let (schema, batches) = py
             .detach(move || -> Result<_, tracecap_query::Error> {
                 let batches = engine.query(sql)?;
-                let schema = arrow_array::RecordBatchReader::schema(&batches);
+                let schema = plain_schema(&arrow_array::RecordBatchReader::schema(&batches));
                 let all = batches
+                    .map(|b| b.and_then(|b| plain_batch(&schema, &b)))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| tracecap_query::Error::Query(e.into()))?;
                 Ok((schema, all))
@@ -124,22 +132,62 @@ impl Sides {
     }
 }
 
+/// `schema` with every dictionary-encoded column as its plain values.
+///
+/// A query's result is small and gathered from several partitions, whose dictionaries may hold
+/// the same value twice; pandas refuses such a dictionary (as a categorical), so results hold
+/// plain strings.
+fn plain_schema(schema: &SchemaRef) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Dictionary(_, values) => {
+                f.as_ref().clone().with_data_type((**values).clone())
+            }
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// `batch` with its columns cast to `schema`'s types (see [`plain_schema`]).
+fn plain_batch(schema: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(Arc::clone(c))
+            } else {
+                cast(c, f.data_type())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    RecordBatch::try_new(Arc::clone(schema), columns)
+}
+
 /// The table `table` of every capture and dataset in `inputs` (a path or a list of paths:
 /// capture files, directories searched for captures, datasets written by `tracecap.export`),
 /// as a `Stream` read batch by batch: captures are parsed as it is read, on `threads` threads
 /// (default: every core), and no more than a few batches are held at once.
 ///
 /// A damaged capture gives its rows before the fault; the fault is in the `captures` table.
+/// Inputs that are no capture are reported as `RuntimeWarning`s when the scan starts; with
+/// `strict=True` the first of them raises `CaptureError`.
 #[pyfunction]
-#[pyo3(signature = (inputs, table, *, threads = None))]
+#[pyo3(signature = (inputs, table, *, strict = false, threads = None))]
 pub fn scan(
     py: Python<'_>,
     inputs: &Bound<'_, PyAny>,
     table: &str,
+    strict: bool,
     threads: Option<usize>,
 ) -> PyResult<Stream> {
     let table = table_named(table)?;
     let sides = Sides::open(py, vec![(None, paths(inputs)?)], threads)?;
+    sides.finish(py, strict)?;
     let schema = table.schema();
     // Every column by name, so that a dataset's files and the captures give the table's schema.
     let columns: Vec<String> = schema

@@ -265,7 +265,7 @@ pub fn export<'py>(
     } else {
         let category = py.get_type::<PyRuntimeWarning>();
         for (message, _) in problems {
-            PyErr::warn(py, &category, &CString::new(message.replace('\0', " "))?, 2)?;
+            PyErr::warn(py, &category, &CString::new(message.replace('\0', " "))?, 1)?;
         }
     }
     let d = PyDict::new(py);

@@ -95,7 +95,9 @@ class Stream:
 def open(path: _Path) -> Capture:
     """Opens the capture at `path` (memory-mapped; the format is detected from its bytes)."""
 
-def scan(inputs: _Inputs, table: str, *, threads: int | None = None) -> Stream:
+def scan(
+    inputs: _Inputs, table: str, *, strict: bool = False, threads: int | None = None
+) -> Stream:
     """The table `table` of every capture and dataset in `inputs`, parsed as it is read on `threads` threads."""
 
 def query(sql: str, inputs: _Inputs, *, strict: bool = False, threads: int | None = None) -> Stream:
