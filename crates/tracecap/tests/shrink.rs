@@ -105,4 +105,30 @@ fn a_file_cut_under_its_map_reads_as_zeros_past_its_new_end_and_reports_it() {
     assert!(!again.shrunk(), "a new map of the cut file has not shrunk");
     drop(again);
     drop(untouched);
+
+    // More inputs open at once than the guard has slots: the ones it cannot watch are read into
+    // memory instead of mapped unguarded, so cutting the file faults none of them.
+    let many_path = temp_path("many.bin");
+    let _cleanup_many = Cleanup(vec![many_path.clone()]);
+    let bytes = pattern(2 * PAGE, 0x21);
+    std::fs::write(&many_path, &bytes).unwrap();
+    let inputs: Vec<tracecap::Input> = (0..1100)
+        .map(|_| tracecap::open(&many_path).unwrap())
+        .collect();
+    let read = inputs.iter().filter(|i| !i.is_mapped()).count();
+    assert!(read >= 1100 - 1024, "{read} inputs read into memory");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&many_path)
+        .unwrap()
+        .set_len(PAGE as u64)
+        .unwrap();
+    for input in &inputs {
+        let tail_zero = input[PAGE..].iter().all(|&b| b == 0);
+        assert_eq!(input.shrunk(), input.is_mapped() && tail_zero);
+        assert!(input[..PAGE] == bytes[..PAGE]);
+        if !input.is_mapped() {
+            assert!(input[..] == bytes[..], "a copy keeps the bytes it read");
+        }
+    }
 }

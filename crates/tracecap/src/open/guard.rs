@@ -71,6 +71,12 @@ pub fn recover_shrunk_maps() {
     imp::recover();
 }
 
+/// Whether recover mode is on ([`recover_shrunk_maps`]); [`open`](super::open) then reads a file
+/// into memory rather than map it unguarded when every slot is taken.
+pub fn recovering() -> bool {
+    imp::recovering()
+}
+
 /// Registers `map`, the bytes of the file at `path`. `None` when every slot is taken (the map
 /// then works unguarded) or the platform has no guard.
 pub fn watch(map: &[u8], path: &Path) -> Option<Watch> {
@@ -184,6 +190,10 @@ mod imp {
     pub(super) fn recover() {
         install_bus();
         RECOVER.store(true, Ordering::SeqCst);
+    }
+
+    pub(super) fn recovering() -> bool {
+        RECOVER.load(Ordering::SeqCst)
     }
 
     pub(super) fn shrunk(slot: usize) -> bool {
@@ -457,6 +467,9 @@ mod imp {
     }
     pub(super) fn unwatch(_slot: usize) {}
     pub(super) fn recover() {}
+    pub(super) fn recovering() -> bool {
+        false
+    }
     pub(super) fn shrunk(_slot: usize) -> bool {
         false
     }

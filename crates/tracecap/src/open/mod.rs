@@ -71,7 +71,8 @@ pub(crate) fn with_path(path: &Path, e: std::io::Error) -> std::io::Error {
 /// Opens the capture at `path`.
 ///
 /// - A regular file is mapped read-only (an empty one gives an empty input: mapping zero bytes
-///   is not portable), and the map is registered with [`guard`].
+///   is not portable), and the map is registered with [`guard`]. When every slot of the guard is
+///   taken and its recover mode is on, the file is read into memory instead.
 /// - `-` is standard input; it and any other file that is not a regular file (a pipe, `/dev/stdin`
 ///   on a pipe, a process substitution, a character device) is read into memory. When the first
 ///   MiB of such a stream is no known capture, reading stops there.
@@ -130,6 +131,20 @@ pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
     #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| with_path(path, e))?;
     let watch = guard::watch(&map, path);
+    if watch.is_none() && guard::recovering() {
+        // Every slot of the guard is taken: an unguarded map would end the process if the file
+        // shrank, which a host in recover mode must never see. Its bytes are read instead.
+        drop(map);
+        let mut bytes = Vec::new();
+        (&file)
+            .read_to_end(&mut bytes)
+            .map_err(|e| with_path(path, e))?;
+        return Ok(Input {
+            bytes: Bytes::Read(bytes),
+            id,
+            watch: None,
+        });
+    }
     Ok(Input {
         bytes: Bytes::Mapped(map),
         id,
