@@ -380,7 +380,7 @@ fn apitrace_traces_convert_like_info_reads_them() {
         let info = tracecap(&["info", "--json", f]);
         let info: Value = serde_json::from_slice(&info.stdout).unwrap();
         // A fault (zlib-no-eof.trace: gzip without its trailer) converts what precedes it, exit 1.
-        let code = if info["fault"].is_null() { 0 } else { 1 };
+        let code = if info["error"].is_null() { 0 } else { 1 };
         for ext in ["json", "pftrace"] {
             let out_file = out_dir.join(format!("out.{ext}"));
             let out = tracecap(&["convert", f, "-o", out_file.to_str().unwrap(), "--json"]);

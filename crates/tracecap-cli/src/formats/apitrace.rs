@@ -158,8 +158,8 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             .field("stream_bytes", d.data.len())
             .field("signatures", s.signatures);
         properties_field(&mut w, &props);
-        w.field("fault", bad.map(|e| fault(&d, e).to_string()))
-            .end_object();
+        super::error_field(&mut w, bad.map(|e| super::what_and_offset(fault(&d, e))));
+        w.end_object();
         w.end_line()?;
         return bad.map_or(Ok(()), |e| Err(fault(&d, e)));
     }

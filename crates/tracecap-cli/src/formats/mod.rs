@@ -60,6 +60,14 @@ fn error_field(w: &mut JsonWriter<'_>, fault: Option<(impl std::fmt::Display, u6
     }
 }
 
+/// A fault's description and offset, for [`error_field`] (an error without an offset is at 0).
+fn what_and_offset(e: CliError) -> (String, u64) {
+    match e {
+        CliError::Format { what, offset } => (what, offset),
+        other => (other.to_string(), 0),
+    }
+}
+
 /// How `info` should print.
 pub struct InfoOptions {
     /// One JSON object (always with every list whole) instead of text.

@@ -189,8 +189,8 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
                 w.field("frame_track_function_ids", Null);
             }
         }
-        w.field("error", facts.error.map(|e| e.to_string()))
-            .end_object();
+        super::error_field(&mut w, facts.error.map(|e| (e.kind, e.offset)));
+        w.end_object();
         w.end_line()?;
     } else {
         writeln!(out, "format: orbit (ORBT version {})", h.version)?;
