@@ -97,6 +97,8 @@ impl Sides {
                     capture_error(py, &fault.capture, format, e.what(), e.offset())
                 }
                 FaultKind::Unreadable(why) => capture_error(py, &fault.capture, format, why, 0),
+                // Its rows cannot be trusted: an error whether strict or not.
+                FaultKind::Shrunk => return Err(crate::errors::shrunk(&fault.capture)),
             };
             problems.push((fault.to_string(), err));
         }

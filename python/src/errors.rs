@@ -6,6 +6,7 @@ use std::fmt::Display;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use tracecap_query::datafusion;
 
 pyo3::create_exception!(
     tracecap,
@@ -52,7 +53,11 @@ pub(crate) fn query_error(e: tracecap_query::Error) -> PyErr {
     match e {
         tracecap_query::Error::Io(io) => io.into(),
         tracecap_query::Error::Inputs(e) => arrow_error(e),
-        tracecap_query::Error::Query(e) => PyValueError::new_err(e.to_string()),
+        // A file that shrank under a query fails it with an I/O error (the rest are the SQL's).
+        tracecap_query::Error::Query(e) => match e.find_root() {
+            datafusion::error::DataFusionError::IoError(io) => PyOSError::new_err(io.to_string()),
+            _ => PyValueError::new_err(e.to_string()),
+        },
     }
 }
 

@@ -24,10 +24,14 @@ pub enum FaultKind {
     /// The capture is damaged: every row before the fault was queried, and the `captures` table
     /// holds the fault.
     Damaged(FormatError),
-    /// The file is no capture (any more: it changed after the inputs were found) or could not
-    /// be opened, and none of its rows were queried; or it shrank while it was read, and the rows
-    /// queried from it cannot be trusted.
+    /// The file is no capture (any more: it changed after the inputs were found), or could not
+    /// be opened; none of its rows were queried.
     Unreadable(String),
+    /// The file shrank while it was read (another program truncated or replaced it): the rows
+    /// read from it cannot be trusted, and the query failed with an I/O error naming it. Seen
+    /// only under the fault guard's recover mode (`tracecap::open::guard`); otherwise the
+    /// process ends.
+    Shrunk,
 }
 
 impl std::fmt::Display for Fault {
@@ -35,6 +39,11 @@ impl std::fmt::Display for Fault {
         match &self.kind {
             FaultKind::Damaged(e) => write!(f, "{}: {e} (rows before it queried)", self.capture),
             FaultKind::Unreadable(why) => write!(f, "{}: {why}, skipped", self.capture),
+            FaultKind::Shrunk => write!(
+                f,
+                "{}: the file shrank while it was being read, the query failed",
+                self.capture
+            ),
         }
     }
 }
@@ -51,6 +60,8 @@ impl Faults {
         };
         let earlier = match (all.get(&fault.capture).map(|f| &f.kind), &fault.kind) {
             (None, _) => true,
+            (Some(FaultKind::Shrunk), _) => false,
+            (Some(_), FaultKind::Shrunk) => true,
             (Some(FaultKind::Damaged(old)), FaultKind::Damaged(new)) => new.offset() < old.offset(),
             (Some(FaultKind::Damaged(_)), FaultKind::Unreadable(_)) => true,
             (Some(FaultKind::Unreadable(_)), _) => false,

@@ -89,16 +89,19 @@ fn parse(
         };
         let walked = tracecap_arrow::capture_batches(&source.id, &input, &options, &mut send);
         // Under the fault guard's recover mode, a file cut while it was read reads as zeros past
-        // its new end: whatever the walk made of them is reported as that, not trusted.
+        // its new end: the rows sent cannot be trusted, so the query fails, naming the file.
         if input.shrunk() {
-            faults.add(unreadable(format!(
+            faults.add(Fault {
+                capture: source.id.clone(),
+                path: source.path.clone(),
+                kind: FaultKind::Shrunk,
+            });
+            let why = format!(
                 "{}: the file shrank while it was being read (was it truncated or replaced by another program?)",
                 source.path.display()
-            )));
-            if tx.is_closed() {
-                return;
-            }
-            continue;
+            );
+            let _ = tx.blocking_send(Err(DataFusionError::IoError(std::io::Error::other(why))));
+            return;
         }
         match walked {
             Ok(summary) => {
