@@ -124,19 +124,52 @@ impl<'a> Capture<'a> {
 
     /// The events of the capture section, up to and including `CaptureFinished`.
     pub fn events(&self) -> Events<'a> {
-        let start = self.header.capture_section_offset;
-        let section = usize::try_from(start)
-            .ok()
-            .zip(usize::try_from(self.bound).ok())
-            .and_then(|(s, e)| self.data.get(s..e))
-            .unwrap_or(&[]);
         Events {
-            section,
-            base: start,
+            section: self.section(),
+            base: self.header.capture_section_offset,
             pos: 0,
             done: false,
             finished: false,
         }
+    }
+
+    /// The event whose length prefix is at absolute `offset` (the [`Event::offset`] of an event
+    /// of this capture): random access for a reader that keeps offsets rather than views. An
+    /// offset outside the capture section reads as a message size cut off there.
+    ///
+    /// ```
+    /// use tracecap_orbit::{Capture, EventKind};
+    ///
+    /// // Header, CaptureStarted{process_id: 42}, CaptureFinished{}.
+    /// let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
+    /// file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42, 3, 0xda, 0x01, 0]);
+    /// let capture = Capture::parse(&file)?;
+    /// let last = capture.events().last().unwrap()?;
+    /// assert_eq!(capture.event_at(last.offset)?, last);
+    /// assert_eq!(capture.event_at(30)?.kind, EventKind::CaptureFinished);
+    /// assert!(capture.event_at(34).is_err());
+    /// # Ok::<(), tracecap_orbit::Error>(())
+    /// ```
+    pub fn event_at(&self, offset: u64) -> Result<Event<'a>, Error> {
+        let base = self.header.capture_section_offset;
+        let section = self.section();
+        let pos = offset
+            .checked_sub(base)
+            .and_then(|p| usize::try_from(p).ok())
+            .filter(|&p| p < section.len());
+        match pos {
+            Some(pos) => general_step(section, base, pos).0,
+            None => Err(Error::new(ErrorKind::TruncatedMessageSize, offset)),
+        }
+    }
+
+    /// The capture section's bytes: from its offset to the bound.
+    fn section(&self) -> &'a [u8] {
+        usize::try_from(self.header.capture_section_offset)
+            .ok()
+            .zip(usize::try_from(self.bound).ok())
+            .and_then(|(s, e)| self.data.get(s..e))
+            .unwrap_or(&[])
     }
 
     /// The first USER_DATA section (type 1), read the way Orbit reads it; `None` when there is none.

@@ -74,7 +74,7 @@ const FRAME_NAMES: [&str; MAX_FRAMES] = [
 #[derive(Default)]
 struct Defs<'a> {
     intern: InternTable<'a>,
-    addresses: BTreeMap<u64, AddressInfo<'a>>,
+    symbols: Symbols,
     thread_names: BTreeMap<u32, &'a [u8]>,
     functions: FunctionTable<'a>,
 }
@@ -91,9 +91,7 @@ impl<'a> Defs<'a> {
             | EventKind::ThreadName
             | EventKind::ThreadNamesSnapshot
             | EventKind::CaptureStarted => match ev.view().ok()? {
-                EventView::AddressInfo(a) => {
-                    self.addresses.entry(a.absolute_address).or_insert(a);
-                }
+                EventView::AddressInfo(a) => self.symbols.push(ev, &a),
                 EventView::ThreadName(t) => {
                     self.thread_names.insert(t.tid, t.name);
                 }
@@ -117,6 +115,36 @@ impl<'a> Defs<'a> {
 
     fn string(&self, key: u64) -> Cow<'a, str> {
         String::from_utf8_lossy(self.intern.string(key).unwrap_or(b""))
+    }
+}
+
+/// Where the `AddressInfo` of each sampled address is: its address and the offset of its event,
+/// 16 bytes each, in file order until [`Symbols::seal`] sorts them. A capture can hold millions
+/// of addresses; a frame's symbol is read again from the mapped event when a sample names it.
+#[derive(Default)]
+struct Symbols(Vec<(u64, u64)>);
+
+impl Symbols {
+    fn push(&mut self, ev: &OrbitEvent<'_>, a: &AddressInfo<'_>) {
+        self.0.push((a.absolute_address, ev.offset));
+    }
+
+    /// Sorts by address, then offset; of several infos for one address the first in the file
+    /// stands, as in Orbit's own reader (`dedup_by_key` keeps the first of each run).
+    fn seal(&mut self) {
+        self.0.sort_unstable();
+        self.0.dedup_by_key(|&mut (address, _)| address);
+        self.0.shrink_to_fit();
+    }
+
+    /// The `AddressInfo` of `address` (after [`Symbols::seal`]).
+    fn get<'a>(&self, capture: &Capture<'a>, address: u64) -> Option<AddressInfo<'a>> {
+        let at = self.0.binary_search_by_key(&address, |&(a, _)| a).ok()?;
+        let &(_, offset) = self.0.get(at)?;
+        match capture.event_at(offset).ok()?.view().ok()? {
+            EventView::AddressInfo(a) => Some(a),
+            _ => None,
+        }
     }
 }
 
@@ -210,6 +238,7 @@ struct Process {
 
 struct State<'a, 's, S: Sink> {
     out: Clamped<'s, S>,
+    capture: Capture<'a>,
     defs: Defs<'a>,
     main_pid: Option<u32>,
     processes: BTreeMap<u32, Process>,
@@ -249,11 +278,13 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     if fault.is_none() {
         fault = validate::check_end(&capture, &events).err();
     }
+    defs.symbols.seal();
     let mut st = State {
         out: Clamped {
             out: Out::new(sink, 1),
             last: BTreeMap::new(),
         },
+        capture,
         defs,
         main_pid: None,
         processes: BTreeMap::new(),
@@ -969,7 +1000,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
                     break;
                 };
                 text.clear();
-                match self.defs.addresses.get(&pc) {
+                match self.defs.symbols.get(&self.capture, pc) {
                     Some(a) => {
                         let intern = &self.defs.intern;
                         push_lossy(text, intern.string(a.function_name_key).unwrap_or(b""));

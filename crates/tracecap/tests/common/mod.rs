@@ -3,6 +3,8 @@
 
 #[cfg(feature = "apitrace")]
 pub mod apitrace;
+#[cfg(feature = "orbit")]
+pub mod orbit;
 
 use std::collections::HashMap;
 
