@@ -1,11 +1,10 @@
 //! `tracecap.scan`, `tracecap.query` and `tracecap.diff`: the embedded engine over captures,
 //! directories of captures and exported datasets.
 
-use std::ffi::CString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tracecap_query::{diff as diff_sql, Config, Engine, FaultKind, Inputs};
 
@@ -14,7 +13,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use tracecap_query::datafusion::arrow::compute::cast;
 
 use crate::capture::table_named;
-use crate::errors::{capture_error, query_error};
+use crate::errors::{capture_error, query_error, warn_or_raise};
 use crate::inputs::paths;
 use crate::stream::{Source, Stream};
 
@@ -102,18 +101,7 @@ impl Sides {
             };
             problems.push((fault.to_string(), err));
         }
-        if strict {
-            if let Some((_, err)) = problems.into_iter().next() {
-                return Err(err);
-            }
-            return Ok(());
-        }
-        let category = py.get_type::<PyRuntimeWarning>();
-        for (message, _) in problems {
-            let message = CString::new(message.replace('\0', " "))?;
-            PyErr::warn(py, &category, &message, 1)?;
-        }
-        Ok(())
+        warn_or_raise(py, problems, strict)
     }
 
     /// Runs `sql` to the end.

@@ -2,9 +2,10 @@
 //! and `.offset`; I/O errors raise `OSError` (its subclasses, such as `FileNotFoundError`);
 //! SQL that cannot be planned or run raises `ValueError` with the engine's message.
 
+use std::ffi::CString;
 use std::fmt::Display;
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
 use tracecap_query::datafusion;
 
@@ -67,4 +68,24 @@ pub(crate) fn shrunk(path: &str) -> PyErr {
         "{path}: the file shrank while it was being read (was it truncated or replaced by \
          another program?)"
     ))
+}
+
+/// Inputs that were skipped or damaged, each a warning's text and the exception it stands for:
+/// a `RuntimeWarning` each, or with `strict` the first one's exception raised.
+pub(crate) fn warn_or_raise(
+    py: Python<'_>,
+    problems: Vec<(String, PyErr)>,
+    strict: bool,
+) -> PyResult<()> {
+    if strict {
+        return match problems.into_iter().next() {
+            Some((_, err)) => Err(err),
+            None => Ok(()),
+        };
+    }
+    let category = py.get_type::<PyRuntimeWarning>();
+    for (message, _) in problems {
+        PyErr::warn(py, &category, &CString::new(message.replace('\0', " "))?, 1)?;
+    }
+    Ok(())
 }

@@ -2,63 +2,33 @@
 //! (captures to a Parquet dataset): files written under a temporary name and put in place when
 //! complete, with the interpreter released while they are written.
 
-use std::ffi::CString;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use pyo3::exceptions::{PyRuntimeWarning, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tracecap::export::{ChromeJson, Perfetto};
+use tracecap::export::{ChromeJson, Perfetto, Target};
 use tracecap::{ConvertError, Format, FormatError, Stats};
 use tracecap_arrow::dataset::{self, ExportOptions, Mode, Progress};
 use tracecap_arrow::Table;
 
-use crate::errors::{arrow_error, capture_error, shrunk};
+use crate::errors::{arrow_error, capture_error, shrunk, warn_or_raise};
 use crate::inputs::paths;
 
-/// What `convert` writes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Target {
-    Chrome,
-    Perfetto,
-}
-
-impl Target {
-    fn name(self) -> &'static str {
-        match self {
-            Target::Chrome => "chrome",
-            Target::Perfetto => "perfetto",
-        }
-    }
-
-    /// `to`, or else the output's extension (`.json`; `.pftrace` or `.perfetto-trace`).
-    fn of(to: Option<&str>, out: &Path) -> PyResult<Target> {
-        match to {
-            Some("chrome") => return Ok(Target::Chrome),
-            Some("perfetto") => return Ok(Target::Perfetto),
-            Some(other) => {
-                return Err(PyValueError::new_err(format!(
-                    "to={other:?}: expected \"perfetto\" or \"chrome\""
-                )))
-            }
-            None => {}
-        }
-        let name = out
-            .file_name()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        if name.ends_with(".json") {
-            Ok(Target::Chrome)
-        } else if name.ends_with(".pftrace") || name.ends_with(".perfetto-trace") {
-            Ok(Target::Perfetto)
-        } else {
-            Err(PyValueError::new_err(format!(
+/// The format `convert` writes: `to`, or else the output's extension.
+fn target(to: Option<&str>, out: &Path) -> PyResult<Target> {
+    match to {
+        Some(name) => Target::from_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!("to={name:?}: expected \"perfetto\" or \"chrome\""))
+        }),
+        None => Target::from_path(out).ok_or_else(|| {
+            PyValueError::new_err(format!(
                 "cannot tell the output format from {}: name it .json, .pftrace or \
                  .perfetto-trace, or pass to=\"perfetto\" or to=\"chrome\"",
                 out.display()
-            )))
-        }
+            ))
+        }),
     }
 }
 
@@ -86,7 +56,7 @@ pub fn convert<'py>(
     out: PathBuf,
     to: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let target = Target::of(to, &out)?;
+    let target = target(to, &out)?;
     let result = py.detach(|| convert_file(&path, &out, target));
     let id = path.display().to_string();
     let (format, stats, fault) = match result {
@@ -258,16 +228,7 @@ pub fn export<'py>(
             capture_error(py, &source.id, None, "not a capture any more", 0),
         ));
     }
-    if strict {
-        if let Some((_, err)) = problems.into_iter().next() {
-            return Err(err);
-        }
-    } else {
-        let category = py.get_type::<PyRuntimeWarning>();
-        for (message, _) in problems {
-            PyErr::warn(py, &category, &CString::new(message.replace('\0', " "))?, 1)?;
-        }
-    }
+    warn_or_raise(py, problems, strict)?;
     let d = PyDict::new(py);
     d.set_item("exported", report.exported)?;
     d.set_item("already_there", report.already_there)?;

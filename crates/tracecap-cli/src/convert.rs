@@ -3,7 +3,7 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use tracecap::export::{ChromeJson, Perfetto};
+use tracecap::export::{ChromeJson, Perfetto, Target};
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
 use tracecap::{ConvertError, Stats};
 
@@ -12,33 +12,17 @@ use crate::error::CliError;
 use crate::json::{JsonWriter, Text};
 use crate::progress;
 
-/// What to write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Target {
-    /// Chrome Trace Event JSON (`.json`).
-    Chrome,
-    /// Perfetto protobuf (`.pftrace`, `.perfetto-trace`).
-    Perfetto,
-}
-
-impl Target {
-    fn name(self) -> &'static str {
-        match self {
-            Target::Chrome => "chrome",
-            Target::Perfetto => "perfetto",
-        }
-    }
-
-    fn from_path(path: &Path) -> Option<Target> {
-        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-        if name.ends_with(".json") {
-            Some(Target::Chrome)
-        } else if name.ends_with(".pftrace") || name.ends_with(".perfetto-trace") {
-            Some(Target::Perfetto)
-        } else {
-            None
-        }
-    }
+/// `--to`: the names of [`Target`], with a line of help each.
+pub fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let help = |t: Target| match t {
+        Target::Chrome => "Chrome Trace Event JSON (`.json`)",
+        Target::Perfetto => "Perfetto protobuf (`.pftrace`, `.perfetto-trace`)",
+    };
+    let values = Target::ALL.map(|t| PossibleValue::new(t.name()).help(help(t)));
+    PossibleValuesParser::new(values).try_map(|name| {
+        Target::from_name(&name).ok_or_else(|| format!("unknown output format {name:?}"))
+    })
 }
 
 /// The command line of `tracecap convert`.

@@ -84,8 +84,8 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
         /// Output format, whatever the extension.
-        #[arg(long, value_enum)]
-        to: Option<convert::Target>,
+        #[arg(long, value_parser = convert::target_parser())]
+        to: Option<tracecap::export::Target>,
         /// No progress bar and no summary.
         #[arg(short, long)]
         quiet: bool,

@@ -8,6 +8,56 @@ mod perfetto;
 pub use chrome::ChromeJson;
 pub use perfetto::Perfetto;
 
+/// The trace files the exporters write, by name and by file extension.
+///
+/// ```
+/// use std::path::Path;
+/// use tracecap::export::Target;
+///
+/// assert_eq!(Target::from_name("perfetto"), Some(Target::Perfetto));
+/// assert_eq!(Target::from_path(Path::new("run.JSON")), Some(Target::Chrome));
+/// assert_eq!(Target::from_path(Path::new("run.txt")), None);
+/// assert_eq!(Target::Chrome.name(), "chrome");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Chrome Trace Event JSON, written by [`ChromeJson`] (`.json`).
+    Chrome,
+    /// A Perfetto protobuf trace, written by [`Perfetto`] (`.pftrace`, `.perfetto-trace`).
+    Perfetto,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 2] = [Target::Chrome, Target::Perfetto];
+
+    /// `chrome` or `perfetto`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Chrome => "chrome",
+            Target::Perfetto => "perfetto",
+        }
+    }
+
+    /// The target named `name` (as [`Target::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The target a file name's extension asks for, in any case: `.json` for Chrome JSON,
+    /// `.pftrace` or `.perfetto-trace` for Perfetto.
+    pub fn from_path(path: &std::path::Path) -> Option<Target> {
+        let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+        if name.ends_with(".json") {
+            Some(Target::Chrome)
+        } else if name.ends_with(".pftrace") || name.ends_with(".perfetto-trace") {
+            Some(Target::Perfetto)
+        } else {
+            None
+        }
+    }
+}
+
 /// The generated Perfetto protobuf messages (a minimal subset of Perfetto's trace schema, with
 /// Perfetto's field numbers).
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
