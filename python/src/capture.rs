@@ -9,7 +9,7 @@ use tracecap::Format;
 use tracecap_arrow::{Options, Table, Tables};
 
 use crate::errors::{arrow_error, capture_error, shrunk};
-use crate::inputs::Mapped;
+use crate::inputs::{FsPath, Mapped};
 use crate::stream::{Source, Stream};
 
 /// Opens the capture at `path` (memory-mapped; the format is detected from its bytes).
@@ -18,7 +18,8 @@ use crate::stream::{Source, Stream};
 /// when it cannot be opened. A damaged capture opens: its tables hold every row before the
 /// fault, `validate()` raises it, and `info()["error"]` describes it.
 #[pyfunction]
-pub fn open(py: Python<'_>, path: PathBuf) -> PyResult<Capture> {
+pub fn open(py: Python<'_>, path: FsPath) -> PyResult<Capture> {
+    let FsPath(path) = path;
     let id = path.display().to_string();
     let input = py.detach(|| tracecap::open(&path))?;
     let Some(format) = tracecap::detect(&input) else {

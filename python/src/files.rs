@@ -3,7 +3,7 @@
 //! complete, with the interpreter released while they are written.
 
 use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -14,7 +14,7 @@ use tracecap_arrow::dataset::{self, ExportOptions, Mode, Progress};
 use tracecap_arrow::Table;
 
 use crate::errors::{arrow_error, capture_error, shrunk, warn_or_raise};
-use crate::inputs::paths;
+use crate::inputs::{paths, FsPath};
 
 /// The format `convert` writes: `to`, or else the output's extension.
 fn target(to: Option<&str>, out: &Path) -> PyResult<Target> {
@@ -52,10 +52,11 @@ enum Failure {
 #[pyo3(signature = (path, out, *, to = None))]
 pub fn convert<'py>(
     py: Python<'py>,
-    path: PathBuf,
-    out: PathBuf,
+    path: FsPath,
+    out: FsPath,
     to: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let (FsPath(path), FsPath(out)) = (path, out);
     let target = target(to, &out)?;
     let result = py.detach(|| convert_file(&path, &out, target));
     let id = path.display().to_string();
@@ -167,11 +168,12 @@ fn convert_file(
 pub fn export<'py>(
     py: Python<'py>,
     inputs: &Bound<'py, PyAny>,
-    out_dir: PathBuf,
+    out_dir: FsPath,
     mode: &str,
     threads: Option<usize>,
     strict: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let FsPath(out_dir) = out_dir;
     let mode = match mode {
         "new" => Mode::New,
         "append" => Mode::Append,

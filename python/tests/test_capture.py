@@ -112,6 +112,30 @@ def test_missing_file():
         tracecap.open("/nonexistent/capture.prof")
 
 
+def test_paths_as_bytes_and_names_that_are_not_utf8(samples, tmp_path):
+    """Every function takes a path as `str`, `bytes` or `os.PathLike`, as Python's `open` does,
+    and a file whose name is not UTF-8 is found by each of them."""
+    sample = samples[0]
+    odd = os.path.join(os.fsencode(tmp_path), b"run-\xff.prof")
+    with open(odd, "wb") as f:
+        f.write(sample.read_bytes())
+    want = tracecap.open(sample).table("slices").to_pyarrow().drop_columns(["capture"])
+    for path in (odd, os.fsdecode(odd)):
+        capture = tracecap.open(path)
+        assert os.fsencode(capture.path) == odd
+        assert capture.table("slices").to_pyarrow().drop_columns(["capture"]).equals(want)
+    assert tracecap.scan([odd], "slices").to_pyarrow().num_rows == want.num_rows
+    out = os.path.join(os.fsencode(tmp_path), b"out-\xfe.json")
+    tracecap.convert(odd, out)
+    assert open(out, "rb").read(1) == b"{"
+    report = tracecap.export(odd, os.path.join(os.fsencode(tmp_path), b"dataset"))
+    assert report["exported"] == 1
+    with pytest.raises(TypeError):
+        tracecap.open(42)
+    with pytest.raises(TypeError):
+        tracecap.scan([sample, 42], "slices")
+
+
 # -- info and validate, against the CLI and the READMEs ------------------------------------------
 
 

@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     import polars
     import pyarrow
 
-# A file path: `str` or `os.PathLike` (`pathlib.Path`).
-_Path = Union[str, os.PathLike[str]]
+# A file path, as Python's `open` takes it: `str`, `bytes` or `os.PathLike` (`pathlib.Path`).
+_Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 # Inputs: one path, or a list (any iterable) of paths of capture files, directories and datasets.
 _Inputs = Union[_Path, Iterable[_Path]]
 
