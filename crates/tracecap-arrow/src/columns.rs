@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use arrow_array::types::Int32Type;
+use arrow_array::builder::{PrimitiveBuilder, StringBuilder};
+use arrow_array::types::{ArrowPrimitiveType, Int32Type};
 use arrow_array::{ArrayRef, DictionaryArray, Int32Array, StringArray};
 use arrow_schema::{DataType, Field};
 
@@ -33,4 +34,18 @@ pub(crate) fn capture_column(id: &str, rows: usize) -> ArrayRef {
 #[inline]
 pub(crate) fn int(x: u64) -> i64 {
     i64::try_from(x).unwrap_or(i64::MAX)
+}
+
+/// What `builder` holds, as a column; in its place an empty builder with room for `rows` rows
+/// (a finished builder keeps no room, and would grow again by doubling for the next batch).
+pub(crate) fn finish_numbers<T: ArrowPrimitiveType>(
+    builder: &mut PrimitiveBuilder<T>,
+    rows: usize,
+) -> ArrayRef {
+    Arc::new(std::mem::replace(builder, PrimitiveBuilder::with_capacity(rows)).finish())
+}
+
+/// [`finish_numbers`] for text.
+pub(crate) fn finish_text(builder: &mut StringBuilder, rows: usize) -> ArrayRef {
+    Arc::new(std::mem::replace(builder, StringBuilder::with_capacity(rows, 0)).finish())
 }

@@ -63,6 +63,7 @@ mod columns;
 #[cfg(feature = "parquet")]
 #[cfg_attr(docsrs, doc(cfg(feature = "parquet")))]
 pub mod dataset;
+mod dictionary;
 mod emit;
 mod error;
 mod formats;

@@ -2,9 +2,10 @@
 //! `tracks`, `slices`, `instants` and `counters`, exactly what `tracecap convert` writes.
 //!
 //! A slice becomes a row when it ends (its duration is known then): a `begin` is kept on its
-//! track's stack with its name, category and arguments until the matching `end`. The stack's
-//! entries are reused, so a walk allocates for the deepest nesting, not for every slice. A slice
-//! still open when the walk stops (at a fault) becomes a row with a null `dur`.
+//! track's stack until the matching `end`, with its name and category as keys of their
+//! [`Dictionary`] columns and its arguments as text. The stack's entries are reused, so a walk
+//! allocates for the deepest nesting, not for every slice. A slice still open when the walk stops
+//! (at a fault) becomes a row with a null `dur`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,7 +19,8 @@ use arrow_schema::ArrowError;
 use tracecap::export::write_args;
 use tracecap::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind};
 
-use crate::columns::int;
+use crate::columns::{finish_numbers, finish_text, int};
+use crate::dictionary::{Dictionary, Key};
 use crate::emit::Emit;
 use crate::table::Table;
 
@@ -29,7 +31,7 @@ pub(crate) struct TimelineTables<'e, 'a> {
     slices: Slices,
     instants: Instants,
     counters: Counters,
-    stacks: HashMap<TrackId, Stack>,
+    stacks: HashMap<TrackId, Stack, foldhash::fast::RandomState>,
     /// The arguments of the event at hand as JSON text (reused).
     args: Vec<u8>,
     /// Whether the `args` columns are built (null when not).
@@ -43,13 +45,23 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
         want_args: bool,
         progress: &'e mut dyn FnMut(u64),
     ) -> Self {
+        // Room for a batch's rows, made up front for the wanted tables.
+        let room = |table| {
+            if out.wants(table) {
+                out.batch_rows()
+            } else {
+                0
+            }
+        };
+        let slices = Slices::with_room(room(Table::Slices));
+        let instants = Instants::with_room(room(Table::Instants));
         TimelineTables {
             out,
             tracks: Tracks::default(),
-            slices: Slices::default(),
-            instants: Instants::default(),
+            slices,
+            instants,
             counters: Counters::default(),
-            stacks: HashMap::new(),
+            stacks: HashMap::default(),
             args: Vec::new(),
             want_args,
             progress,
@@ -74,8 +86,8 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
             ..
         } = self;
         out.emit(Table::Tracks, tracks.finish())?;
-        out.emit(Table::Slices, slices.finish())?;
-        out.emit(Table::Instants, instants.finish())?;
+        out.emit(Table::Slices, slices.finish()?)?;
+        out.emit(Table::Instants, instants.finish()?)?;
         out.emit(Table::Counters, counters.finish())
     }
 
@@ -92,6 +104,19 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
 
     fn full(&self, rows: usize) -> bool {
         rows >= self.out.batch_rows()
+    }
+
+    /// Hands over the slices so far; the open slices' keys move to the next batch's
+    /// dictionaries.
+    fn flush_slices(&mut self) -> Result<(), ArrowError> {
+        self.out.emit(Table::Slices, self.slices.finish()?)?;
+        for stack in self.stacks.values_mut() {
+            for open in stack.open_mut() {
+                open.name = self.slices.name.carry(open.name);
+                open.category = self.slices.category.carry(open.category);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -114,8 +139,14 @@ impl Sink for TimelineTables<'_, '_> {
             return Ok(());
         }
         let has_args = self.args_json(event.args);
+        let name = self.slices.name.intern(event.name);
+        let category = self.slices.category.intern(event.category);
         let stack = self.stacks.entry(event.track).or_default();
-        stack.push(event, has_args.then_some(self.args.as_slice()));
+        stack.push(
+            event.ts,
+            (name, category),
+            has_args.then_some(self.args.as_slice()),
+        );
         Ok(())
     }
 
@@ -132,7 +163,7 @@ impl Sink for TimelineTables<'_, '_> {
         let dur = ts.saturating_sub(open.ts);
         self.slices.push(track, open, Some(dur), depth);
         if self.full(self.slices.rows) {
-            self.out.emit(Table::Slices, self.slices.finish())?;
+            self.flush_slices()?;
         }
         Ok(())
     }
@@ -147,7 +178,7 @@ impl Sink for TimelineTables<'_, '_> {
         self.slices
             .push_event(event, Some(dur), depth, args.and_then(utf8));
         if self.full(self.slices.rows) {
-            self.out.emit(Table::Slices, self.slices.finish())?;
+            self.flush_slices()?;
         }
         Ok(())
     }
@@ -160,7 +191,7 @@ impl Sink for TimelineTables<'_, '_> {
         let args = has_args.then_some(self.args.as_slice()).and_then(utf8);
         self.instants.push(event, args);
         if self.full(self.instants.rows) {
-            self.out.emit(Table::Instants, self.instants.finish())?;
+            self.out.emit(Table::Instants, self.instants.finish()?)?;
         }
         Ok(())
     }
@@ -190,8 +221,9 @@ fn utf8(bytes: &[u8]) -> Option<&str> {
 #[derive(Default)]
 struct Open {
     ts: u64,
-    name: String,
-    category: String,
+    /// Keys of the batch being built in `slices`' `name` and `category` columns.
+    name: Key,
+    category: Key,
     args: String,
     has_args: bool,
 }
@@ -205,16 +237,14 @@ struct Stack {
 }
 
 impl Stack {
-    fn push(&mut self, event: &Event<'_>, args: Option<&[u8]>) {
+    fn push(&mut self, ts: u64, (name, category): (Key, Key), args: Option<&[u8]>) {
         if self.entries.len() == self.depth {
             self.entries.push(Open::default());
         }
         if let Some(open) = self.entries.get_mut(self.depth) {
-            open.ts = event.ts;
-            open.name.clear();
-            open.name.push_str(event.name);
-            open.category.clear();
-            open.category.push_str(event.category);
+            open.ts = ts;
+            open.name = name;
+            open.category = category;
             open.args.clear();
             open.has_args = false;
             if let Some(text) = args.and_then(utf8) {
@@ -229,6 +259,12 @@ impl Stack {
     fn pop(&mut self) -> Option<(&Open, usize)> {
         self.depth = self.depth.checked_sub(1)?;
         self.entries.get(self.depth).map(|open| (open, self.depth))
+    }
+
+    /// The open slices.
+    fn open_mut(&mut self) -> &mut [Open] {
+        let depth = self.depth.min(self.entries.len());
+        self.entries.get_mut(..depth).unwrap_or_default()
     }
 }
 
@@ -276,97 +312,114 @@ impl Tracks {
 #[derive(Default)]
 struct Slices {
     rows: usize,
+    /// Rows a batch holds (room made for them up front).
+    room: usize,
     track: Int64Builder,
     ts: Int64Builder,
     dur: Int64Builder,
     depth: Int32Builder,
-    name: StringDictionaryBuilder<Int32Type>,
-    category: StringDictionaryBuilder<Int32Type>,
+    name: Dictionary,
+    category: Dictionary,
     args: StringBuilder,
 }
 
 impl Slices {
+    fn with_room(rows: usize) -> Self {
+        Slices {
+            room: rows,
+            track: Int64Builder::with_capacity(rows),
+            ts: Int64Builder::with_capacity(rows),
+            dur: Int64Builder::with_capacity(rows),
+            depth: Int32Builder::with_capacity(rows),
+            name: Dictionary::with_room(rows),
+            category: Dictionary::with_room(rows),
+            args: StringBuilder::with_capacity(rows, 0),
+            ..Slices::default()
+        }
+    }
+
     fn push(&mut self, track: TrackId, open: &Open, dur: Option<u64>, depth: usize) {
-        self.row(
-            track,
-            open.ts,
-            dur,
-            depth,
-            &open.name,
-            &open.category,
-            open.has_args.then_some(open.args.as_str()),
-        );
+        self.row(track, open.ts, dur, depth);
+        self.name.push_key(open.name);
+        self.category.push_key(open.category);
+        self.args
+            .append_option(open.has_args.then_some(open.args.as_str()));
     }
 
     fn push_event(&mut self, e: &Event<'_>, dur: Option<u64>, depth: usize, args: Option<&str>) {
-        self.row(e.track, e.ts, dur, depth, e.name, e.category, args);
+        self.row(e.track, e.ts, dur, depth);
+        self.name.push(e.name);
+        self.category.push(e.category);
+        self.args.append_option(args);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn row(
-        &mut self,
-        track: TrackId,
-        ts: u64,
-        dur: Option<u64>,
-        depth: usize,
-        name: &str,
-        category: &str,
-        args: Option<&str>,
-    ) {
+    /// The row's numbers (the caller adds its text).
+    fn row(&mut self, track: TrackId, ts: u64, dur: Option<u64>, depth: usize) {
         self.rows += 1;
         self.track.append_value(int(track.0));
         self.ts.append_value(int(ts));
         self.dur.append_option(dur.map(int));
         self.depth
             .append_value(i32::try_from(depth).unwrap_or(i32::MAX));
-        self.name.append_value(name);
-        self.category.append_value(category);
-        self.args.append_option(args);
     }
 
-    fn finish(&mut self) -> Vec<ArrayRef> {
+    fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
         self.rows = 0;
-        vec![
-            Arc::new(self.track.finish()),
-            Arc::new(self.ts.finish()),
-            Arc::new(self.dur.finish()),
-            Arc::new(self.depth.finish()),
-            Arc::new(self.name.finish()),
-            Arc::new(self.category.finish()),
-            Arc::new(self.args.finish()),
-        ]
+        Ok(vec![
+            finish_numbers(&mut self.track, self.room),
+            finish_numbers(&mut self.ts, self.room),
+            finish_numbers(&mut self.dur, self.room),
+            finish_numbers(&mut self.depth, self.room),
+            self.name.finish()?,
+            self.category.finish()?,
+            finish_text(&mut self.args, self.room),
+        ])
     }
 }
 
 #[derive(Default)]
 struct Instants {
     rows: usize,
+    /// Rows a batch holds (room made for them up front).
+    room: usize,
     track: Int64Builder,
     ts: Int64Builder,
-    name: StringDictionaryBuilder<Int32Type>,
-    category: StringDictionaryBuilder<Int32Type>,
+    name: Dictionary,
+    category: Dictionary,
     args: StringBuilder,
 }
 
 impl Instants {
+    fn with_room(rows: usize) -> Self {
+        Instants {
+            room: rows,
+            track: Int64Builder::with_capacity(rows),
+            ts: Int64Builder::with_capacity(rows),
+            name: Dictionary::with_room(rows),
+            category: Dictionary::with_room(rows),
+            args: StringBuilder::with_capacity(rows, 0),
+            ..Instants::default()
+        }
+    }
+
     fn push(&mut self, e: &Event<'_>, args: Option<&str>) {
         self.rows += 1;
         self.track.append_value(int(e.track.0));
         self.ts.append_value(int(e.ts));
-        self.name.append_value(e.name);
-        self.category.append_value(e.category);
+        self.name.push(e.name);
+        self.category.push(e.category);
         self.args.append_option(args);
     }
 
-    fn finish(&mut self) -> Vec<ArrayRef> {
+    fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
         self.rows = 0;
-        vec![
-            Arc::new(self.track.finish()),
-            Arc::new(self.ts.finish()),
-            Arc::new(self.name.finish()),
-            Arc::new(self.category.finish()),
-            Arc::new(self.args.finish()),
-        ]
+        Ok(vec![
+            finish_numbers(&mut self.track, self.room),
+            finish_numbers(&mut self.ts, self.room),
+            self.name.finish()?,
+            self.category.finish()?,
+            finish_text(&mut self.args, self.room),
+        ])
     }
 }
 

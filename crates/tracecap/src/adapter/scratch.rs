@@ -117,11 +117,17 @@ mod file {
                 }
             });
             match mapped {
-                Ok(map) => Ok(Some(Mapped {
-                    map,
-                    _file: file,
-                    path,
-                })),
+                Ok(map) => {
+                    // One call maps every page writable, instead of a fault per page when the
+                    // array is first filled. Where the system cannot, pages fault in as before.
+                    #[cfg(target_os = "linux")]
+                    let _ = map.advise(memmap2::Advice::PopulateWrite);
+                    Ok(Some(Mapped {
+                        map,
+                        _file: file,
+                        path,
+                    }))
+                }
                 Err(e) => {
                     if let Some(path) = path {
                         let _ = std::fs::remove_file(path);
