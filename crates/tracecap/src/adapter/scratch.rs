@@ -4,8 +4,10 @@
 //! in the adapter here and in the columnar export) asks for a slice of `n` plain-bytes elements. Up to a budget the slice lives in a reused `Vec`;
 //! beyond it (with `std`), in a temporary file mapped into memory, so the heap stays bounded
 //! whatever the size of the capture and the operating system pages the scratch out to disk when
-//! memory is short. If no temporary file can be made, the heap is used after all: a conversion
-//! never fails for want of a scratch file.
+//! memory is short. The file's storage is taken when it is made, so a full file system is an
+//! error then rather than a `SIGBUS` at a write through the map. If no temporary file can be
+//! made, or it finds no room, the heap is used after all: a conversion never fails for want of a
+//! scratch file.
 
 use alloc::vec::Vec;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -78,7 +80,8 @@ impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
 #[cfg(feature = "std")]
 mod file {
     use std::fs::{File, OpenOptions};
-    use std::path::PathBuf;
+    use std::io::{Seek, SeekFrom, Write};
+    use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicU64, Ordering};
 
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -92,15 +95,20 @@ mod file {
     }
 
     impl Mapped {
-        /// `Ok(None)` for a zero size (nothing to map).
+        /// A file in the system's temporary directory; `Ok(None)` for a zero size (nothing to
+        /// map).
         pub(super) fn new(len: usize) -> std::io::Result<Option<Self>> {
+            Mapped::new_in(&std::env::temp_dir(), len)
+        }
+
+        /// A file in `dir`. An error when `dir`'s file system has no room for `len` bytes.
+        pub(super) fn new_in(dir: &Path, len: usize) -> std::io::Result<Option<Self>> {
             if len == 0 {
                 return Ok(None);
             }
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let path =
-                std::env::temp_dir().join(format!("tracecap-scratch-{}-{n}", std::process::id()));
-            let file = OpenOptions::new()
+            let path = dir.join(format!("tracecap-scratch-{}-{n}", std::process::id()));
+            let mut file = OpenOptions::new()
                 .read(true)
                 .write(true)
                 .create_new(true)
@@ -112,22 +120,16 @@ mod file {
                 // else had it open) and unlinked where the system allows it; nothing else maps or
                 // resizes it while the map lives, which is what memmap2 asks of the caller.
                 #[allow(unsafe_code)]
-                unsafe {
-                    memmap2::MmapMut::map_mut(&file)
-                }
+                let map = unsafe { memmap2::MmapMut::map_mut(&file)? };
+                reserve(&mut file, &map, len)?;
+                Ok(map)
             });
             match mapped {
-                Ok(map) => {
-                    // One call maps every page writable, instead of a fault per page when the
-                    // array is first filled. Where the system cannot, pages fault in as before.
-                    #[cfg(target_os = "linux")]
-                    let _ = map.advise(memmap2::Advice::PopulateWrite);
-                    Ok(Some(Mapped {
-                        map,
-                        _file: file,
-                        path,
-                    }))
-                }
+                Ok(map) => Ok(Some(Mapped {
+                    map,
+                    _file: file,
+                    path,
+                })),
                 Err(e) => {
                     if let Some(path) = path {
                         let _ = std::fs::remove_file(path);
@@ -146,11 +148,84 @@ mod file {
         }
     }
 
+    /// Gives every page of the new (sparse) file its storage before the map is used: a write
+    /// through the map to a page the file system has no room for would kill the process
+    /// (`SIGBUS`), while here it is an error, and the caller uses the heap instead.
+    fn reserve(file: &mut File, map: &memmap2::MmapMut, len: usize) -> std::io::Result<()> {
+        // One call maps every page writable, which also costs far less than a fault per page
+        // when the array is first filled.
+        #[cfg(target_os = "linux")]
+        if map.advise(memmap2::Advice::PopulateWrite).is_ok() {
+            return Ok(());
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = map;
+        // Elsewhere, before Linux 5.14, or short of room: zeros written through the file, whose
+        // failure is an error.
+        const ZEROS: [u8; 1 << 16] = [0; 1 << 16];
+        file.seek(SeekFrom::Start(0))?;
+        let mut left = len;
+        while left > 0 {
+            let n = left.min(ZEROS.len());
+            file.write_all(ZEROS.get(..n).unwrap_or_default())?;
+            left -= n;
+        }
+        file.flush()
+    }
+
     impl Drop for Mapped {
         fn drop(&mut self) {
             if let Some(path) = &self.path {
                 let _ = std::fs::remove_file(path);
             }
+        }
+    }
+
+    #[cfg(all(test, target_os = "linux"))]
+    mod tests {
+        use super::*;
+
+        /// A 1 MiB tmpfs mounted for the test (needs root), unmounted when dropped.
+        struct SmallFs(PathBuf);
+
+        impl SmallFs {
+            fn mount() -> Option<SmallFs> {
+                let dir =
+                    std::env::temp_dir().join(format!("tracecap-smallfs-{}", std::process::id()));
+                std::fs::create_dir_all(&dir).ok()?;
+                let mounted = std::process::Command::new("mount")
+                    .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+                    .arg(&dir)
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success());
+                if !mounted {
+                    let _ = std::fs::remove_dir(&dir);
+                    return None;
+                }
+                Some(SmallFs(dir))
+            }
+        }
+
+        impl Drop for SmallFs {
+            fn drop(&mut self) {
+                let _ = std::process::Command::new("umount").arg(&self.0).status();
+                let _ = std::fs::remove_dir(&self.0);
+            }
+        }
+
+        #[test]
+        fn a_file_system_without_room_is_an_error_not_a_crash_later() {
+            let Some(fs) = SmallFs::mount() else {
+                eprintln!("SKIPPED: cannot mount a tmpfs here (not root?)");
+                return;
+            };
+            let small = Mapped::new_in(&fs.0, 256 << 10).unwrap().unwrap();
+            assert!(small.bytes().iter().all(|&b| b == 0));
+            drop(small);
+            assert!(Mapped::new_in(&fs.0, 8 << 20).is_err());
+            // No file is left behind.
+            assert_eq!(std::fs::read_dir(&fs.0).unwrap().count(), 0);
         }
     }
 }
