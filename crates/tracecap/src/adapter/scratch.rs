@@ -162,7 +162,7 @@ mod file {
         let _ = map;
         // Elsewhere, before Linux 5.14, or short of room: zeros written through the file, whose
         // failure is an error.
-        const ZEROS: [u8; 1 << 16] = [0; 1 << 16];
+        static ZEROS: [u8; 1 << 16] = [0; 1 << 16];
         file.seek(SeekFrom::Start(0))?;
         let mut left = len;
         while left > 0 {
