@@ -11,33 +11,8 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
+use tracecap::timeline::Discard;
 use tracecap_arrow::{Options, Table};
-
-/// A sink that keeps nothing.
-struct Nothing;
-
-impl Sink for Nothing {
-    type Error = std::convert::Infallible;
-    fn track(&mut self, _: &Track<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn begin(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn end(&mut self, _: TrackId, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn instant(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
-        Ok(())
-    }
-}
 
 fn best(runs: u32, mut walk: impl FnMut() -> u64) -> (Duration, u64) {
     let mut best = Duration::MAX;
@@ -74,7 +49,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let (adapter, slices) = best(runs, || {
-        let (stats, _) = tracecap::adapter::convert_counted(format, &input, Nothing);
+        let (stats, _) = tracecap::adapter::convert_counted(format, &input, Discard);
         stats.slices
     });
     let options = Options {

@@ -161,6 +161,50 @@ pub trait Sink {
     }
 }
 
+/// A sink that keeps nothing: for a walk that only counts (the [`Stats`](crate::Stats) that
+/// [`convert`](crate::convert) returns) or only checks that a capture converts to its end.
+///
+/// ```
+/// # #[cfg(all(feature = "std", feature = "easyprofiler"))]
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/sample_small.prof");
+/// use tracecap::timeline::Discard;
+///
+/// let input = tracecap::open(path)?;
+/// let format = tracecap::detect(&input).ok_or("unknown format")?;
+/// let stats = tracecap::convert(format, &input, Discard)?;
+/// assert!(stats.slices > 0);
+/// # Ok(())
+/// # }
+/// # #[cfg(not(all(feature = "std", feature = "easyprofiler")))]
+/// # fn main() {}
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Discard;
+
+impl Sink for Discard {
+    type Error = core::convert::Infallible;
+
+    fn track(&mut self, _: &Track<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn begin(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn end(&mut self, _: TrackId, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn instant(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
 impl<S: Sink + ?Sized> Sink for &mut S {
     type Error = S::Error;
 

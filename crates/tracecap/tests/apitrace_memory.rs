@@ -4,7 +4,7 @@
 //! piece (16 bytes each, 32 with the growth of their buffer: more heap than the file itself).
 #![cfg(feature = "apitrace")]
 
-use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
+use tracecap::timeline::Discard;
 use tracecap::Format;
 use tracecap_apitrace::write::{snappy, Writer};
 use tracecap_apitrace::ZSTD_MAGIC;
@@ -12,31 +12,6 @@ use tracecap_testkit::{peak_of, PeakAlloc};
 
 #[global_allocator]
 static PEAK: PeakAlloc = PeakAlloc;
-
-/// A sink that keeps nothing.
-struct Nothing;
-
-impl Sink for Nothing {
-    type Error = std::convert::Infallible;
-    fn track(&mut self, _: &Track<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn begin(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn end(&mut self, _: TrackId, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn instant(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
-        Ok(())
-    }
-}
 
 /// A stream of at least `bytes` bytes of calls without arguments.
 fn flushes(bytes: usize) -> Vec<u8> {
@@ -71,7 +46,7 @@ fn tiny_pieces_take_no_more_heap_in_a_larger_file() {
         let mut peaks = Vec::new();
         for stream in [&small, &big] {
             let file = make(stream);
-            let (stats, peak) = peak_of(|| tracecap::convert(Format::Apitrace, &file, Nothing));
+            let (stats, peak) = peak_of(|| tracecap::convert(Format::Apitrace, &file, Discard));
             let stats = stats.unwrap();
             assert!(stats.slices > 30_000, "{name}: {stats:?}");
             eprintln!(

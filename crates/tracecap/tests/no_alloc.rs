@@ -6,37 +6,12 @@
 
 mod common;
 
-use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
+use tracecap::timeline::Discard;
 use tracecap::Format;
 use tracecap_testkit::{allocs, CountingAlloc};
 
 #[global_allocator]
 static COUNTING: CountingAlloc = CountingAlloc;
-
-/// A sink that keeps nothing.
-struct Nothing;
-
-impl Sink for Nothing {
-    type Error = std::convert::Infallible;
-    fn track(&mut self, _: &Track<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn begin(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn end(&mut self, _: TrackId, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn instant(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
-        Ok(())
-    }
-}
 
 /// Allocations a conversion makes beyond the one of a capture with fewer events: at most this
 /// many (a few doublings of per-track state).
@@ -45,7 +20,7 @@ const SLACK: usize = 16;
 /// Events (slices, instants and counter samples) and allocations of one conversion.
 fn convert(format: Format, bytes: &[u8]) -> (u64, usize) {
     let before = allocs();
-    let stats = tracecap::convert(format, bytes, Nothing).unwrap();
+    let stats = tracecap::convert(format, bytes, Discard).unwrap();
     let made = allocs() - before;
     (stats.slices + stats.instants + stats.counter_samples, made)
 }
