@@ -161,8 +161,8 @@ pub trait Sink {
     }
 }
 
-/// A sink that keeps nothing: for a walk that only counts (the [`Stats`](crate::Stats) that
-/// [`convert`](crate::convert) returns) or only checks that a capture converts to its end.
+/// A sink that keeps nothing: for a walk that only counts (the `Stats` that `tracecap::convert`
+/// returns) or only checks that a capture converts to its end.
 ///
 /// ```
 /// # #[cfg(all(feature = "std", feature = "easyprofiler"))]
