@@ -43,9 +43,8 @@ fn strings(column: &arrow_array::ArrayRef) -> Vec<String> {
 
 #[test]
 fn appends_in_the_same_second_keep_every_capture() {
-    let dir: PathBuf =
-        std::env::temp_dir().join(format!("tracecap-arrow-runs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = tracecap_testkit::TempDir::new("arrow-runs");
+    let dir: PathBuf = scratch.join("dataset");
     let options = |mode| ExportOptions {
         mode,
         threads: 1,

@@ -5,8 +5,6 @@
 //! default; `TRACECAP_EXPORT_MIB=600 cargo test --release -p tracecap-arrow --test memory --
 //! --nocapture` measures the 600 MiB one of docs/performance.md.
 
-use std::path::PathBuf;
-
 use tracecap_arrow::dataset::{export, ExportOptions, Progress, Source};
 use tracecap_easyprofiler::write::CaptureModel;
 use tracecap_testkit::{peak_of, serial, PeakAlloc};
@@ -17,12 +15,8 @@ static A: PeakAlloc = PeakAlloc;
 /// The bound the export keeps, whatever the capture's size.
 const BOUND: usize = 128 << 20;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("tracecap-arrow-mem-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+fn scratch(name: &str) -> tracecap_testkit::TempDir {
+    tracecap_testkit::TempDir::new(&format!("arrow-mem-{name}"))
 }
 
 fn mib() -> usize {

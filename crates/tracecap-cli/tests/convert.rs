@@ -3,7 +3,7 @@
 //! non-negative; metadata names every thread and process that has events).
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -23,10 +23,8 @@ fn summary_of(out: &Output) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-fn out_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-convert-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn out_dir(name: &str) -> tracecap_testkit::TempDir {
+    tracecap_testkit::TempDir::new(&format!("convert-test-{name}"))
 }
 
 /// Checks the Trace Event rules; returns (slices, instants, counter samples).
@@ -118,7 +116,7 @@ fn check_chrome(path: &Path) -> (u64, u64, u64) {
 #[test]
 fn every_corpus_file_converts_to_both_formats() {
     // Its own folder: removing the shared one would race with the other tests' outputs.
-    let dir = out_dir().join("easyprofiler");
+    let dir = out_dir("easyprofiler");
     std::fs::create_dir_all(&dir).unwrap();
     for file in corpus_paths("easyprofiler", &[], "prof") {
         let stem = file.file_stem().unwrap().to_string_lossy().to_string();
@@ -193,7 +191,7 @@ fn extension_and_to_choose_the_exporter() {
     else {
         return;
     };
-    let dir = out_dir().join("ext");
+    let dir = out_dir("ext");
     std::fs::create_dir_all(&dir).unwrap();
     let f = file.to_str().unwrap();
     let odd = dir.join("trace.out");
@@ -224,7 +222,7 @@ fn damaged_capture_exits_1_with_a_usable_output() {
     else {
         return;
     };
-    let dir = out_dir().join("cut");
+    let dir = out_dir("cut");
     std::fs::create_dir_all(&dir).unwrap();
     let bytes = std::fs::read(&file).unwrap();
     let cut = dir.join("cut.prof");
@@ -255,7 +253,7 @@ fn syscall_captures_convert_like_validate_reads_them() {
         return;
     };
     let entries = std::fs::read_dir(dir).unwrap();
-    let out_dir = out_dir().join("syscall");
+    let out_dir = out_dir("syscall");
     std::fs::create_dir_all(&out_dir).unwrap();
     for file in entries.filter_map(|e| e.ok().map(|e| e.path())) {
         if file.extension().is_none_or(|x| x != "dat") {
@@ -338,7 +336,7 @@ fn orbit_captures_convert_like_validate_reads_them() {
 #[test]
 fn wtf_traces_convert_like_validate_reads_them() {
     let files = corpus_paths("wtf", &["cff-cpp", "cff-js", "legacy-v3"], "wtf-trace");
-    let out_dir = out_dir().join("wtf");
+    let out_dir = out_dir("wtf");
     std::fs::create_dir_all(&out_dir).unwrap();
     for file in files {
         let f = file.to_str().unwrap();
@@ -373,7 +371,7 @@ fn apitrace_traces_convert_like_info_reads_them() {
         &["apitrace-tests", "produced-apitrace-11.1"],
         "trace",
     );
-    let out_dir = out_dir().join("apitrace");
+    let out_dir = out_dir("apitrace");
     std::fs::create_dir_all(&out_dir).unwrap();
     for file in files {
         let f = file.to_str().unwrap();

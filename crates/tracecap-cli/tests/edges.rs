@@ -6,7 +6,7 @@
 mod common;
 
 use common::{big_capture, run, stderr};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,7 @@ fn tracecap() -> Command {
 }
 
 /// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> tracecap_testkit::TempDir {
     common::scratch("edges", name)
 }
 

@@ -22,7 +22,7 @@ fn sample(name: &str) -> PathBuf {
 }
 
 /// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> tracecap_testkit::TempDir {
     common::scratch("export", name)
 }
 

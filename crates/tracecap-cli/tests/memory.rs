@@ -111,10 +111,8 @@ fn gnu_time() -> Option<PathBuf> {
     }
 }
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-memory-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch() -> tracecap_testkit::TempDir {
+    tracecap_testkit::TempDir::new("memory")
 }
 
 #[test]

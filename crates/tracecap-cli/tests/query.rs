@@ -7,6 +7,7 @@ mod common;
 
 use common::{run, scratch, stderr};
 use std::path::{Path, PathBuf};
+use tracecap_testkit::TempDir;
 
 const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
 
@@ -19,12 +20,13 @@ fn stdout(out: &std::process::Output) -> String {
 }
 
 /// A copy of sample_small.prof cut in the middle, in its own folder.
-fn cut_capture(tag: &str) -> PathBuf {
+/// A capture cut in half, in a scratch directory (removed when the first is dropped).
+fn cut_capture(tag: &str) -> (TempDir, PathBuf) {
     let dir = scratch(tag, "cut");
     let bytes = std::fs::read(sample("sample_small.prof")).unwrap();
     let path = dir.join("cut.prof");
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    path
+    (dir, path)
 }
 
 const BY_NAME: &str =
@@ -153,7 +155,7 @@ fn no_inputs_a_directory_without_captures_and_a_missing_file() {
 
 #[test]
 fn a_damaged_capture_warns_and_is_queried_up_to_its_fault() {
-    let cut = cut_capture("query-damaged");
+    let (_dir, cut) = cut_capture("query-damaged");
     let c = cut.display().to_string();
     let sql = "SELECT fault_offset FROM captures";
     let out = run(&["query", sql, &c, "--format", "csv"]);

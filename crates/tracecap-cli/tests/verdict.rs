@@ -8,7 +8,7 @@
 //! of the small files. The tool runs in this process ([`tracecap_cli::main_with`]), two files at a
 //! time.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tracecap_testkit::Rng;
 
@@ -121,10 +121,8 @@ fn check(name: &str, bytes: &[u8], seed: u64, dir: &Path) -> (usize, Vec<String>
     (copies.len(), bad)
 }
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-verdict-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch() -> tracecap_testkit::TempDir {
+    tracecap_testkit::TempDir::new("verdict")
 }
 
 #[test]

@@ -11,6 +11,7 @@ use tracecap_easyprofiler::write::{CaptureModel, DescriptorModel, RecordModel, T
 use tracecap_easyprofiler::{DescriptorKind, Version};
 use tracecap_query::diff::{self, Key};
 use tracecap_query::{Config, Engine, Inputs};
+use tracecap_testkit::TempDir;
 
 const NAMES: [&str; 4] = ["f", "g", "h", "k"];
 
@@ -62,11 +63,8 @@ fn capture(path: &Path, blocks: &[(&str, u64, u64)]) {
     std::fs::write(path, model.to_bytes().unwrap()).unwrap();
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-diff-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(tag: &str) -> TempDir {
+    TempDir::new(&format!("diff-{tag}"))
 }
 
 /// The diff of `a` and `b` by name: one row per name, its columns as text.

@@ -10,6 +10,7 @@ use datafusion::arrow::datatypes::{DataType, Int64Type};
 use tracecap_arrow::dataset::{export, ExportOptions, Progress, Source};
 use tracecap_arrow::{capture_batches, Options, Table};
 use tracecap_query::{Config, Engine, FaultKind, Inputs};
+use tracecap_testkit::TempDir;
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,11 +18,8 @@ fn sample(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-query-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(tag: &str) -> TempDir {
+    TempDir::new(&format!("query-{tag}"))
 }
 
 fn engine(partitions: usize, inputs: &[PathBuf]) -> Engine {
@@ -107,7 +105,7 @@ fn many_captures_are_one_table_and_a_filter_on_capture_skips_the_others() {
     std::fs::write(dir.join("b.prof"), &bytes).unwrap();
     // A damaged copy: its fault shows only if it is parsed.
     std::fs::write(dir.join("cut.prof"), &bytes[..bytes.len() / 2]).unwrap();
-    let e = engine(2, std::slice::from_ref(&dir));
+    let e = engine(2, &[dir.to_path_buf()]);
     let a = dir.join("a.prof").display().to_string();
     let one = grouped(&e, &format!("slices WHERE capture = '{a}'"));
     assert_eq!(one, slices_by_name("x", &bytes));
@@ -241,7 +239,7 @@ fn bad_sql_is_a_query_error_with_datafusion_s_message() {
 fn a_directory_without_captures_finds_nothing() {
     let dir = scratch("empty");
     std::fs::write(dir.join("notes.txt"), b"hello").unwrap();
-    let inputs = Inputs::find(&[dir]).unwrap();
+    let inputs = Inputs::find(&[dir.to_path_buf()]).unwrap();
     assert!(inputs.is_empty());
     assert_eq!(inputs.skipped, 1);
     assert!(Inputs::find(&[PathBuf::from("/no/such/file")]).is_err());

@@ -7,7 +7,9 @@
 //!   some of a format's corpus folders, read; [`corpus_paths`]: their paths, by extension;
 //! - [`Rng`]: a small deterministic generator for mutation tests;
 //! - [`CountingAlloc`] and [`allocs`]: a global allocator that counts the allocations of the
-//!   current thread, for the "walking allocates nothing" tests.
+//!   current thread, for the "walking allocates nothing" tests;
+//! - [`TempDir`]: a fresh directory for a test's files, removed with everything in it when the
+//!   test ends.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -242,6 +244,48 @@ pub fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
     PEAK_MAX.store(before, Relaxed);
     let r = f();
     (r, PEAK_MAX.load(Relaxed).saturating_sub(before))
+}
+
+/// A fresh directory under the system's temporary directory, named after a tag and the
+/// process, removed with what it holds when dropped (also when the test panics). It derefs to
+/// its [`Path`].
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// `tracecap-<tag>-<pid>`, emptied if it was there.
+    pub fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("tracecap-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        TempDir(dir)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// A lock that the tests of one binary take to run one at a time (see [`peak_of`]); a test that

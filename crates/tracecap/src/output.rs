@@ -151,12 +151,8 @@ impl Drop for Output {
 mod tests {
     use super::*;
 
-    fn scratch_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("tracecap-output-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir"); // ok: test-only
-        dir
+    fn scratch_dir(name: &str) -> tracecap_testkit::TempDir {
+        tracecap_testkit::TempDir::new(&format!("output-{name}"))
     }
 
     fn files(dir: &Path) -> Vec<String> {

@@ -124,9 +124,6 @@ pub fn stderr(out: &std::process::Output) -> String {
 }
 
 /// A fresh scratch directory for one test of the file `tag`.
-pub fn scratch(tag: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-{tag}-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+pub fn scratch(tag: &str, name: &str) -> tracecap_testkit::TempDir {
+    tracecap_testkit::TempDir::new(&format!("{tag}-{name}"))
 }
