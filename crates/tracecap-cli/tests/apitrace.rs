@@ -157,8 +157,7 @@ fn cut_file_reports_offset_and_keeps_earlier_calls() {
         return;
     };
     let src = std::fs::read(root.join("produced-apitrace-11.1/glxgears_backtrace.trace")).unwrap();
-    let dir = std::env::temp_dir().join(format!("tracecap-apitrace-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tracecap_testkit::TempDir::new("apitrace-cut");
     let cut = dir.join("cut.trace");
     std::fs::write(&cut, &src[..src.len() - 1000]).unwrap();
     let out = tracecap(&["dump", "--apitrace"], &cut);
@@ -175,7 +174,6 @@ fn cut_file_reports_offset_and_keeps_earlier_calls() {
     std::fs::write(&garbage, b"at\x05\x00\x00\x00\x03\x08\xff\xff\xff").unwrap();
     let out = tracecap(&["validate"], &garbage);
     assert_eq!(out.status.code(), Some(1));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The call lines of `dump --json` (the head line left out: a zstd-seekable file cut before its
@@ -197,8 +195,7 @@ fn cut_files_print_the_first_lines_of_the_whole_dump() {
     let Some(root) = tracecap_testkit::corpus("apitrace") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("tracecap-apitrace-cuts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tracecap_testkit::TempDir::new("apitrace-cuts");
     let cut = dir.join("cut.trace");
     for t in traces(&root) {
         let name = t.file_name().unwrap().to_str().unwrap().to_string();
@@ -229,5 +226,4 @@ fn cut_files_print_the_first_lines_of_the_whole_dump() {
             most = got.len();
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

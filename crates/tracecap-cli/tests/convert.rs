@@ -115,9 +115,7 @@ fn check_chrome(path: &Path) -> (u64, u64, u64) {
 
 #[test]
 fn every_corpus_file_converts_to_both_formats() {
-    // Its own folder: removing the shared one would race with the other tests' outputs.
     let dir = out_dir("easyprofiler");
-    std::fs::create_dir_all(&dir).unwrap();
     for file in corpus_paths("easyprofiler", &[], "prof") {
         let stem = file.file_stem().unwrap().to_string_lossy().to_string();
         let json_out = dir.join(format!("{stem}.json"));
@@ -180,7 +178,6 @@ fn every_corpus_file_converts_to_both_formats() {
             "{stem}: a Trace starts with packet 1"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -192,7 +189,6 @@ fn extension_and_to_choose_the_exporter() {
         return;
     };
     let dir = out_dir("ext");
-    std::fs::create_dir_all(&dir).unwrap();
     let f = file.to_str().unwrap();
     let odd = dir.join("trace.out");
     let out = tracecap(&["convert", f, "-o", odd.to_str().unwrap()]);
@@ -211,7 +207,6 @@ fn extension_and_to_choose_the_exporter() {
     let out = tracecap(&["convert", f, "-o", pf.to_str().unwrap(), "--json"]);
     let summary: Value = summary_of(&out);
     assert_eq!(summary["to"], "perfetto");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -223,7 +218,6 @@ fn damaged_capture_exits_1_with_a_usable_output() {
         return;
     };
     let dir = out_dir("cut");
-    std::fs::create_dir_all(&dir).unwrap();
     let bytes = std::fs::read(&file).unwrap();
     let cut = dir.join("cut.prof");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
@@ -244,7 +238,6 @@ fn damaged_capture_exits_1_with_a_usable_output() {
     );
     let (slices, _, _) = check_chrome(&json_out);
     assert!(slices > 0, "what precedes the damage is converted");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -254,7 +247,6 @@ fn syscall_captures_convert_like_validate_reads_them() {
     };
     let entries = std::fs::read_dir(dir).unwrap();
     let out_dir = out_dir("syscall");
-    std::fs::create_dir_all(&out_dir).unwrap();
     for file in entries.filter_map(|e| e.ok().map(|e| e.path())) {
         if file.extension().is_none_or(|x| x != "dat") {
             continue;
@@ -275,16 +267,12 @@ fn syscall_captures_convert_like_validate_reads_them() {
         let info: Value = serde_json::from_slice(&info.stdout).unwrap();
         assert_eq!(info["syscalls"], slices, "{f}");
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
 }
 
 #[test]
 fn orbit_captures_convert_like_validate_reads_them() {
     let files = corpus_paths("orbit", &["real", "generated"], "orbit");
-    // Its own directory: the other tests remove theirs while this one runs.
-    let out_dir =
-        std::env::temp_dir().join(format!("tracecap-convert-orbit-{}", std::process::id()));
-    std::fs::create_dir_all(&out_dir).unwrap();
+    let out_dir = out_dir("orbit");
     for file in files {
         let f = file.to_str().unwrap();
         let validate = tracecap(&["validate", f]);
@@ -330,14 +318,12 @@ fn orbit_captures_convert_like_validate_reads_them() {
             assert_eq!(instants, want_instants, "{f}");
         }
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
 }
 
 #[test]
 fn wtf_traces_convert_like_validate_reads_them() {
     let files = corpus_paths("wtf", &["cff-cpp", "cff-js", "legacy-v3"], "wtf-trace");
     let out_dir = out_dir("wtf");
-    std::fs::create_dir_all(&out_dir).unwrap();
     for file in files {
         let f = file.to_str().unwrap();
         let validate = tracecap(&["validate", f]);
@@ -361,7 +347,6 @@ fn wtf_traces_convert_like_validate_reads_them() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
 }
 
 #[test]
@@ -372,7 +357,6 @@ fn apitrace_traces_convert_like_info_reads_them() {
         "trace",
     );
     let out_dir = out_dir("apitrace");
-    std::fs::create_dir_all(&out_dir).unwrap();
     for file in files {
         let f = file.to_str().unwrap();
         let info = tracecap(&["info", "--json", f]);
@@ -401,5 +385,4 @@ fn apitrace_traces_convert_like_info_reads_them() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
 }

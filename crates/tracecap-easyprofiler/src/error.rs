@@ -70,7 +70,7 @@ pub enum ErrorKind {
 /// let cut = &bytes[..bytes.len() / 2];
 /// let capture = Capture::parse(cut)?;
 /// let kinds = FixedKindTable::<4096>::new(&capture)?;
-/// let err = capture.events_with(&kinds).find_map(Result::err).unwrap();
+/// let err = capture.events_with(&kinds).find_map(Result::err).unwrap(); // ok: a cut capture has a fault
 /// assert!(err.is_truncation());
 /// assert!(err.offset <= cut.len() as u64);
 /// match err.kind {

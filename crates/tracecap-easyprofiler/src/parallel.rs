@@ -18,6 +18,7 @@
 //! # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 //! let capture = Capture::parse(&bytes)?;
 //! let kinds = KindTable::new(&capture)?;
+//! // ok: the bundled sample's threads are framed soundly
 //! let marks = parallel::thread_marks(&capture, 2, |_| true).expect("sound thread framing");
 //! // The first `marks.stride` threads here, the rest on a second thread.
 //! let mut front = capture.events_with(&kinds);

@@ -19,9 +19,9 @@ fn generated_prost_code_is_fresh() {
         [&proto],
     )
     .expect("the .proto files compile");
-    let out = tempdir();
+    let out = tracecap_testkit::TempDir::new("orbit-prost");
     let mut config = prost_build::Config::new();
-    config.out_dir(&out);
+    config.out_dir(out.to_path_buf());
     config.compile_fds(fds).expect("prost-build generates code");
     let mut stale = Vec::new();
     for name in ["orbit_grpc_protos.rs", "orbit_client_protos.rs"] {
@@ -36,15 +36,8 @@ fn generated_prost_code_is_fresh() {
             stale.push(name);
         }
     }
-    let _ = std::fs::remove_dir_all(&out);
     assert!(
         stale.is_empty(),
         "stale generated prost code {stale:?}: rewrite it with\n    TRACECAP_REGENERATE=1 cargo test -p tracecap-orbit --test prost_fresh"
     );
-}
-
-fn tempdir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tracecap-orbit-prost-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }

@@ -261,11 +261,6 @@ impl TempDir {
             .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
         TempDir(dir)
     }
-
-    /// Its path.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
 }
 
 impl std::ops::Deref for TempDir {
