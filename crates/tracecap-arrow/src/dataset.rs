@@ -35,7 +35,7 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use tracecap::output::Output;
-use tracecap::FormatError;
+use tracecap::{Format, FormatError};
 
 use crate::capture::{capture_batches_with_progress, Options};
 use crate::error::Error;
@@ -518,6 +518,8 @@ impl Part {
 pub struct Found {
     /// The captures, in the order of the inputs (a directory's files sorted by path), each id once.
     pub sources: Vec<Source>,
+    /// Each capture's size in bytes and format when it was found, in the order of `sources`.
+    pub sniffed: Vec<(u64, Format)>,
     /// Inputs named one by one that are no capture, with why (`empty file`, `unknown format`,
     /// `not a regular file`).
     pub not_captures: Vec<(PathBuf, &'static str)>,
@@ -550,7 +552,7 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
         }
         if !meta.is_dir() {
             match sniff(input).map_err(|e| with_path(input, e))? {
-                Ok(bytes) => found.push(input.clone(), bytes, &mut ids),
+                Ok(sniffed) => found.push(input.clone(), sniffed, &mut ids),
                 Err(why) => found.not_captures.push((input.clone(), why)),
             }
             continue;
@@ -560,7 +562,7 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
         files.sort();
         for file in files {
             match sniff(&file) {
-                Ok(Ok(bytes)) => found.push(file, bytes, &mut ids),
+                Ok(Ok(sniffed)) => found.push(file, sniffed, &mut ids),
                 Ok(Err(_)) => found.skipped += 1,
                 Err(e) => found.unreadable.push(std::io::Error::new(
                     e.kind(),
@@ -573,20 +575,21 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
 }
 
 impl Found {
-    fn push(&mut self, path: PathBuf, bytes: u64, ids: &mut HashSet<String>) {
+    fn push(&mut self, path: PathBuf, sniffed: (u64, Format), ids: &mut HashSet<String>) {
         let id = path.display().to_string();
         if ids.insert(id.clone()) {
-            self.bytes += bytes;
+            self.bytes += sniffed.0;
             self.sources.push(Source { id, path });
+            self.sniffed.push(sniffed);
         }
     }
 }
 
-/// Whether the file at `path` is a capture: its size, or why not.
-fn sniff(path: &Path) -> std::io::Result<Result<u64, &'static str>> {
+/// Whether the file at `path` is a capture: its size and format, or why not.
+fn sniff(path: &Path) -> std::io::Result<Result<(u64, Format), &'static str>> {
     let input = tracecap::open(path)?;
     Ok(match tracecap::detect(&input) {
-        Some(_) => Ok(input.len() as u64),
+        Some(format) => Ok((input.len() as u64, format)),
         None if input.is_empty() => Err("empty file"),
         None => Err("unknown format"),
     })

@@ -42,7 +42,16 @@ impl Inputs {
             }
         }
         let found = find_sources(&others, None)?;
-        inputs.captures = found.sources.into_iter().map(CaptureFile::new).collect();
+        inputs.captures = found
+            .sources
+            .into_iter()
+            .zip(found.sniffed)
+            .map(|(source, (bytes, format))| CaptureFile {
+                source,
+                bytes,
+                format,
+            })
+            .collect();
         inputs.not_captures = found.not_captures;
         inputs.skipped = found.skipped;
         inputs.unreadable = found.unreadable;
@@ -84,26 +93,16 @@ impl Inputs {
 pub struct CaptureFile {
     /// Its id (the `capture` column, as `tracecap export` gives it) and its path.
     pub source: Source,
-    /// Its size in bytes.
+    /// Its size in bytes, when it was found.
     pub bytes: u64,
-    /// Its format (`None` if it could not be read again after it was found: its partition
-    /// reports it).
-    pub format: Option<Format>,
+    /// Its format, when it was found (its partition reads it again).
+    pub format: Format,
 }
 
 impl CaptureFile {
-    fn new(source: Source) -> CaptureFile {
-        let input = tracecap::open(&source.path).ok();
-        CaptureFile {
-            bytes: input.as_ref().map_or(0, |i| i.len() as u64),
-            format: input.as_ref().and_then(|i| tracecap::detect(i)),
-            source,
-        }
-    }
-
     /// Whether it may have rows in `table` (every capture may, in the five shared tables).
     pub fn may_hold(&self, table: Table) -> bool {
-        self.format.is_none_or(|f| table.holds(f))
+        table.holds(self.format)
     }
 }
 
