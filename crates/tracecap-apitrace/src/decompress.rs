@@ -168,6 +168,18 @@ pub fn detect(file: &[u8]) -> bool {
     if !container_signature(file, container) {
         return false;
     }
+    // A snappy chunk starts with a literal, which is the start of the stream as it is: when it
+    // holds a whole valid header and an event byte, the chunk need not be decompressed (what
+    // follows cannot change the answer). Otherwise the chunk decides.
+    let by_literal = container == Container::Snappy
+        && first_snappy_literal(file)
+            .is_some_and(|lit| stream_start_is_valid(lit, true) == Some(true));
+    by_literal || head_is_valid(file, container)
+}
+
+/// The part of [`detect`] that decompresses: whether the first 4 KiB of the stream (or the
+/// container header, when nothing decompresses) look like a trace.
+fn head_is_valid(file: &[u8], container: Container) -> bool {
     let Ok(mut src) = ContainerSource::new(file) else {
         return false;
     };
@@ -189,13 +201,50 @@ pub fn detect(file: &[u8]) -> bool {
             _ => true,
         };
     }
-    let mut r = tracecap_wire::Reader::new(&head);
+    stream_start_is_valid(&head, false).unwrap_or(head.len() < 4096)
+}
+
+/// Whether the stream that starts with `head` begins with a valid header, then an event byte or
+/// its end. `None` when `head` is too short to tell: it ends inside the header, or right after
+/// it while the stream may go on (`more`).
+fn stream_start_is_valid(head: &[u8], more: bool) -> Option<bool> {
+    let mut r = tracecap_wire::Reader::new(head);
     match crate::header::Header::parse(&mut r) {
-        Ok(h) => {
-            h.semantic_version <= h.version && matches!(r.rest().first(), None | Some(0) | Some(1))
-        }
-        Err(e) => e.is_truncation() && head.len() < 4096,
+        Ok(h) => match r.rest().first() {
+            None if more => None,
+            next => {
+                Some(h.semantic_version <= h.version && matches!(next, None | Some(0) | Some(1)))
+            }
+        },
+        Err(e) if e.is_truncation() => None,
+        Err(_) => Some(false),
     }
+}
+
+/// The bytes of the literal that starts the first snappy chunk of `file`, as far as the file
+/// holds them (the chunk's 4-byte length, the block's varint length, then a literal tag: its
+/// length in the tag's upper six bits, or in the 1 to 4 bytes after it).
+fn first_snappy_literal(file: &[u8]) -> Option<&[u8]> {
+    let mut r = tracecap_wire::Reader::new(file.get(6..)?);
+    r.uleb64().ok()?;
+    let rest = r.rest();
+    let (&tag, rest) = rest.split_first()?;
+    if tag & 3 != 0 {
+        return None;
+    }
+    let code = usize::from(tag >> 2);
+    let (len, data) = if code < 60 {
+        (code + 1, rest)
+    } else {
+        let extra = code - 59;
+        let bytes = rest.get(..extra)?;
+        let len = bytes
+            .iter()
+            .rev()
+            .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+        (len.checked_add(1)?, rest.get(extra..)?)
+    };
+    data.get(..len.min(data.len()))
 }
 
 /// The checks of [`detect`] on the container header (the magic is already known).
@@ -269,4 +318,79 @@ fn brotli_start(file: &[u8]) -> bool {
     }
     // ISUNCOMPRESSED (only when not the last meta-block).
     last == 1 || bits(1).is_none_or(|stored| stored == 0)
+}
+
+#[cfg(all(test, feature = "write"))]
+mod tests {
+    use super::*;
+    use crate::write::{self, WDetail, WValue, Writer};
+    use proptest::prelude::*;
+
+    /// A small snappy trace: a header with properties, then a few calls.
+    fn snappy_trace() -> Vec<u8> {
+        let mut w = Writer::new(6, 6, &[(b"process.name", b"detect")]);
+        w.function(3, b"glClear", &[b"mask"]);
+        for i in 0..200u64 {
+            let no = w.enter(0, 3, &[WDetail::Arg(0, WValue::UInt(i))]);
+            w.leave(no, &[]);
+        }
+        write::snappy(&w.finish(), 1 << 20)
+    }
+
+    /// What [`detect`] answers when the first chunk is always decompressed.
+    fn detect_by_decoding(file: &[u8]) -> bool {
+        Container::detect(file)
+            .is_ok_and(|c| container_signature(file, c) && head_is_valid(file, c))
+    }
+
+    #[test]
+    fn a_snappy_trace_is_told_by_its_first_literal() {
+        let file = snappy_trace();
+        let lit = first_snappy_literal(&file).expect("a literal first");
+        assert_eq!(stream_start_is_valid(lit, true), Some(true));
+        assert!(detect(&file));
+    }
+
+    /// A snappy trace whose first chunk is two literals: the stream's header, then `next`.
+    fn header_then(next: u8) -> Vec<u8> {
+        let stream = Writer::new(6, 6, &[(b"process.name", b"detect")]).finish();
+        let mut r = tracecap_wire::Reader::new(&stream);
+        crate::header::Header::parse(&mut r).expect("a header");
+        let header = stream
+            .get(..stream.len() - r.rest().len())
+            .expect("in the stream");
+        assert!((1..=60).contains(&header.len()));
+        let mut block = vec![header.len() as u8 + 1, (header.len() as u8 - 1) << 2];
+        block.extend_from_slice(header);
+        block.extend_from_slice(&[0, next]);
+        let mut file = b"at".to_vec();
+        file.extend_from_slice(&(block.len() as u32).to_le_bytes());
+        file.extend_from_slice(&block);
+        file
+    }
+
+    #[test]
+    fn a_literal_that_ends_with_the_header_leaves_the_answer_to_the_chunk() {
+        // The byte after the header is in the next literal: 5 is no event, 0 is one.
+        assert!(!detect(&header_then(5)));
+        assert!(detect(&header_then(0)));
+    }
+
+    proptest! {
+        /// Reading the first literal only never changes the answer: a trace with any byte of
+        /// its start changed, cut anywhere, is told apart as decompressing its chunk tells.
+        #[test]
+        fn the_first_literal_answers_as_decompressing_does(
+            at in 0usize..48,
+            byte in any::<u8>(),
+            cut in 0usize..4096,
+        ) {
+            let mut file = snappy_trace();
+            if let Some(b) = file.get_mut(at) {
+                *b = byte;
+            }
+            file.truncate(cut.max(1));
+            prop_assert_eq!(detect(&file), detect_by_decoding(&file));
+        }
+    }
 }
