@@ -12,6 +12,8 @@ pub mod orbit;
 // Each format's adapter writes through it; with only some formats on, some methods go unused.
 #[allow(dead_code)]
 mod out;
+#[cfg(feature = "wtf")]
+mod reorder;
 #[cfg(feature = "easyprofiler")]
 pub mod scratch;
 #[cfg(feature = "syscall")]

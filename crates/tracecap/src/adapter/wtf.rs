@@ -15,8 +15,8 @@
 //! nearest to the latest time seen), times 1000 in nanoseconds, relative to the file's time base.
 //!
 //! Streaming: the loader sorts each zone's events by time (stably) and then pairs scopes with a
-//! stack. Here each zone's events go through a bounded reorder queue (a min-heap on time, then
-//! file order) that passes an event on once the zone has seen an event [`REORDER_WINDOW_NS`] later,
+//! stack. Here each zone's events go through a bounded reorder queue (in time order, then file
+//! order) that passes an event on once the zone has seen an event [`REORDER_WINDOW_NS`] later,
 //! or when the queues hold [`REORDER_CAP`] events; then a stack per zone pairs scopes as they come.
 //! That is the loader's order whenever no event is later in the file than the window allows (every
 //! corpus file, including the browser events of `blk-client`, up to ~1 s and ~98,000 events late);
@@ -26,7 +26,7 @@
 //! instants.
 
 use alloc::borrow::Cow;
-use alloc::collections::{BTreeMap, BinaryHeap};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
@@ -37,6 +37,7 @@ use tracecap_wtf::{
 };
 
 use super::out::{Out, Written};
+use super::reorder::Reorder;
 use super::text::{cut, NO_ARG};
 use crate::error::ConvertError;
 use crate::timeline::{Arg, Event as TEvent, Flow, Sink, TrackId, TrackKind, Value};
@@ -92,37 +93,9 @@ struct ZoneState<'a> {
     frame_open: bool,
     lanes: Vec<Lane>,
     /// Events waiting to be put in time order.
-    queue: BinaryHeap<Pending<'a>>,
+    queue: Reorder<Event<'a>>,
     /// Latest time queued.
     seen: u64,
-}
-
-/// An event waiting in a zone's reorder queue (a min-heap on time, then file order).
-struct Pending<'a> {
-    ts: u64,
-    seq: u64,
-    ev: Event<'a>,
-}
-
-impl PartialEq for Pending<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.ts, self.seq) == (other.ts, other.seq)
-    }
-}
-
-impl Eq for Pending<'_> {}
-
-impl PartialOrd for Pending<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Pending<'_> {
-    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
-        // Reversed: the heap's top is the earliest.
-        (other.ts, other.seq).cmp(&(self.ts, self.seq))
-    }
 }
 
 /// Argument values waiting for their texts.
@@ -171,36 +144,92 @@ impl<'a> ArgBuf<'a> {
     }
 
     /// Calls `f` with the arguments as the sink takes them: from a buffer on the stack for up to
-    /// [`STACK_ARGS`] of them, so that an event allocates nothing.
+    /// [`STACK_ARGS`] of them, so that an event allocates nothing. Most events have a few, and
+    /// take a buffer of [`FEW_ARGS`], which costs less to set up.
     fn with_args<R>(&self, f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
-        let arg = |(name, s): (&&'a str, &Slot)| Arg {
-            name,
-            value: match *s {
-                Slot::Bool(b) => Value::Bool(b),
-                Slot::Int(i) => Value::Int(i),
-                Slot::Uint(u) => Value::Uint(u),
-                Slot::Double(d) => Value::Double(d),
-                Slot::Text(i) => Value::Str(self.texts.get(i).map_or("", |s| s.as_str())),
-            },
-        };
-        let all = self.names.iter().zip(&self.slots);
-        if self.names.len() > STACK_ARGS {
-            let args: Vec<Arg<'_>> = all.map(arg).collect();
-            return f(&args);
+        let n = self.names.len();
+        if n <= FEW_ARGS {
+            f(self.on_stack::<FEW_ARGS>().as_slice())
+        } else if n <= STACK_ARGS {
+            f(self.on_stack::<STACK_ARGS>().as_slice())
+        } else {
+            let args: Vec<Arg<'_>> = (0..n).filter_map(|i| self.arg(i)).collect();
+            f(&args)
         }
-        let mut buf = [NO_ARG; STACK_ARGS];
+    }
+
+    /// The first `N` arguments in a buffer on the stack.
+    fn on_stack<const N: usize>(&self) -> StackArgs<'_, N> {
+        let mut buf = [NO_ARG; N];
         let mut n = 0;
-        for (slot, a) in buf.iter_mut().zip(all) {
-            *slot = arg(a);
+        for (i, slot) in buf.iter_mut().enumerate() {
+            let Some(a) = self.arg(i) else { break };
+            *slot = a;
             n += 1;
         }
-        f(buf.get(..n).unwrap_or(&[]))
+        StackArgs { buf, n }
+    }
+
+    /// Argument `i` as the sink takes it.
+    fn arg(&self, i: usize) -> Option<Arg<'_>> {
+        let value = match *self.slots.get(i)? {
+            Slot::Bool(b) => Value::Bool(b),
+            Slot::Int(v) => Value::Int(v),
+            Slot::Uint(u) => Value::Uint(u),
+            Slot::Double(d) => Value::Double(d),
+            Slot::Text(t) => Value::Str(self.texts.get(t).map_or("", |s| s.as_str())),
+        };
+        Some(Arg {
+            name: self.names.get(i)?,
+            value,
+        })
+    }
+}
+
+/// Arguments in a buffer on the stack: the first `n` of `buf`.
+struct StackArgs<'b, const N: usize> {
+    buf: [Arg<'b>; N],
+    n: usize,
+}
+
+impl<'b, const N: usize> StackArgs<'b, N> {
+    fn as_slice(&self) -> &[Arg<'b>] {
+        self.buf.get(..self.n).unwrap_or(&[])
     }
 }
 
 /// Arguments an event passes to the sink from the stack (a WTF event has at most
 /// [`tracecap_wtf::MAX_ARGS`]; appended scope data can add more, which then take a `Vec`).
 const STACK_ARGS: usize = tracecap_wtf::MAX_ARGS;
+
+/// Arguments that most events have at most (a smaller buffer for them).
+const FEW_ARGS: usize = 8;
+
+/// The held appends whose scope is the held event `i`. They come after it and before the leave
+/// that closes it, so only the events in between are looked at (each flush looks at each event
+/// once per scope around it, not once per scope held).
+fn appends_to<'h, 'a>(held: &'h [Held<'a>], i: usize) -> impl Iterator<Item = &'h Held<'a>> {
+    let mut depth = 0usize;
+    held.get(i + 1..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(move |h| match h.role {
+            Role::Enter => {
+                depth += 1;
+                true
+            }
+            Role::Leave if h.closes => {
+                if depth == 0 {
+                    // The leave that closes `i`.
+                    return false;
+                }
+                depth -= 1;
+                true
+            }
+            _ => true,
+        })
+        .filter(move |h| h.role == Role::Append && h.target == Some(i))
+}
 
 fn cut_into(out: &mut String, s: &str) {
     let (kept, cut_short) = cut(s, MAX_TEXT);
@@ -224,8 +253,6 @@ struct State<'c, 'a, S: Sink> {
     label: String,
     /// Events that went back in time within their zone (clamped).
     clamped: u64,
-    /// File order of the next event.
-    seq: u64,
     /// Events in the reorder queues, all zones together.
     queued: usize,
     /// Most events queued at once.
@@ -274,7 +301,6 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
         args: ArgBuf::default(),
         label: String::new(),
         clamped: 0,
-        seq: 0,
         queued: 0,
         peak_queue: 0,
     };
@@ -335,7 +361,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             frames: None,
             frame_open: false,
             lanes: Vec::new(),
-            queue: BinaryHeap::new(),
+            queue: Reorder::new(),
             seen: 0,
         });
         self.zone_index.insert(id, i);
@@ -399,12 +425,10 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         }
         let z = self.zone(ev.zone);
         let ts = self.unwrap(ev.time);
-        let seq = self.seq;
-        self.seq += 1;
         let Some(zone) = self.zones.get_mut(z) else {
             return Ok(());
         };
-        zone.queue.push(Pending { ts, seq, ev });
+        zone.queue.push(ts, ev);
         zone.seen = zone.seen.max(ts);
         self.queued += 1;
         self.peak_queue = self.peak_queue.max(self.queued);
@@ -419,15 +443,16 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                 return Ok(());
             };
             let full = self.queued >= REORDER_CAP;
-            let ready = zone.queue.peek().is_some_and(|p| {
-                all || full || p.ts.saturating_add(REORDER_WINDOW_NS) <= zone.seen
-            });
+            let ready = zone
+                .queue
+                .first_time()
+                .is_some_and(|ts| all || full || ts.saturating_add(REORDER_WINDOW_NS) <= zone.seen);
             if !ready {
                 return Ok(());
             }
-            if let Some(p) = zone.queue.pop() {
+            if let Some((ts, ev)) = zone.queue.pop() {
                 self.queued -= 1;
-                self.scope_event(z, p.ev, p.ts)?;
+                self.scope_event(z, ev, ts)?;
             }
         }
     }
@@ -715,10 +740,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             (Role::Enter, _) => {
                 self.add_args(ev, usize::from(renamed));
                 if let Some((i, held)) = scope {
-                    for h in held
-                        .iter()
-                        .filter(|h| h.role == Role::Append && h.target == Some(i))
-                    {
+                    for h in appends_to(held, i) {
                         if h.ev.builtin() == Some(Builtin::ScopeAppendData) {
                             // {name: value}
                             let key = h.ev.arg(0).and_then(|v| self.text_of(&h.ev, v));
