@@ -90,7 +90,7 @@ impl Sides {
                 .iter()
                 .flat_map(|i| &i.captures)
                 .find(|c| c.source.id == fault.capture)
-                .and_then(|c| c.format);
+                .map(|c| c.format);
             let err = match &fault.kind {
                 FaultKind::Damaged(e) => {
                     capture_error(py, &fault.capture, format, e.what(), e.offset())
