@@ -120,6 +120,7 @@ mod tests {
         let values = dict.values().as_string::<i32>();
         dict.keys()
             .iter()
+            // ok: test code; a failure here is the test failing
             .map(|k| values.value(k.unwrap() as usize).to_string())
             .collect()
     }
@@ -130,6 +131,7 @@ mod tests {
         for v in ["a", "b", "a", "a", "c", "b"] {
             d.push(v);
         }
+        // ok: test code; a failure here is the test failing
         let column = d.finish().unwrap();
         assert_eq!(texts(&column), ["a", "b", "a", "a", "c", "b"]);
         assert_eq!(column.as_dictionary::<Int32Type>().values().len(), 3);
@@ -140,10 +142,12 @@ mod tests {
         let mut d = Dictionary::default();
         d.push("x");
         let open = d.intern("kept");
+        // ok: test code; a failure here is the test failing
         d.finish().unwrap();
         d.push("y");
         let moved = d.carry(open);
         d.push_key(moved);
+        // ok: test code; a failure here is the test failing
         assert_eq!(texts(&d.finish().unwrap()), ["y", "kept"]);
     }
 
@@ -153,6 +157,7 @@ mod tests {
         for i in 0..100 {
             d.push(&format!("name {i}"));
         }
+        // ok: test code; a failure here is the test failing
         d.finish().unwrap();
         d.push("alone");
         let column = d.finish().unwrap();
