@@ -210,6 +210,10 @@ impl Sink for TimelineTables<'_, '_> {
     fn progress(&mut self, done: u64, _total: u64) {
         (self.progress)(done);
     }
+
+    fn wants_args(&self) -> bool {
+        self.want_args
+    }
 }
 
 /// JSON written by [`write_args`] is UTF-8.

@@ -71,6 +71,9 @@ impl<S: Sink> Sink for Progress<'_, S> {
             bar.set(done);
         }
     }
+    fn wants_args(&self) -> bool {
+        self.inner.wants_args()
+    }
 }
 
 fn convert_err(e: ConvertError<std::io::Error>) -> CliError {

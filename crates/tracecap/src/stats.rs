@@ -112,4 +112,8 @@ impl<S: Sink> Sink for Counting<S> {
     fn progress(&mut self, done: u64, total: u64) {
         self.inner.progress(done, total)
     }
+
+    fn wants_args(&self) -> bool {
+        self.inner.wants_args()
+    }
 }

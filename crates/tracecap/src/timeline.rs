@@ -159,6 +159,14 @@ pub trait Sink {
     fn progress(&mut self, done: u64, total: u64) {
         let _ = (done, total);
     }
+
+    /// Whether the sink reads the events' [`Event::args`]. When it does not, an adapter may pass
+    /// events with fewer arguments, or none, and skip the work of decoding and rendering them;
+    /// the tracks, names, categories, times and flows it sends are the same either way. Asked
+    /// once, before the first call.
+    fn wants_args(&self) -> bool {
+        true
+    }
 }
 
 /// A sink that keeps nothing: for a walk that only counts (the `Stats` that `tracecap::convert`
@@ -203,6 +211,9 @@ impl Sink for Discard {
     fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
         Ok(())
     }
+    fn wants_args(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Sink + ?Sized> Sink for &mut S {
@@ -228,5 +239,8 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn progress(&mut self, done: u64, total: u64) {
         (**self).progress(done, total)
+    }
+    fn wants_args(&self) -> bool {
+        (**self).wants_args()
     }
 }

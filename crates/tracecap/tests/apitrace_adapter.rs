@@ -276,6 +276,9 @@ fn clock_frames_and_debug_groups() {
     let (stats, result, spy) = convert(&file);
     result.unwrap();
     check_closed(&spy, "groups");
+    // The groups keep their names for a sink that reads no arguments, which gets fewer.
+    let (with, without) = common::same_without_args(Format::Apitrace, &file, "groups");
+    assert!(without < with, "{without} arguments of {with}");
     // 11 calls, 2 frames, 3 groups.
     assert_eq!(stats.slices, 16);
     assert_eq!(stats.last_ts, Some(11 * TICK_NS));

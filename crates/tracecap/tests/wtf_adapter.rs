@@ -414,6 +414,10 @@ fn scopes_ranges_frames_flows_and_appends() {
     let mut rec = Recorder::default();
     tracecap::adapter::wtf::convert_with(&bytes, &mut rec).unwrap();
     assert!(rec.open.values().all(|s| s.is_empty()));
+    // Scopes, ranges and flows keep the names their arguments give them for a sink that reads
+    // no arguments, which gets only the frame's number.
+    let (with, without) = common::same_without_args(Format::Wtf, &bytes, "scopes");
+    assert!(without == 1 && with > 1000, "{without} arguments of {with}");
     let (stats, events) = chrome(&bytes);
     // Slices: frame, two ranges, renamed scope, two App#work.
     assert_eq!(stats.slices, 6);

@@ -93,3 +93,87 @@ impl Sink for Recorder {
         Ok(())
     }
 }
+
+/// Writes down every call of a walk as a line, arguments apart, for comparing a walk for a sink
+/// that reads arguments with one for a sink that does not.
+#[derive(Default)]
+pub struct Log {
+    /// What [`Sink::wants_args`] answers.
+    pub args: bool,
+    /// One line per call: what it is, its track, times, name, category and flows.
+    pub lines: Vec<String>,
+    /// One line per argument received, with the index of its call's line.
+    pub arg_lines: Vec<String>,
+}
+
+impl Log {
+    fn event(&mut self, what: &str, e: &Event<'_>, dur: Option<u64>) {
+        let line = format!(
+            "{what} {:?} {} {dur:?} {:?} {:?} {:?}",
+            e.track, e.ts, e.name, e.category, e.flows
+        );
+        for a in e.args {
+            let at = self.lines.len();
+            self.arg_lines
+                .push(format!("{at} {}={:?}", a.name, a.value));
+        }
+        self.lines.push(line);
+    }
+}
+
+impl Sink for Log {
+    type Error = std::convert::Infallible;
+    fn track(&mut self, t: &Track<'_>) -> Result<(), Self::Error> {
+        self.lines.push(format!("{t:?}"));
+        Ok(())
+    }
+    fn begin(&mut self, e: &Event<'_>) -> Result<(), Self::Error> {
+        self.event("begin", e, None);
+        Ok(())
+    }
+    fn end(&mut self, track: TrackId, ts: u64) -> Result<(), Self::Error> {
+        self.lines.push(format!("end {track:?} {ts}"));
+        Ok(())
+    }
+    fn complete(&mut self, e: &Event<'_>, dur: u64) -> Result<(), Self::Error> {
+        self.event("complete", e, Some(dur));
+        Ok(())
+    }
+    fn instant(&mut self, e: &Event<'_>) -> Result<(), Self::Error> {
+        self.event("instant", e, None);
+        Ok(())
+    }
+    fn counter(&mut self, track: TrackId, ts: u64, v: CounterValue) -> Result<(), Self::Error> {
+        self.lines.push(format!("counter {track:?} {ts} {v:?}"));
+        Ok(())
+    }
+    fn wants_args(&self) -> bool {
+        self.args
+    }
+}
+
+/// Walks `bytes` as `format` for a sink that reads arguments and for one that does not, and
+/// checks that both hear the same tracks, events, counts and fault. Returns how many arguments
+/// each heard.
+pub fn same_without_args(format: tracecap::Format, bytes: &[u8], what: &str) -> (usize, usize) {
+    let walk = |args| {
+        let mut log = Log {
+            args,
+            ..Log::default()
+        };
+        let (stats, result) = tracecap::adapter::convert_counted(format, bytes, &mut log);
+        (log, format!("{stats:?} {result:?}"))
+    };
+    let (with, with_end) = walk(true);
+    let (without, without_end) = walk(false);
+    assert_eq!(with_end, without_end, "{what}: counts or fault differ");
+    assert_eq!(
+        with.lines.len(),
+        without.lines.len(),
+        "{what}: calls differ"
+    );
+    for (i, (a, b)) in with.lines.iter().zip(&without.lines).enumerate() {
+        assert_eq!(a, b, "{what}: call {i} differs");
+    }
+    (with.arg_lines.len(), without.arg_lines.len())
+}
