@@ -1,8 +1,11 @@
-//! One partition of a table's scan over capture files: its captures are parsed one after the
-//! other on a thread of their own, and their batches stream to the engine over a channel two
-//! batches deep.
+//! The partitions of a table's scan over capture files. Each partition parses captures one after
+//! the other on a thread of its own, and its batches stream to the engine over a channel two
+//! batches deep. The partitions of a scan share one queue of captures, the largest first: each
+//! thread takes the next capture nobody has taken, so the work stays even however the time a
+//! capture takes differs from format to format.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
@@ -20,13 +23,64 @@ use crate::faults::{Fault, FaultKind, Faults};
 /// How many batches may wait between a partition's parsing thread and the engine.
 const DEPTH: usize = 2;
 
-/// The captures of one partition of a scan of `table`.
+/// The captures of one scan, shared by its partitions.
+#[derive(Debug)]
+pub(crate) struct Queue {
+    /// The captures, the largest first.
+    captures: Vec<Source>,
+    /// Per run of the scan, the index of the next capture to take. The engine runs every
+    /// partition of a plan once, except where it runs a plan again (the recursive part of a
+    /// recursive query): the `n`th run of a partition takes from the `n`th cursor, so every
+    /// run reads every capture.
+    runs: Mutex<Runs>,
+}
+
+#[derive(Debug, Default)]
+struct Runs {
+    /// Runs started, per partition.
+    started: Vec<usize>,
+    cursors: Vec<Arc<AtomicUsize>>,
+}
+
+impl Queue {
+    pub(crate) fn new(captures: Vec<Source>) -> Self {
+        Queue {
+            captures,
+            runs: Mutex::new(Runs::default()),
+        }
+    }
+
+    /// The cursor for a new run of `partition`.
+    fn cursor(&self, partition: usize) -> Arc<AtomicUsize> {
+        let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        if runs.started.len() <= partition {
+            runs.started.resize(partition + 1, 0);
+        }
+        let run = runs.started.get(partition).copied().unwrap_or(0);
+        if let Some(started) = runs.started.get_mut(partition) {
+            *started += 1;
+        }
+        while runs.cursors.len() <= run {
+            runs.cursors.push(Arc::new(AtomicUsize::new(0)));
+        }
+        runs.cursors.get(run).cloned().unwrap_or_default()
+    }
+
+    /// The next capture of the run whose cursor is `cursor`, if any is left.
+    fn take(&self, cursor: &AtomicUsize) -> Option<&Source> {
+        self.captures.get(cursor.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// One partition of a scan of `table` over the captures of `queue`.
 #[derive(Debug)]
 pub(crate) struct CapturePartition {
     pub(crate) table: Table,
+    /// Its index among the scan's partitions.
+    pub(crate) index: usize,
     /// The table's schema (held here to be handed out by reference).
     pub(crate) schema: SchemaRef,
-    pub(crate) captures: Vec<Source>,
+    pub(crate) queue: Arc<Queue>,
     pub(crate) batch_rows: usize,
     /// Whether the scan reads an `args` column (else its JSON is not built).
     pub(crate) args: bool,
@@ -41,11 +95,15 @@ impl PartitionStream for CapturePartition {
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let (tx, rx) = mpsc::channel(DEPTH);
         let table = self.table;
-        let captures = self.captures.clone();
+        let queue = Arc::clone(&self.queue);
+        let cursor = queue.cursor(self.index);
         let batch_rows = self.batch_rows;
         let args = self.args;
         let faults = Arc::clone(&self.faults);
-        std::thread::spawn(move || parse(table, &captures, (batch_rows, args), &faults, &tx));
+        std::thread::spawn(move || {
+            let captures = std::iter::from_fn(|| queue.take(&cursor));
+            parse(table, captures, (batch_rows, args), &faults, &tx);
+        });
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
         });
@@ -57,9 +115,9 @@ type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
 
 /// Parses `captures` one after the other for `table`, sending their batches; stops when the
 /// engine drops the stream (a `LIMIT` met, a query cancelled).
-fn parse(
+fn parse<'q>(
     table: Table,
-    captures: &[Source],
+    captures: impl Iterator<Item = &'q Source>,
     (batch_rows, args): (usize, bool),
     faults: &Faults,
     tx: &Sender,

@@ -18,12 +18,11 @@ use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
-use tracecap_arrow::dataset::Source;
 use tracecap_arrow::Table;
 
 use crate::faults::Faults;
 use crate::inputs::CaptureFile;
-use crate::partition::CapturePartition;
+use crate::partition::{CapturePartition, Queue};
 use crate::prune;
 
 /// `table` over capture files and datasets.
@@ -60,8 +59,7 @@ impl InputTable {
         })
     }
 
-    /// The captures to scan, split into at most `n` partitions of about equal bytes (the
-    /// largest first, each to the partition with the fewest bytes so far).
+    /// The captures to scan, in at most `n` partitions that share them (see [`Queue`]).
     fn partitions(
         &self,
         keep: &[usize],
@@ -75,23 +73,23 @@ impl InputTable {
         };
         let mut chosen: Vec<&CaptureFile> =
             keep.iter().filter_map(|&i| self.captures.get(i)).collect();
-        chosen.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.source.cmp(&b.source)));
-        let n = n.clamp(1, chosen.len().max(1));
-        let mut parts: Vec<(u64, Vec<Source>)> = vec![(0, Vec::new()); n];
-        for capture in chosen {
-            if let Some(least) = parts.iter_mut().min_by_key(|p| p.0) {
-                least.0 += capture.bytes;
-                least.1.push(capture.source.clone());
-            }
+        if chosen.is_empty() {
+            return Vec::new();
         }
-        parts
-            .into_iter()
-            .filter(|p| !p.1.is_empty())
-            .map(|(_, captures)| {
+        // The largest first, so that the last captures taken are small and the partitions
+        // finish close together.
+        chosen.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.source.cmp(&b.source)));
+        let n = n.clamp(1, chosen.len());
+        let queue = Arc::new(Queue::new(
+            chosen.into_iter().map(|c| c.source.clone()).collect(),
+        ));
+        (0..n)
+            .map(|index| {
                 Arc::new(CapturePartition {
                     table: self.table,
+                    index,
                     schema: self.table.schema(),
-                    captures,
+                    queue: Arc::clone(&queue),
                     batch_rows: self.batch_rows,
                     args,
                     faults: Arc::clone(&self.faults),

@@ -271,3 +271,32 @@ fn args_are_built_when_a_query_reads_them() {
         );
     }
 }
+
+#[test]
+fn partitions_share_the_captures_and_a_query_run_again_reads_them_all_again() {
+    let dir = scratch("shared");
+    let bytes = std::fs::read(sample("sample_small.prof")).unwrap();
+    for name in ["a", "b", "c", "d", "e"] {
+        std::fs::write(dir.join(format!("{name}.prof")), &bytes).unwrap();
+    }
+    let e = engine(2, &[dir.to_path_buf()]);
+    let one = slices_by_name("x", &bytes)
+        .values()
+        .map(|v| v.0)
+        .sum::<i64>();
+    let batches = e
+        .collect("SELECT count(*), count(DISTINCT capture) FROM slices")
+        .unwrap();
+    assert_eq!(texts(&batches, 0), [(5 * one).to_string()]);
+    assert_eq!(texts(&batches, 1), ["5"]);
+    // The recursive part of a recursive query runs its scan of `slices` once per step: every
+    // step must read every capture.
+    let sql = "WITH RECURSIVE steps(n, k) AS ( \
+                 SELECT 1, CAST(0 AS BIGINT) \
+                 UNION ALL \
+                 SELECT steps.n + 1, counted.k FROM steps \
+                 CROSS JOIN (SELECT count(*) AS k FROM slices) counted WHERE steps.n < 4 \
+               ) SELECT k FROM steps WHERE n > 1 ORDER BY n";
+    let batches = e.collect(sql).unwrap();
+    assert_eq!(texts(&batches, 0), vec![(5 * one).to_string(); 3]);
+}
