@@ -196,10 +196,11 @@ pub fn export<'py>(
     let (found, report) = py
         .detach(|| {
             let found = dataset::find_sources(&inputs, Some(&out_dir))?;
-            if found.sources.is_empty() {
+            if found.captures.is_empty() {
                 return Ok((found, None));
             }
-            let report = dataset::export(&found.sources, &out_dir, &options, &Progress::default())?;
+            let report =
+                dataset::export(&found.sources(), &out_dir, &options, &Progress::default())?;
             Ok((found, Some(report)))
         })
         .map_err(arrow_error)?;

@@ -517,9 +517,7 @@ impl Part {
 #[derive(Debug, Default)]
 pub struct Found {
     /// The captures, in the order of the inputs (a directory's files sorted by path), each id once.
-    pub sources: Vec<Source>,
-    /// Each capture's size in bytes and format when it was found, in the order of `sources`.
-    pub sniffed: Vec<(u64, Format)>,
+    pub captures: Vec<CaptureFile>,
     /// Inputs named one by one that are no capture, with why (`empty file`, `unknown format`,
     /// `not a regular file`).
     pub not_captures: Vec<(PathBuf, &'static str)>,
@@ -527,8 +525,47 @@ pub struct Found {
     pub skipped: usize,
     /// Files under directory inputs that could not be read, with the error.
     pub unreadable: Vec<std::io::Error>,
+}
+
+impl Found {
     /// Bytes of the captures found.
+    pub fn bytes(&self) -> u64 {
+        self.captures.iter().map(|c| c.bytes).sum()
+    }
+
+    /// The captures' ids and paths, as [`export`] takes them.
+    pub fn sources(&self) -> Vec<Source> {
+        self.captures.iter().map(|c| c.source.clone()).collect()
+    }
+
+    fn push(&mut self, path: PathBuf, (bytes, format): (u64, Format), ids: &mut HashSet<String>) {
+        let id = path.display().to_string();
+        if ids.insert(id.clone()) {
+            self.captures.push(CaptureFile {
+                source: Source { id, path },
+                bytes,
+                format,
+            });
+        }
+    }
+}
+
+/// A capture file [`find_sources`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureFile {
+    /// Its id (the `capture` column) and its path.
+    pub source: Source,
+    /// Its size in bytes, when it was found.
     pub bytes: u64,
+    /// Its format, when it was found (a walk of it detects it again).
+    pub format: Format,
+}
+
+impl CaptureFile {
+    /// Whether it may have rows in `table` (every capture may, in the five shared tables).
+    pub fn may_hold(&self, table: Table) -> bool {
+        table.holds(self.format)
+    }
 }
 
 /// Finds the captures among `inputs`: a file is a capture if its format is known; a directory is
@@ -572,17 +609,6 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
         }
     }
     Ok(found)
-}
-
-impl Found {
-    fn push(&mut self, path: PathBuf, sniffed: (u64, Format), ids: &mut HashSet<String>) {
-        let id = path.display().to_string();
-        if ids.insert(id.clone()) {
-            self.bytes += sniffed.0;
-            self.sources.push(Source { id, path });
-            self.sniffed.push(sniffed);
-        }
-    }
 }
 
 /// Whether the file at `path` is a capture: its size and format, or why not.

@@ -65,7 +65,7 @@ pub fn run(args: &ExportArgs, stderr: &mut dyn Write) -> Result<(), CliError> {
     for e in &found.unreadable {
         writeln!(stderr, "warning: {e}, skipped")?;
     }
-    if found.sources.is_empty() {
+    if found.captures.is_empty() {
         return Err(CliError::Verdict(format!(
             "no captures in {}{}",
             inputs_text(&args.inputs),
@@ -81,11 +81,11 @@ pub fn run(args: &ExportArgs, stderr: &mut dyn Write) -> Result<(), CliError> {
     };
     let progress = Progress::default();
     let mut bar = (!args.quiet && std::io::stderr().is_terminal())
-        .then(|| progress::Progress::new(found.bytes));
-    let total = found.sources.len();
+        .then(|| progress::Progress::new(found.bytes()));
+    let total = found.captures.len();
+    let sources = found.sources();
     let report = std::thread::scope(|scope| {
-        let job =
-            scope.spawn(|| dataset::export(&found.sources, &args.output, &options, &progress));
+        let job = scope.spawn(|| dataset::export(&sources, &args.output, &options, &progress));
         while !job.is_finished() {
             if let Some(bar) = bar.as_mut() {
                 let done = progress.captures.load(Ordering::Relaxed);

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tracecap::Format;
-use tracecap_arrow::dataset::{find_sources, Source};
+use tracecap_arrow::dataset::find_sources;
+pub use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::Table;
 
 use crate::error::Error;
@@ -42,16 +42,7 @@ impl Inputs {
             }
         }
         let found = find_sources(&others, None)?;
-        inputs.captures = found
-            .sources
-            .into_iter()
-            .zip(found.sniffed)
-            .map(|(source, (bytes, format))| CaptureFile {
-                source,
-                bytes,
-                format,
-            })
-            .collect();
+        inputs.captures = found.captures;
         inputs.not_captures = found.not_captures;
         inputs.skipped = found.skipped;
         inputs.unreadable = found.unreadable;
@@ -85,24 +76,6 @@ impl Inputs {
     /// Bytes of the captures found.
     pub fn capture_bytes(&self) -> u64 {
         self.captures.iter().map(|c| c.bytes).sum()
-    }
-}
-
-/// A capture file to query.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaptureFile {
-    /// Its id (the `capture` column, as `tracecap export` gives it) and its path.
-    pub source: Source,
-    /// Its size in bytes, when it was found.
-    pub bytes: u64,
-    /// Its format, when it was found (its partition reads it again).
-    pub format: Format,
-}
-
-impl CaptureFile {
-    /// Whether it may have rows in `table` (every capture may, in the five shared tables).
-    pub fn may_hold(&self, table: Table) -> bool {
-        table.holds(self.format)
     }
 }
 

@@ -81,25 +81,31 @@ impl<T> Reorder<T> {
 
     /// Time of the earliest item.
     pub(crate) fn first_time(&self) -> Option<u64> {
-        match (self.in_order.front(), self.late.peek()) {
-            (Some(a), Some(b)) => Some(a.ts.min(b.ts)),
-            (a, b) => a.or(b).map(|e| e.ts),
-        }
+        let first = if self.first_is_late()? {
+            self.late.peek()
+        } else {
+            self.in_order.front()
+        };
+        first.map(|e| e.ts)
     }
 
     /// Takes the earliest item (of those at the same time, the first pushed).
     pub(crate) fn pop(&mut self) -> Option<(u64, T)> {
-        let from_late = match (self.in_order.front(), self.late.peek()) {
-            (Some(a), Some(b)) => b.key() < a.key(),
-            (None, Some(_)) => true,
-            _ => false,
-        };
-        let e = if from_late {
+        let first = if self.first_is_late()? {
             self.late.pop()
         } else {
             self.in_order.pop_front()
-        }?;
-        Some((e.ts, e.item))
+        };
+        first.map(|e| (e.ts, e.item))
+    }
+
+    /// Whether the earliest item is in the heap rather than at the deque's front; `None` when
+    /// both are empty.
+    fn first_is_late(&self) -> Option<bool> {
+        match (self.in_order.front(), self.late.peek()) {
+            (Some(a), Some(b)) => Some(b.key() < a.key()),
+            (a, b) => a.or(b).map(|_| b.is_some()),
+        }
     }
 }
 
