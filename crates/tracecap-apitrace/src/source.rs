@@ -491,7 +491,13 @@ impl Read for BrotliStream<'_> {
                     }
                 }
                 BrotliResult::NeedsMoreInput => {
-                    self.end = Some(std::io::ErrorKind::UnexpectedEof);
+                    // The file ends. Before asking for input the decoder hands out what it has
+                    // decoded, as far as `buf` has room: with `buf` full it may hold more (up
+                    // to its window), which the next read gets. The stream is cut short once
+                    // a read leaves room.
+                    if avail_out > 0 {
+                        self.end = Some(std::io::ErrorKind::UnexpectedEof);
+                    }
                 }
                 BrotliResult::ResultFailure => self.end = Some(std::io::ErrorKind::InvalidData),
             }

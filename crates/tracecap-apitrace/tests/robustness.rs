@@ -279,6 +279,66 @@ fn cuts_keep_every_event_before_them_made() {
     }
 }
 
+/// The stream bytes one call of the brotli decoder reaches in `part` when it has room for
+/// `room` bytes: what a brotli file cut short holds, all of it.
+fn brotli_reach(part: &[u8], room: usize) -> usize {
+    use brotli_decompressor::{BrotliDecompressStream, BrotliState, StandardAlloc};
+    let mut state = BrotliState::new(
+        StandardAlloc::default(),
+        StandardAlloc::default(),
+        StandardAlloc::default(),
+    );
+    let mut out = vec![0u8; room];
+    let (mut avail_in, mut in_off) = (part.len(), 0);
+    let (mut avail_out, mut out_off, mut total) = (room, 0, 0);
+    let _ = BrotliDecompressStream(
+        &mut avail_in,
+        &mut in_off,
+        part,
+        &mut avail_out,
+        &mut out_off,
+        &mut out,
+        &mut total,
+        &mut state,
+    );
+    out_off
+}
+
+/// A brotli file cut anywhere gives every byte the decoder reaches in it. The decoder runs up
+/// to its window (16 MiB) ahead of what it has handed out, so at the cut it may hold far more
+/// than one piece of the source.
+#[test]
+fn cut_brotli_files_give_every_byte_the_decoder_reaches() {
+    let mut files = vec![(
+        "made.brotli".to_string(),
+        write::wrap(&made_stream(3000), Container::Brotli),
+    )];
+    files.extend(
+        tracecap_testkit::corpus_files("apitrace", &["produced-apitrace-11.1"])
+            .into_iter()
+            .filter(|(n, _)| n.ends_with(".brotli.trace")),
+    );
+    for (name, file) in &files {
+        let whole = decompress(file).unwrap().data.len();
+        let mut longest = 0;
+        for i in 1..60 {
+            let cut = file.len() * i / 60;
+            let reach = brotli_reach(&file[..cut], whole);
+            let got = decompress(&file[..cut]).map_or(0, |d| d.data.len());
+            assert_eq!(got, reach, "{name} cut at {cut:#x}");
+            longest = longest.max(got);
+        }
+        if name == "made.brotli" {
+            // The made trace spans several pieces (256 KiB each), and its cuts pass two.
+            assert!(whole > 3 << 18, "{name}: {whole} bytes");
+            assert!(
+                longest > 2 << 18,
+                "{name}: the cuts never passed two pieces"
+            );
+        }
+    }
+}
+
 /// Every corpus trace (each container apitrace writes).
 #[test]
 fn cuts_keep_every_event_before_them() {
