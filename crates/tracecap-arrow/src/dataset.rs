@@ -597,8 +597,9 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
         let mut files = Vec::new();
         walk_dir(input, exclude.as_deref(), &mut files, &mut found.unreadable);
         files.sort();
-        for file in files {
-            match sniff(&file) {
+        let sniffed = sniff_all(&files);
+        for (file, sniffed) in files.into_iter().zip(sniffed) {
+            match sniffed {
                 Ok(Ok(sniffed)) => found.push(file, sniffed, &mut ids),
                 Ok(Err(_)) => found.skipped += 1,
                 Err(e) => found.unreadable.push(std::io::Error::new(
@@ -609,6 +610,34 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
         }
     }
     Ok(found)
+}
+
+/// Most threads [`sniff_all`] runs on.
+const SNIFF_THREADS: usize = 8;
+
+/// [`sniff`] of each of `files`, in their order, on up to one thread per core: a file costs
+/// system calls, page faults and, for a compressed apitrace trace, the decoder's first piece.
+fn sniff_all(files: &[PathBuf]) -> Vec<std::io::Result<Result<(u64, Format), &'static str>>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(SNIFF_THREADS);
+    if threads <= 1 || files.len() < 2 * threads {
+        return files.iter().map(|f| sniff(f)).collect();
+    }
+    let per = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = files
+            .chunks(per)
+            .map(|part| scope.spawn(move || part.iter().map(|f| sniff(f)).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|part| {
+                part.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// Whether the file at `path` is a capture: its size and format, or why not.

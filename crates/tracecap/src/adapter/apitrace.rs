@@ -118,7 +118,7 @@ struct State<'c, S: Sink> {
     extra: Vec<(usize, usize)>,
     /// Whether the sink reads arguments: when not, only a marker push's are read (its group is
     /// named by one of them).
-    args: bool,
+    want_args: bool,
 }
 
 fn utf8(b: &[u8]) -> &str {
@@ -157,7 +157,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     let mut reader = ChunkedReader::new(src, SigTable::new());
     let name = reader.header().map(process_name);
     let name = name.map_err(|e| fault(reader.source().offsets(), e))?;
-    let args = sink.wants_args();
+    let want_args = sink.wants_args();
     let mut st = State {
         out: Out::new(sink, 1),
         process: TrackId(0),
@@ -173,7 +173,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         lossy: String::new(),
         scratch: String::new(),
         extra: Vec::new(),
-        args,
+        want_args,
     };
     st.process = st.out.track(None, TrackKind::Process { pid: PID }, &name)?;
     let total = data.len() as u64;
@@ -280,7 +280,7 @@ impl<S: Sink> State<'_, S> {
             args,
             label: None,
         };
-        if self.args || flags & MARKER_PUSH != 0 {
+        if self.want_args || flags & MARKER_PUSH != 0 {
             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
             apply(&mut call, ev, table, bufs);
         }
@@ -329,7 +329,7 @@ impl<S: Sink> State<'_, S> {
             for entry in thread.stack.iter_mut().rev() {
                 if let Entry::Call(c) = entry {
                     if c.no == ev.call_no {
-                        if !c.begun && (self.args || c.flags & MARKER_PUSH != 0) {
+                        if !c.begun && (self.want_args || c.flags & MARKER_PUSH != 0) {
                             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
                             apply(c, ev, table, bufs);
                         }
