@@ -346,8 +346,7 @@ mod tests {
     #[test]
     fn a_snappy_trace_is_told_by_its_first_literal() {
         let file = snappy_trace();
-        // ok: test code; a failure here is the test failing
-        let lit = first_snappy_literal(&file).expect("a literal first");
+        let lit = first_snappy_literal(&file).expect("a literal first"); // ok: test code, a failure is the test failing
         assert_eq!(stream_start_is_valid(lit, true), Some(true));
         assert!(detect(&file));
     }
@@ -356,12 +355,10 @@ mod tests {
     fn header_then(next: u8) -> Vec<u8> {
         let stream = Writer::new(6, 6, &[(b"process.name", b"detect")]).finish();
         let mut r = tracecap_wire::Reader::new(&stream);
-        // ok: test code; a failure here is the test failing
-        crate::header::Header::parse(&mut r).expect("a header");
+        crate::header::Header::parse(&mut r).expect("a header"); // ok: test code, a failure is the test failing
         let header = stream
             .get(..stream.len() - r.rest().len())
-            // ok: test code; a failure here is the test failing
-            .expect("in the stream");
+            .expect("in the stream"); // ok: test code, a failure is the test failing
         assert!((1..=60).contains(&header.len()));
         let mut block = vec![header.len() as u8 + 1, (header.len() as u8 - 1) << 2];
         block.extend_from_slice(header);

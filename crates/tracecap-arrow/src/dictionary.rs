@@ -120,8 +120,7 @@ mod tests {
         let values = dict.values().as_string::<i32>();
         dict.keys()
             .iter()
-            // ok: test code; a failure here is the test failing
-            .map(|k| values.value(k.unwrap() as usize).to_string())
+            .map(|k| values.value(k.unwrap() as usize).to_string()) // ok: test code, a failure is the test failing
             .collect()
     }
 
@@ -131,8 +130,7 @@ mod tests {
         for v in ["a", "b", "a", "a", "c", "b"] {
             d.push(v);
         }
-        // ok: test code; a failure here is the test failing
-        let column = d.finish().unwrap();
+        let column = d.finish().unwrap(); // ok: test code, a failure is the test failing
         assert_eq!(texts(&column), ["a", "b", "a", "a", "c", "b"]);
         assert_eq!(column.as_dictionary::<Int32Type>().values().len(), 3);
     }
@@ -142,13 +140,11 @@ mod tests {
         let mut d = Dictionary::default();
         d.push("x");
         let open = d.intern("kept");
-        // ok: test code; a failure here is the test failing
-        d.finish().unwrap();
+        d.finish().unwrap(); // ok: test code, a failure is the test failing
         d.push("y");
         let moved = d.carry(open);
         d.push_key(moved);
-        // ok: test code; a failure here is the test failing
-        assert_eq!(texts(&d.finish().unwrap()), ["y", "kept"]);
+        assert_eq!(texts(&d.finish().unwrap()), ["y", "kept"]); // ok: test code, a failure is the test failing
     }
 
     #[test]
@@ -157,10 +153,9 @@ mod tests {
         for i in 0..100 {
             d.push(&format!("name {i}"));
         }
-        // ok: test code; a failure here is the test failing
-        d.finish().unwrap();
+        d.finish().unwrap(); // ok: test code, a failure is the test failing
         d.push("alone");
-        let column = d.finish().unwrap();
+        let column = d.finish().unwrap(); // ok: test code, a failure is the test failing
         assert_eq!(column.as_dictionary::<Int32Type>().values().len(), 1);
         assert_eq!(texts(&column), ["alone"]);
     }
