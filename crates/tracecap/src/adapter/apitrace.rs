@@ -116,9 +116,6 @@ struct State<'c, S: Sink> {
     scratch: String,
     /// Ranges of `scratch` holding names of arguments past the signature's count.
     extra: Vec<(usize, usize)>,
-    /// Whether the sink reads arguments: when not, only a marker push's are read (its group is
-    /// named by one of them).
-    want_args: bool,
 }
 
 fn utf8(b: &[u8]) -> &str {
@@ -157,7 +154,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     let mut reader = ChunkedReader::new(src, SigTable::new());
     let name = reader.header().map(process_name);
     let name = name.map_err(|e| fault(reader.source().offsets(), e))?;
-    let want_args = sink.wants_args();
     let mut st = State {
         out: Out::new(sink, 1),
         process: TrackId(0),
@@ -173,7 +169,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         lossy: String::new(),
         scratch: String::new(),
         extra: Vec::new(),
-        want_args,
     };
     st.process = st.out.track(None, TrackKind::Process { pid: PID }, &name)?;
     let total = data.len() as u64;
@@ -280,7 +275,8 @@ impl<S: Sink> State<'_, S> {
             args,
             label: None,
         };
-        if self.want_args || flags & MARKER_PUSH != 0 {
+        // A sink that reads no arguments gets none, but a marker push's name its group.
+        if self.out.wants_args() || flags & MARKER_PUSH != 0 {
             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
             apply(&mut call, ev, table, bufs);
         }
@@ -329,7 +325,7 @@ impl<S: Sink> State<'_, S> {
             for entry in thread.stack.iter_mut().rev() {
                 if let Entry::Call(c) = entry {
                     if c.no == ev.call_no {
-                        if !c.begun && (self.want_args || c.flags & MARKER_PUSH != 0) {
+                        if !c.begun && (self.out.wants_args() || c.flags & MARKER_PUSH != 0) {
                             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
                             apply(c, ev, table, bufs);
                         }

@@ -252,8 +252,6 @@ struct State<'a, 's, S: Sink> {
     /// An event's name when it is not borrowed from the file (reused: no allocation per event).
     text: String,
     texts: Vec<String>,
-    /// Whether the sink reads arguments (when not, a sample's frames are not resolved).
-    want_args: bool,
 }
 
 /// Converts an Orbit capture, driving `sink`.
@@ -281,7 +279,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         fault = validate::check_end(&capture, &events).err();
     }
     defs.symbols.seal();
-    let want_args = sink.wants_args();
     let mut st = State {
         out: Clamped {
             out: Out::new(sink, 1),
@@ -300,7 +297,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         label: String::new(),
         text: String::new(),
         texts: Vec::new(),
-        want_args,
     };
     let total = data.len() as u64;
     for (n, ev) in capture.events().take(good).enumerate() {
@@ -991,7 +987,7 @@ impl<'a, S: Sink> State<'a, '_, S> {
         let stack = self.defs.intern.callstack(s.callstack_id);
         let mut n = 0usize;
         let mut frames = 0u64;
-        if let Some(stack) = stack.filter(|_| self.want_args) {
+        if let Some(stack) = stack.filter(|_| self.out.out.wants_args()) {
             for pc in stack.pcs.iter() {
                 frames += 1;
                 if n >= MAX_FRAMES {

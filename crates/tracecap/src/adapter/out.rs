@@ -7,19 +7,27 @@ use crate::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind};
 /// What an adapter's writes return.
 pub(super) type Written<S> = Result<(), ConvertError<<S as Sink>::Error>>;
 
-/// A sink and the next track id.
+/// A sink, the next track id, and whether the sink reads arguments.
 pub(super) struct Out<'s, S: Sink> {
     pub(super) sink: &'s mut S,
     last_track: u64,
+    want_args: bool,
 }
 
 impl<'s, S: Sink> Out<'s, S> {
     /// Writes into `sink`; the first track gets id `first_track`.
     pub(super) fn new(sink: &'s mut S, first_track: u64) -> Self {
         Out {
+            want_args: sink.wants_args(),
             sink,
             last_track: first_track.saturating_sub(1),
         }
+    }
+
+    /// Whether the sink reads events' arguments ([`Sink::wants_args`], asked once): when not,
+    /// an adapter need not decode or render them.
+    pub(super) fn wants_args(&self) -> bool {
+        self.want_args
     }
 
     /// A new track id, not yet declared to the sink.

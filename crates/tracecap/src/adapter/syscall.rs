@@ -40,8 +40,6 @@ struct State<'c, S: Sink> {
     clock: u64,
     untimed: bool,
     texts: Vec<String>,
-    /// Whether the sink reads arguments (when not, a call's are not rendered).
-    want_args: bool,
     label: String,
 }
 
@@ -59,7 +57,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         .next()
         .and_then(Result::ok)
         .is_some_and(|c| c.timestamp_ns.is_none());
-    let want_args = sink.wants_args();
     let mut st = State {
         out: Out::new(sink, 1),
         process: TrackId(0),
@@ -68,7 +65,6 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         clock: 0,
         untimed,
         texts: Vec::new(),
-        want_args,
         label: String::new(),
     };
     st.process(&header)?;
@@ -204,7 +200,11 @@ impl<S: Sink> State<'_, S> {
             t.1 = ts.saturating_add(dur);
         }
         // Texts of the arguments, in reused buffers (none when the sink reads no arguments).
-        let wanted = if self.want_args { ARG_NAMES.len() } else { 0 };
+        let wanted = if self.out.wants_args() {
+            ARG_NAMES.len()
+        } else {
+            0
+        };
         let mut n = 0usize;
         for a in call.args().take(wanted) {
             if self.texts.len() <= n {
@@ -219,7 +219,7 @@ impl<S: Sink> State<'_, S> {
         // The return value and up to ARG_NAMES.len() arguments, on the stack.
         let mut args = [NO_ARG; ARG_NAMES.len() + 1];
         let mut used = 0;
-        let ret = (self.want_args && call.result.is_some()).then(|| Arg {
+        let ret = (self.out.wants_args() && call.result.is_some()).then(|| Arg {
             name: "ret",
             value: Value::Int(call.ret()),
         });

@@ -250,8 +250,6 @@ struct State<'c, 'a, S: Sink> {
     reference: u64,
     strings: Option<StringIndex<'a>>,
     args: ArgBuf<'a>,
-    /// Whether the sink reads arguments (when not, none are gathered).
-    want_args: bool,
     label: String,
     /// Events that went back in time within their zone (clamped).
     clamped: u64,
@@ -290,7 +288,6 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
         },
         info.format_version
     );
-    let want_args = sink.wants_args();
     let mut out = Out::new(sink, PROCESS.0);
     out.track(None, TrackKind::Process { pid: 0 }, &name)?;
     let mut st = State {
@@ -302,7 +299,6 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
         reference: 0,
         strings: None,
         args: ArgBuf::default(),
-        want_args,
         label: String::new(),
         clamped: 0,
         queued: 0,
@@ -619,7 +615,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
 
     /// Adds the event's arguments (skipping the first `skip`) to the argument buffer.
     fn add_args(&mut self, ev: &Event<'a>, skip: usize) {
-        if !self.want_args {
+        if !self.out.wants_args() {
             return;
         }
         for a in ev.args().skip(skip) {
@@ -629,7 +625,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     }
 
     fn add_value(&mut self, ev: &Event<'a>, name: &'a str, v: WValue<'a>) {
-        if !self.want_args {
+        if !self.out.wants_args() {
             return;
         }
         let slot = match v {
