@@ -94,6 +94,10 @@ pub struct MessageDesc {
 impl MessageDesc {
     /// The field with `number`.
     pub fn field(&self, number: u32) -> Option<&'static FieldDesc> {
-        self.fields.iter().find(|f| f.number == number)
+        let i = self
+            .fields
+            .binary_search_by_key(&number, |f| f.number)
+            .ok()?;
+        self.fields.get(i)
     }
 }

@@ -117,9 +117,83 @@ pub fn check_end<'a>(
 }
 
 /// A well-formed message that re-serializes to its own length.
+///
+/// Nearly every message is plain (see [`plain_size`]) and is judged in one walk; any other one,
+/// and any message with a fault, goes through [`check_fields`] and [`canonical_size`], which
+/// give the verdict and the fault's offset.
 fn check_message(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), Error> {
+    if plain_size(desc, bytes, 0) == Some(bytes.len() as u64) {
+        return Ok(());
+    }
     check_fields(desc, bytes, offset, 0)?;
     check_canonical(desc, bytes, offset)
+}
+
+/// The size the C++ runtime gives `bytes` (a message of type `desc`) when the message is plain:
+/// its fields come in increasing number (so each occurs once, and no singular message is
+/// merged), at most one member of the oneof is set, its nested messages are plain, and nothing
+/// in it is a fault [`check_fields`] reports. `None` for any other message.
+///
+/// A plain message's size is the sum of what each field adds alone, so it takes one walk, with
+/// the schema's fields (ordered by number) walked alongside.
+fn plain_size(desc: &MessageDesc, bytes: &[u8], depth: u32) -> Option<u64> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    // The first of the schema's fields numbered above the last field seen.
+    let mut next = 0usize;
+    let mut last = 0u32;
+    let mut oneof = false;
+    let mut total = 0u64;
+    for f in Fields::new(bytes, 0) {
+        let f = f.ok()?;
+        if f.number <= last {
+            return None;
+        }
+        last = f.number;
+        let below = desc.fields.get(next..).unwrap_or_default();
+        next += below.iter().take_while(|fd| fd.number < f.number).count();
+        let fd = match desc.fields.get(next) {
+            Some(fd) if fd.number == f.number => fd,
+            // Unknown: the runtime keeps it as it is.
+            _ => {
+                total += raw_len(&f);
+                continue;
+            }
+        };
+        next += 1;
+        let found = f.value.wire_type();
+        let packed = fd.repeated && fd.ty.is_packable() && found == WIRE_LEN;
+        if found != fd.ty.wire_type() && !packed {
+            return None;
+        }
+        if fd.oneof {
+            if oneof {
+                return None;
+            }
+            oneof = true;
+        }
+        if let Value::Len(p) = f.value {
+            match fd.ty {
+                FieldType::String => {
+                    core::str::from_utf8(p).ok()?;
+                }
+                FieldType::Message(m) => {
+                    total += delimited_len(fd, plain_size(m, p, depth + 1)?);
+                    continue;
+                }
+                _ if packed => match fd.ty.wire_type() {
+                    WIRE_FIXED64 if p.len() % 8 != 0 => return None,
+                    WIRE_FIXED32 if p.len() % 4 != 0 => return None,
+                    WIRE_FIXED64 | WIRE_FIXED32 => {}
+                    _ => PackedVarints::check(p, 0).ok()?,
+                },
+                _ => {}
+            }
+        }
+        total += sole_len(fd, &f, depth).ok()?;
+    }
+    Some(total)
 }
 
 /// What a protobuf decoder rejects, in file order, nested messages included: a wire type that
@@ -525,4 +599,166 @@ fn size<'a>(desc: &MessageDesc, stream: &Stream<'_, 'a>, depth: u32) -> Result<u
         }
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const EVENT: &MessageDesc = &ORBIT_GRPC_PROTOS_CLIENTCAPTUREEVENT;
+
+    /// The verdict without the one-walk path: every check, then the exact size.
+    fn exact(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), Error> {
+        check_fields(desc, bytes, offset, 0)?;
+        check_canonical(desc, bytes, offset)
+    }
+
+    /// A small generator of deterministic bytes.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// Every event of the corpus, and each of them changed at a few bytes: the verdict (and
+    /// the fault, with its offset) is the exact path's, and the one-walk path is the one taken
+    /// for nearly every event.
+    #[test]
+    fn the_one_walk_verdict_is_the_exact_one_on_the_corpus_and_its_mutations() {
+        let (mut events, mut plain, mut changed) = (0u64, 0u64, 0u64);
+        for (name, data) in tracecap_testkit::corpus_files("orbit", &["real", "generated"]) {
+            let Ok(capture) = Capture::parse(&data) else {
+                continue;
+            };
+            let mut rng = Rng(0x5eed ^ data.len() as u64);
+            for ev in capture.events().map_while(Result::ok) {
+                let (msg, off) = (ev.message, ev.message_offset);
+                events += 1;
+                if plain_size(EVENT, msg, 0) == Some(msg.len() as u64) {
+                    plain += 1;
+                }
+                assert_eq!(
+                    check_message(EVENT, msg, off),
+                    exact(EVENT, msg, off),
+                    "{name} at {off}"
+                );
+                if msg.is_empty() || events % 4 != 0 {
+                    continue;
+                }
+                for _ in 0..4 {
+                    let mut m = msg.to_vec();
+                    let at = (rng.next() % m.len() as u64) as usize;
+                    let byte = rng.next() as u8;
+                    if let Some(b) = m.get_mut(at) {
+                        *b = if *b == byte { byte ^ 0x40 } else { byte };
+                    }
+                    changed += 1;
+                    let (got, want) = (check_message(EVENT, &m, off), exact(EVENT, &m, off));
+                    assert_eq!(got, want, "{name}: event at {off} with byte {at} changed");
+                }
+            }
+        }
+        if events > 0 {
+            assert!(
+                plain * 100 >= events * 95,
+                "{plain} of {events} events plain"
+            );
+            assert!(changed > 1000, "{changed} mutations");
+        }
+    }
+
+    /// One field of a generated message: a number of the schema's (or an unknown one), a wire
+    /// type, and a value of that type. A length-delimited value is random bytes or a message of
+    /// fields numbered 1 to 8 (varints, or short texts that may not be UTF-8), in order or not.
+    fn field() -> impl Strategy<Value = Vec<u8>> {
+        let numbers: Vec<u32> = EVENT
+            .fields
+            .iter()
+            .map(|f| f.number)
+            .chain([9, 200])
+            .collect();
+        let inner_field =
+            (1u32..9, any::<bool>(), any::<u16>(), 0usize..4).prop_map(|(number, text, v, len)| {
+                let mut out = Vec::new();
+                if text {
+                    put_varint(&mut out, u64::from(number) << 3 | 2);
+                    put_varint(&mut out, len as u64);
+                    out.extend((0..len).map(|i| if v & (1 << i) != 0 { 0xff } else { b'a' }));
+                } else {
+                    put_varint(&mut out, u64::from(number) << 3);
+                    put_varint(&mut out, u64::from(v));
+                }
+                out
+            });
+        let inner = prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..12),
+            (proptest::collection::vec(inner_field, 0..4), any::<bool>()).prop_map(
+                |(mut fields, sort)| {
+                    if sort {
+                        fields.sort();
+                    }
+                    fields.concat()
+                }
+            ),
+        ];
+        // Half the fields have the wire type their number has in the schema, half any.
+        let wires = (any::<bool>(), 0u8..4)
+            .prop_map(|(fit, w)| (!fit).then_some([0u8, 1, 2, 5][usize::from(w)]));
+        (
+            proptest::sample::select(numbers),
+            wires,
+            any::<u64>(),
+            inner,
+        )
+            .prop_map(|(number, wire, v, inner)| {
+                let fitting = EVENT.field(number).map_or(WIRE_LEN, |fd| fd.ty.wire_type());
+                let wire = wire.unwrap_or(fitting);
+                let mut out = Vec::new();
+                put_varint(&mut out, u64::from(number) << 3 | u64::from(wire));
+                match wire {
+                    0 => put_varint(&mut out, v >> (v % 64)),
+                    1 => out.extend_from_slice(&v.to_le_bytes()),
+                    5 => out.extend_from_slice(&(v as u32).to_le_bytes()),
+                    _ => {
+                        put_varint(&mut out, inner.len() as u64);
+                        out.extend_from_slice(&inner);
+                    }
+                }
+                out
+            })
+    }
+
+    fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    proptest! {
+        // Enough cases to meet messages whose nested texts are not UTF-8.
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Messages of fields in any order, repeated or not, known or not, of fitting wire
+        /// types or not: the verdict is the exact path's.
+        #[test]
+        fn the_one_walk_verdict_is_the_exact_one_on_generated_messages(
+            fields in proptest::collection::vec(field(), 0..6),
+            sort in any::<bool>(),
+        ) {
+            let mut fields = fields;
+            if sort {
+                // Increasing numbers, as a writer orders them: the messages the one walk takes.
+                fields.sort_by_key(|f| Fields::new(f, 0).next().and_then(Result::ok).map(|f| f.number));
+            }
+            let msg = fields.concat();
+            prop_assert_eq!(check_message(EVENT, &msg, 7), exact(EVENT, &msg, 7));
+        }
+    }
 }
