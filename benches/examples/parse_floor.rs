@@ -1,0 +1,185 @@
+//! The least each format crate does to reach the records of every capture under a directory:
+//! what a reader of slices cannot skip, whatever it builds from them. Per format, on one thread,
+//! over the files read into memory first (no I/O, no page faults), best of N:
+//!
+//! - apitrace: decompressing the stream, then also framing every event (`Events::next_parsed`);
+//! - Orbit: framing every event and reading its kind;
+//! - EasyProfiler: every record with its nesting level (`Events::visit`);
+//! - syscall_capture: every entry's fixed fields;
+//! - WTF: every event's time, zone and definition.
+//!
+//! A walk stops at a capture's first fault. The format is taken from the file's extension.
+//!
+//! ```text
+//! parse_floor DIR [runs]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The captures of one format, and the walk timed over them.
+struct Format {
+    name: &'static str,
+    extension: &'static str,
+    walk: fn(&[u8]) -> u64,
+    files: Vec<Vec<u8>>,
+}
+
+fn apitrace_decompress(file: &[u8]) -> u64 {
+    tracecap_apitrace::decompress(file).map_or(0, |d| d.data.len() as u64)
+}
+
+fn apitrace_events(file: &[u8]) -> u64 {
+    let Ok(stream) = tracecap_apitrace::decompress(file) else {
+        return 0;
+    };
+    let Ok(trace) = tracecap_apitrace::Stream::parse(&stream.data) else {
+        return 0;
+    };
+    let mut events = trace.events();
+    let mut n = 0;
+    while let Some(Ok(_)) = events.next_parsed() {
+        n += 1;
+    }
+    n
+}
+
+fn orbit(file: &[u8]) -> u64 {
+    let Ok(capture) = tracecap_orbit::Capture::parse(file) else {
+        return 0;
+    };
+    capture
+        .events()
+        .map_while(Result::ok)
+        .fold(0, |acc, ev| acc + ev.kind.index() as u64)
+}
+
+fn easyprofiler(file: &[u8]) -> u64 {
+    use tracecap_easyprofiler::{Capture, Error, KindTable, Nest, Record, Visitor};
+    struct Levels(u64);
+    impl<'a> Visitor<'a> for Levels {
+        #[inline(always)]
+        fn record(&mut self, _: Record<'a>, nest: Nest) -> Result<(), Error> {
+            self.0 += u64::from(nest.height);
+            Ok(())
+        }
+    }
+    let Ok(capture) = Capture::parse(file) else {
+        return 0;
+    };
+    let Ok(kinds) = KindTable::new(&capture) else {
+        return 0;
+    };
+    let mut levels = Levels(0);
+    let _ = capture
+        .events_with(&kinds)
+        .visit(&mut Vec::new(), &mut levels);
+    levels.0
+}
+
+fn syscall(file: &[u8]) -> u64 {
+    use tracecap_syscall::{Capture, Entry};
+    let Ok(capture) = Capture::parse(file) else {
+        return 0;
+    };
+    capture
+        .entries()
+        .map_while(Result::ok)
+        .fold(0, |acc, e| match e {
+            Entry::Syscall(s) => {
+                acc ^ u64::from(s.number) ^ s.timestamp_ns.unwrap_or(0) as u64 ^ s.ret() as u64
+            }
+            _ => acc + 1,
+        })
+}
+
+fn wtf(file: &[u8]) -> u64 {
+    let Ok(trace) = tracecap_wtf::Capture::parse(file) else {
+        return 0;
+    };
+    trace.events().map_while(Result::ok).fold(0, |acc, ev| {
+        acc ^ u64::from(ev.time) ^ u64::from(ev.def.flags)
+    })
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            files_under(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn best(runs: usize, format: &Format) -> (Duration, u64) {
+    let mut best = Duration::MAX;
+    let mut digest = 0;
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        digest = format
+            .files
+            .iter()
+            .fold(0u64, |acc, f| acc ^ (format.walk)(std::hint::black_box(f)));
+        best = best.min(start.elapsed());
+    }
+    (best, digest)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(dir) = args.first() else {
+        eprintln!("usage: parse_floor DIR [runs]");
+        return ExitCode::FAILURE;
+    };
+    let runs = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let mut paths = Vec::new();
+    if let Err(e) = files_under(Path::new(dir), &mut paths) {
+        eprintln!("{dir}: {e}");
+        return ExitCode::FAILURE;
+    }
+    let format = |name, extension, walk| Format {
+        name,
+        extension,
+        walk,
+        files: Vec::new(),
+    };
+    let mut formats = [
+        format("apitrace, decompress", "trace", apitrace_decompress),
+        format("apitrace, events", "trace", apitrace_events),
+        format("Orbit", "orbit", orbit),
+        format("EasyProfiler", "prof", easyprofiler),
+        format("syscall_capture", "dat", syscall),
+        format("WTF", "wtf-trace", wtf),
+    ];
+    for path in &paths {
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        for f in formats.iter_mut().filter(|f| f.extension == extension) {
+            match std::fs::read(path) {
+                Ok(bytes) => f.files.push(bytes),
+                Err(e) => eprintln!("{}: {e}", path.display()),
+            }
+        }
+    }
+    println!(
+        "{:<22} {:>6} {:>14} {:>10} {:>9}",
+        "walk", "files", "bytes", "seconds", "MB/s"
+    );
+    for f in &formats {
+        let bytes: usize = f.files.iter().map(Vec::len).sum();
+        let (time, digest) = best(runs, f);
+        let secs = time.as_secs_f64();
+        println!(
+            "{:<22} {:>6} {:>14} {:>10.3} {:>9.0}   ({digest:x})",
+            f.name,
+            f.files.len(),
+            bytes,
+            secs,
+            bytes as f64 / secs / 1e6
+        );
+    }
+    ExitCode::SUCCESS
+}
