@@ -145,10 +145,13 @@ impl<'a> ArgBuf<'a> {
 
     /// Calls `f` with the arguments as the sink takes them: from a buffer on the stack for up to
     /// [`STACK_ARGS`] of them, so that an event allocates nothing. Most events have a few, and
-    /// take a buffer of [`FEW_ARGS`], which costs less to set up.
+    /// take a buffer of [`FEW_ARGS`], which costs less to set up; an event without arguments
+    /// (every event, when the sink reads none) takes no buffer.
     fn with_args<R>(&self, f: impl FnOnce(&[Arg<'_>]) -> R) -> R {
         let n = self.names.len();
-        if n <= FEW_ARGS {
+        if n == 0 {
+            f(&[])
+        } else if n <= FEW_ARGS {
             f(self.on_stack::<FEW_ARGS>().as_slice())
         } else if n <= STACK_ARGS {
             f(self.on_stack::<STACK_ARGS>().as_slice())
