@@ -18,8 +18,7 @@
 //! # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
 //! let capture = Capture::parse(&bytes)?;
 //! let kinds = KindTable::new(&capture)?;
-//! // ok: the bundled sample's threads are framed soundly
-//! let marks = parallel::thread_marks(&capture, 2, |_| true).expect("sound thread framing");
+//! let marks = parallel::thread_marks(&capture, 2, |_| true).expect("sound thread framing"); // ok: the bundled sample's framing is sound
 //! // The first `marks.stride` threads here, the rest on a second thread.
 //! let mut front = capture.events_with(&kinds);
 //! parallel::stop_after(&mut front, marks.stride);
@@ -28,7 +27,7 @@
 //!         let mut events = parallel::events_from(&capture, t, &kinds);
 //!         s.spawn(move || parallel::check_events(&mut events, &mut Vec::new()))
 //!     });
-//!     back.map(|h| h.join().expect("no panic"))
+//!     back.map(|h| h.join().expect("no panic")) // ok: a panic in the example's thread is re-raised
 //! });
 //! let mut summary = parallel::check_descriptors(&capture)?;
 //! summary = parallel::merge(summary, parallel::check_events(&mut front, &mut Vec::new())?);

@@ -144,7 +144,7 @@ impl<'a> Capture<'a> {
     /// let mut file = b"ORBT\x01\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
     /// file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42, 3, 0xda, 0x01, 0]);
     /// let capture = Capture::parse(&file)?;
-    /// let last = capture.events().last().unwrap()?;
+    /// let last = capture.events().last().unwrap()?; // ok: the example file has three events
     /// assert_eq!(capture.event_at(last.offset)?, last);
     /// assert_eq!(capture.event_at(30)?.kind, EventKind::CaptureFinished);
     /// assert!(capture.event_at(34).is_err());

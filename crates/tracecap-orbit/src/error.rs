@@ -161,8 +161,8 @@ impl core::fmt::Display for Overlap {
 /// let cut = &file[..file.len() - 1];
 /// let capture = Capture::parse(cut)?;
 /// let mut events = capture.events();
-/// assert!(events.next().unwrap().is_ok());
-/// let err = events.next().unwrap().unwrap_err();
+/// assert!(events.next().unwrap().is_ok()); // ok: the cut file keeps its first event
+/// let err = events.next().unwrap().unwrap_err(); // ok: the cut shows as an error next
 /// assert!(err.is_truncation());
 /// assert!(err.offset <= cut.len() as u64);
 /// # Ok::<(), tracecap_orbit::Error>(())
