@@ -16,7 +16,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 /// The captures of one format, and the walk timed over them.
 struct Format {
@@ -115,27 +114,13 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-fn best(runs: usize, format: &Format) -> (Duration, u64) {
-    let mut best = Duration::MAX;
-    let mut digest = 0;
-    for _ in 0..runs.max(1) {
-        let start = Instant::now();
-        digest = format
-            .files
-            .iter()
-            .fold(0u64, |acc, f| acc ^ (format.walk)(std::hint::black_box(f)));
-        best = best.min(start.elapsed());
-    }
-    (best, digest)
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(dir) = args.first() else {
         eprintln!("usage: parse_floor DIR [runs]");
         return ExitCode::FAILURE;
     };
-    let runs = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let runs: u32 = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(3);
     let mut paths = Vec::new();
     if let Err(e) = files_under(Path::new(dir), &mut paths) {
         eprintln!("{dir}: {e}");
@@ -170,8 +155,11 @@ fn main() -> ExitCode {
     );
     for f in &formats {
         let bytes: usize = f.files.iter().map(Vec::len).sum();
-        let (time, digest) = best(runs, f);
-        let secs = time.as_secs_f64();
+        let (secs, digest) = tracecap_benches::best_of(runs, || {
+            f.files
+                .iter()
+                .fold(0u64, |acc, file| acc ^ (f.walk)(std::hint::black_box(file)))
+        });
         println!(
             "{:<22} {:>6} {:>14} {:>10.3} {:>9.0}   ({digest:x})",
             f.name,

@@ -162,36 +162,19 @@ fn plain_size(desc: &MessageDesc, bytes: &[u8], depth: u32) -> Option<u64> {
             }
         };
         next += 1;
-        let found = f.value.wire_type();
-        let packed = fd.repeated && fd.ty.is_packable() && found == WIRE_LEN;
-        if found != fd.ty.wire_type() && !packed {
-            return None;
-        }
+        check_field(fd, &f).ok()?;
         if fd.oneof {
             if oneof {
                 return None;
             }
             oneof = true;
         }
-        if let Value::Len(p) = f.value {
-            match fd.ty {
-                FieldType::String => {
-                    core::str::from_utf8(p).ok()?;
-                }
-                FieldType::Message(m) => {
-                    total += delimited_len(fd, plain_size(m, p, depth + 1)?);
-                    continue;
-                }
-                _ if packed => match fd.ty.wire_type() {
-                    WIRE_FIXED64 if p.len() % 8 != 0 => return None,
-                    WIRE_FIXED32 if p.len() % 4 != 0 => return None,
-                    WIRE_FIXED64 | WIRE_FIXED32 => {}
-                    _ => PackedVarints::check(p, 0).ok()?,
-                },
-                _ => {}
+        total += match (fd.ty, f.value) {
+            (FieldType::Message(m), Value::Len(p)) => {
+                delimited_len(fd, plain_size(m, p, depth + 1)?)
             }
-        }
-        total += sole_len(fd, &f, depth).ok()?;
+            _ => sole_len(fd, &f, depth).ok()?,
+        };
     }
     Some(total)
 }
@@ -208,55 +191,66 @@ fn check_fields(desc: &MessageDesc, bytes: &[u8], base: u64, depth: u32) -> Resu
         let Some(fd) = desc.field(f.number) else {
             continue;
         };
-        let found = f.value.wire_type();
-        let expected = fd.ty.wire_type();
-        let packed = fd.repeated && fd.ty.is_packable() && found == WIRE_LEN;
-        if found != expected && !packed {
-            return Err(Error::new(
-                ErrorKind::WrongWireType {
-                    field: f.number,
-                    found,
-                    expected,
-                },
-                f.offset,
-            ));
-        }
-        let Value::Len(p) = f.value else {
-            continue;
-        };
-        match fd.ty {
-            FieldType::String => {
-                if let Err(e) = core::str::from_utf8(p) {
-                    return Err(Error::new(
-                        ErrorKind::InvalidUtf8(f.number),
-                        f.value_offset.saturating_add(e.valid_up_to() as u64),
-                    ));
-                }
-            }
-            FieldType::Message(m) => check_fields(m, p, f.value_offset, depth + 1)?,
-            _ if packed => {
-                let width = match expected {
-                    WIRE_FIXED64 => 8,
-                    WIRE_FIXED32 => 4,
-                    _ => {
-                        PackedVarints::check(p, f.value_offset)?;
-                        continue;
-                    }
-                };
-                let rest = p.len() % width;
-                if rest != 0 {
-                    return Err(Error::truncated(
-                        what::FIELD,
-                        f.value_offset.saturating_add((p.len() - rest) as u64),
-                        width as u64,
-                        rest as u64,
-                    ));
-                }
-            }
-            _ => {}
+        check_field(fd, &f)?;
+        if let (FieldType::Message(m), Value::Len(p)) = (fd.ty, f.value) {
+            check_fields(m, p, f.value_offset, depth + 1)?;
         }
     }
     Ok(())
+}
+
+/// What a protobuf decoder rejects in one field of the known field `fd`, apart from what its
+/// nested message holds: a wire type that does not fit, a `string` that is not UTF-8, packed
+/// data that does not divide into elements.
+fn check_field(fd: &FieldDesc, f: &Field<'_>) -> Result<(), Error> {
+    let found = f.value.wire_type();
+    let expected = fd.ty.wire_type();
+    let packed = is_packed(fd, found);
+    if found != expected && !packed {
+        return Err(Error::new(
+            ErrorKind::WrongWireType {
+                field: f.number,
+                found,
+                expected,
+            },
+            f.offset,
+        ));
+    }
+    let Value::Len(p) = f.value else {
+        return Ok(());
+    };
+    match fd.ty {
+        FieldType::String => core::str::from_utf8(p).map(drop).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidUtf8(f.number),
+                f.value_offset.saturating_add(e.valid_up_to() as u64),
+            )
+        }),
+        _ if packed => {
+            let width = match expected {
+                WIRE_FIXED64 => 8,
+                WIRE_FIXED32 => 4,
+                _ => return PackedVarints::check(p, f.value_offset),
+            };
+            let rest = p.len() % width;
+            if rest == 0 {
+                return Ok(());
+            }
+            Err(Error::truncated(
+                what::FIELD,
+                f.value_offset.saturating_add((p.len() - rest) as u64),
+                width as u64,
+                rest as u64,
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether a value of wire type `wire` is the packed form of the field `fd`.
+#[inline]
+fn is_packed(fd: &FieldDesc, wire: u8) -> bool {
+    fd.repeated && fd.ty.is_packable() && wire == WIRE_LEN
 }
 
 fn check_canonical(desc: &MessageDesc, bytes: &[u8], offset: u64) -> Result<(), Error> {
@@ -421,7 +415,7 @@ impl<'a> Stream<'_, 'a> {
 fn fits(desc: &MessageDesc, f: &Field<'_>) -> Option<&'static FieldDesc> {
     desc.field(f.number).filter(|fd| {
         let wt = f.value.wire_type();
-        wt == fd.ty.wire_type() || (fd.repeated && fd.ty.is_packable() && wt == WIRE_LEN)
+        wt == fd.ty.wire_type() || is_packed(fd, wt)
     })
 }
 
