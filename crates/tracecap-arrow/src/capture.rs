@@ -26,6 +26,11 @@ pub struct Options {
     /// JSON is written: for a reader that does not look at them (a query that does not select
     /// them).
     pub args: bool,
+    /// The capture's format, when the caller knows it ([`crate::dataset::CaptureFile::format`]):
+    /// it is not detected again. Default: `None`, detected from the bytes. A capture that is no
+    /// longer of that format is read as a damaged one (its fault at the offset where the format
+    /// breaks).
+    pub format: Option<Format>,
 }
 
 impl Default for Options {
@@ -35,6 +40,7 @@ impl Default for Options {
             tables: Tables::all(),
             path: None,
             args: true,
+            format: None,
         }
     }
 }
@@ -54,7 +60,9 @@ impl Options {
 pub struct CaptureSummary {
     /// The capture's format.
     pub format: Format,
-    /// The version its header declares (see the `captures` table).
+    /// The version its header declares (see the `captures` table); `None` when the header
+    /// cannot be read, or when the `captures` table is not built (the version is read only for
+    /// it: for a compressed apitrace trace, reading it means decompressing the start again).
     pub version: Option<String>,
     /// Its size in bytes.
     pub bytes: u64,
@@ -89,9 +97,12 @@ pub fn capture_batches_with_progress(
     sink: &mut dyn BatchSink,
     progress: &mut dyn FnMut(u64),
 ) -> Result<CaptureSummary, Error> {
-    let format = tracecap::detect(data).ok_or(Error::NotACapture {
-        empty: data.is_empty(),
-    })?;
+    let format = match options.format {
+        Some(format) if !data.is_empty() => format,
+        _ => tracecap::detect(data).ok_or(Error::NotACapture {
+            empty: data.is_empty(),
+        })?,
+    };
     let mut out = Emit::new(id, options.batch_rows, options.tables, sink);
     // The timeline is walked even when none of its tables is wanted: the `captures` row needs
     // its time span and fault.
@@ -110,7 +121,11 @@ pub fn capture_batches_with_progress(
     }
     let summary = CaptureSummary {
         format,
-        version: captures::version(format, data),
+        version: if options.tables.contains(Table::Captures) {
+            captures::version(format, data)
+        } else {
+            None
+        },
         bytes: data.len() as u64,
         stats,
         fault,

@@ -16,6 +16,22 @@
 //! a final name that is not complete (the umbrella's guard removes the temporary files). A worker
 //! starts a new part after [`PART_BYTES`] bytes of captures.
 //!
+//! **One writer at a time.** An export holds an advisory lock on the dataset's [`LOCK_FILE`] from
+//! before it reads which captures the dataset holds until its last part is in place; a second
+//! export into the same folder (another process, or another thread) waits for it
+//! ([`Progress::waiting`] says so meanwhile), then sees what the first added: two appends of the
+//! same capture at once leave it in the dataset once. The kernel releases the lock when the
+//! process ends, however it ends.
+//!
+//! **The `captures` table is the dataset's list of parts.** A part is in the dataset once its
+//! `captures` file is in place. A writer killed while it renamed a part's files (`SIGKILL`, a
+//! power cut) can leave some of the part's other tables under their final names without its
+//! `captures` file: [`committed_files`] leaves such files out, so tracecap's readers
+//! ([`read_table`], `tracecap query`) never see a capture's rows without its `captures` row, and
+//! the next export removes them, with every temporary file a killed writer left. An engine that
+//! globs the folders itself (DuckDB's `read_parquet('DIR/slices/*.parquet')`) sees such files
+//! until then; joining with `captures` on `capture` leaves them out.
+//!
 //! Every folder holds at least one file, so a query of a table no capture filled finds an empty
 //! table, not an error.
 
@@ -23,7 +39,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use arrow_array::cast::AsArray;
@@ -34,12 +50,16 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use tracecap::lock::FileLock;
 use tracecap::output::Output;
 use tracecap::{Format, FormatError};
 
 use crate::capture::{capture_batches_with_progress, Options};
 use crate::error::Error;
 use crate::table::Table;
+
+/// The dataset's lock file, at the top of its folder (see the [module docs](self)).
+pub const LOCK_FILE: &str = ".tracecap-lock";
 
 /// A worker starts a new part after this many bytes of captures.
 pub const PART_BYTES: u64 = 1 << 30;
@@ -86,6 +106,8 @@ pub struct Progress {
     pub captures: AtomicUsize,
     /// Bytes of captures walked, the capture being walked included.
     pub bytes: AtomicU64,
+    /// True while the export waits for another export into the same dataset to finish.
+    pub waiting: AtomicBool,
 }
 
 /// How [`export`] runs.
@@ -136,7 +158,7 @@ pub fn export(
     options: &ExportOptions,
     progress: &Progress,
 ) -> Result<Report, Error> {
-    let dataset = Dataset::open(dir, options.mode)?;
+    let dataset = Dataset::open(dir, options.mode, &progress.waiting)?;
     // The largest captures first: the last ones to finish are then the small ones, and no worker
     // is left alone with a big capture while the others have nothing to do.
     let mut order: Vec<(u64, &Source)> = sources
@@ -271,15 +293,26 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The folder being written and the captures it held before.
+/// The folder being written, its lock, and the captures it held before.
 struct Dataset {
     dir: PathBuf,
     existing: HashSet<String>,
     had_files: bool,
+    _lock: FileLock,
 }
 
 impl Dataset {
-    fn open(dir: &Path, mode: Mode) -> Result<Dataset, Error> {
+    fn open(dir: &Path, mode: Mode, waiting: &AtomicBool) -> Result<Dataset, Error> {
+        // A folder that is no dataset is refused before a lock file is put in it.
+        dataset_files(dir)?;
+        std::fs::create_dir_all(dir).map_err(|e| with_path(dir, e))?;
+        let lock = FileLock::acquire(&dir.join(LOCK_FILE), |_| {
+            waiting.store(true, Ordering::Relaxed);
+        })?;
+        waiting.store(false, Ordering::Relaxed);
+        // Under the lock: what another writer left is either whole (its `captures` file is in
+        // place) or left over by a writer that was killed.
+        remove_leftovers(dir)?;
         let files = dataset_files(dir)?;
         let mut existing = HashSet::new();
         let had_files = match (mode, files.is_empty()) {
@@ -312,6 +345,7 @@ impl Dataset {
             dir: dir.to_path_buf(),
             existing,
             had_files,
+            _lock: lock,
         })
     }
 
@@ -322,6 +356,69 @@ impl Dataset {
     fn has_files(&self) -> bool {
         self.had_files
     }
+}
+
+/// Removes what writers that were killed left in the dataset in `dir`: temporary files, and the
+/// files of parts whose `captures` file is not in place. Only a writer holding the lock may call
+/// it.
+fn remove_leftovers(dir: &Path) -> Result<(), Error> {
+    let committed = committed_parts(dir)?;
+    for path in dataset_files(dir)? {
+        let whole = part_name(&path).is_some_and(|name| committed.contains(name));
+        if !whole {
+            std::fs::remove_file(&path).map_err(|e| with_path(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The names of the parts whose `captures` file is in place in the dataset in `dir`.
+fn committed_parts(dir: &Path) -> Result<HashSet<String>, Error> {
+    let sub = dir.join(Table::Captures.name());
+    let entries = match std::fs::read_dir(&sub) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
+        Err(e) => return Err(with_path(&sub, e)),
+    };
+    let mut parts = HashSet::new();
+    for entry in entries {
+        let path = entry.map_err(|e| with_path(&sub, e))?.path();
+        if let Some(name) = part_name(&path) {
+            parts.insert(name.to_owned());
+        }
+    }
+    Ok(parts)
+}
+
+/// The part name of a table file under its final name (`part-<name>.parquet`); `None` for a
+/// temporary file or any other name.
+fn part_name(path: &Path) -> Option<&str> {
+    path.file_name()?
+        .to_str()?
+        .strip_prefix("part-")?
+        .strip_suffix(".parquet")
+}
+
+/// The Parquet files of `table` in the dataset in `dir` that are in the dataset (their part's
+/// `captures` file is in place; see the [module docs](self)), sorted by name. Empty when the
+/// table's folder is missing.
+pub fn committed_files(dir: &Path, table: Table) -> Result<Vec<PathBuf>, Error> {
+    let committed = committed_parts(dir)?;
+    let sub = dir.join(table.name());
+    let entries = match std::fs::read_dir(&sub) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(with_path(&sub, e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| with_path(&sub, e))?.path();
+        if part_name(&path).is_some_and(|name| committed.contains(name)) {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 fn in_table(path: &Path, table: Table) -> bool {
@@ -359,6 +456,9 @@ fn dataset_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let entry = entry.map_err(|e| with_path(dir, e))?;
         let path = entry.path();
         let name = entry.file_name();
+        if name == LOCK_FILE {
+            continue;
+        }
         let is_table = name.to_str().and_then(Table::from_name).is_some();
         if !is_table || !path.is_dir() {
             foreign.get_or_insert(path);
@@ -683,15 +783,10 @@ fn walk_dir(
     }
 }
 
-/// Every row of `table` in the dataset in `dir`, file by file (sorted by name), as batches.
+/// Every row of `table` in the dataset in `dir`, file by file (sorted by name), as batches: the
+/// files of [`committed_files`].
 pub fn read_table(dir: &Path, table: Table) -> Result<Vec<RecordBatch>, Error> {
-    let sub = dir.join(table.name());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&sub)
-        .map_err(|e| with_path(&sub, e))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect();
-    files.sort();
+    let files = committed_files(dir, table)?;
     let mut batches = Vec::new();
     for path in files {
         let file = File::open(&path).map_err(|e| with_path(&path, e))?;

@@ -86,7 +86,20 @@ pub fn run(args: &ExportArgs, stderr: &mut dyn Write) -> Result<(), CliError> {
     let sources = found.sources();
     let report = std::thread::scope(|scope| {
         let job = scope.spawn(|| dataset::export(&sources, &args.output, &options, &progress));
+        let mut told_waiting = false;
         while !job.is_finished() {
+            if !told_waiting && progress.waiting.load(Ordering::Relaxed) {
+                told_waiting = true;
+                if let Some(bar) = bar.as_mut() {
+                    bar.clear();
+                }
+                // ok: a message that cannot be written does not stop the export
+                let _ = writeln!(
+                    stderr,
+                    "waiting for another export into {} to finish",
+                    args.output.display()
+                );
+            }
             if let Some(bar) = bar.as_mut() {
                 let done = progress.captures.load(Ordering::Relaxed);
                 bar.set_label(format!("exporting {done}/{total}"));

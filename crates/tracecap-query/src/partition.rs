@@ -15,7 +15,7 @@ use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::PartitionStream;
 use tokio::sync::mpsc;
-use tracecap_arrow::dataset::Source;
+use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::{Options, Table};
 
 use crate::faults::{Fault, FaultKind, Faults};
@@ -27,7 +27,7 @@ const DEPTH: usize = 2;
 #[derive(Debug)]
 pub(crate) struct Queue {
     /// The captures, the largest first.
-    captures: Vec<Source>,
+    captures: Vec<CaptureFile>,
     /// Per run of the scan, the index of the next capture to take. The engine runs every
     /// partition of a plan once, except where it runs a plan again (the recursive part of a
     /// recursive query): the `n`th run of a partition takes from the `n`th cursor, so every
@@ -43,7 +43,7 @@ struct Runs {
 }
 
 impl Queue {
-    pub(crate) fn new(captures: Vec<Source>) -> Self {
+    pub(crate) fn new(captures: Vec<CaptureFile>) -> Self {
         Queue {
             captures,
             runs: Mutex::new(Runs::default()),
@@ -67,7 +67,7 @@ impl Queue {
     }
 
     /// The next capture of the run whose cursor is `cursor`, if any is left.
-    fn take(&self, cursor: &AtomicUsize) -> Option<&Source> {
+    fn take(&self, cursor: &AtomicUsize) -> Option<&CaptureFile> {
         self.captures.get(cursor.fetch_add(1, Ordering::Relaxed))
     }
 }
@@ -117,12 +117,13 @@ type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
 /// engine drops the stream (a `LIMIT` met, a query cancelled).
 fn parse<'q>(
     table: Table,
-    captures: impl Iterator<Item = &'q Source>,
+    captures: impl Iterator<Item = &'q CaptureFile>,
     (batch_rows, args): (usize, bool),
     faults: &Faults,
     tx: &Sender,
 ) {
-    for source in captures {
+    for capture in captures {
+        let source = &capture.source;
         let unreadable = |why: String| Fault {
             capture: source.id.clone(),
             path: source.path.clone(),
@@ -139,6 +140,7 @@ fn parse<'q>(
             batch_rows,
             path: Some(source.absolute_path()),
             args,
+            format: Some(capture.format),
             ..Options::only(table)
         };
         let mut send = |_table: Table, batch: RecordBatch| {

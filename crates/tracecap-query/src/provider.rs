@@ -12,12 +12,13 @@ use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::datasource::{TableProvider, TableType};
-use datafusion::error::Result;
+use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
+use tracecap_arrow::dataset::committed_files;
 use tracecap_arrow::Table;
 
 use crate::faults::Faults;
@@ -80,9 +81,7 @@ impl InputTable {
         // finish close together.
         chosen.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.source.cmp(&b.source)));
         let n = n.clamp(1, chosen.len());
-        let queue = Arc::new(Queue::new(
-            chosen.into_iter().map(|c| c.source.clone()).collect(),
-        ));
+        let queue = Arc::new(Queue::new(chosen.into_iter().cloned().collect()));
         (0..n)
             .map(|index| {
                 Arc::new(CapturePartition {
@@ -99,19 +98,20 @@ impl InputTable {
     }
 }
 
-/// The Parquet files of `table` in every dataset that has the table's folder, as one table.
+/// The Parquet files of `table` in every dataset, as one table: each dataset's
+/// [`committed_files`], so that the rows of a part whose writer was killed before its `captures`
+/// file was in place are left out.
 fn parquet_table(
     table: Table,
     datasets: &[std::path::PathBuf],
 ) -> Result<Option<Arc<ListingTable>>> {
     let mut urls = Vec::new();
     for dir in datasets {
-        let folder = dir.join(table.name());
-        if !folder.is_dir() {
-            continue;
+        let files = committed_files(dir, table).map_err(|e| DataFusionError::External(e.into()))?;
+        for file in files {
+            let file = std::path::absolute(&file)?;
+            urls.push(ListingTableUrl::parse(file.display().to_string())?);
         }
-        let folder = std::path::absolute(&folder)?;
-        urls.push(ListingTableUrl::parse(format!("{}/", folder.display()))?);
     }
     if urls.is_empty() {
         return Ok(None);
