@@ -123,6 +123,20 @@ impl<'a> Event<'a> {
         }
     }
 
+    /// Where the event lies in the file, to read it again with
+    /// [`Capture::event_at`](crate::Capture::event_at): a caller that keeps many events keeps
+    /// these (and the definitions) rather than the events.
+    pub fn place(&self) -> EventPlace {
+        EventPlace {
+            offset: self.offset,
+            args_len: self.args.len() as u64,
+            strings_offset: self.strings.offset(),
+            // A part's length is a u32.
+            strings_len: u32::try_from(self.strings.bytes().len()).unwrap_or(u32::MAX),
+            chunk: self.chunk,
+        }
+    }
+
     /// The raw argument bytes.
     pub fn arg_bytes(&self) -> &'a [u8] {
         self.args
@@ -190,6 +204,74 @@ impl<'a> Event<'a> {
             Some(Builtin::ZoneSet | Builtin::ZoneDelete) => Some(self.arg(0)?.as_u32()? as u16),
             _ => None,
         }
+    }
+}
+
+/// Where an event and its chunk's string table lie in the file (see [`Event::place`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventPlace {
+    offset: u64,
+    args_len: u64,
+    strings_offset: u64,
+    strings_len: u32,
+    chunk: u32,
+}
+
+impl EventPlace {
+    /// Absolute offset of the event's first byte.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Absolute offset of the event's chunk's string table (0 when it has none).
+    pub fn strings_offset(&self) -> u64 {
+        self.strings_offset
+    }
+
+    /// The event at this place in `data`, with its definition `def` and zone `zone`; `None` when
+    /// the place is not in `data` or the wire id found there is not `def`'s.
+    pub(crate) fn event<'a>(
+        &self,
+        data: &'a [u8],
+        enc: Encoding,
+        def: Definition<'a>,
+        zone: Option<u16>,
+    ) -> Option<Event<'a>> {
+        let bytes = |at: u64, len: u64| {
+            let at = usize::try_from(at).ok()?;
+            data.get(at..at.checked_add(usize::try_from(len).ok()?)?)
+        };
+        let header = match enc {
+            Encoding::Chunked => 8,
+            Encoding::Legacy => 6,
+        };
+        let head = bytes(self.offset, header)?;
+        let (wire_id, time) = match enc {
+            Encoding::Chunked => (
+                u32::from_le_bytes(head.get(0..4)?.try_into().ok()?),
+                u32::from_le_bytes(head.get(4..8)?.try_into().ok()?),
+            ),
+            Encoding::Legacy => (
+                u32::from(u16::from_be_bytes(head.get(0..2)?.try_into().ok()?)),
+                u32::from_be_bytes(head.get(2..6)?.try_into().ok()?),
+            ),
+        };
+        if wire_id != u32::from(def.wire_id) {
+            return None;
+        }
+        let args = bytes(self.offset.checked_add(header)?, self.args_len)?;
+        let strings = StringTable::new(
+            bytes(self.strings_offset, u64::from(self.strings_len))?,
+            self.strings_offset,
+        );
+        let head = EventHead {
+            offset: self.offset,
+            chunk: self.chunk,
+            wire_id,
+            time,
+            zone: zone.map_or(u32::MAX, u32::from),
+        };
+        Some(Event::new(head, def, strings, args, enc))
     }
 }
 

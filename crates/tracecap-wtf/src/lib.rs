@@ -127,7 +127,7 @@ pub use defs::{
     FLAG_HIGH_FREQUENCY, FLAG_INTERNAL, FLAG_SYSTEM_TIME,
 };
 pub use error::{Error, ErrorKind};
-pub use event::{Event, ScopeRole, ZoneInfo, MAX_ARGS};
+pub use event::{Event, EventPlace, ScopeRole, ZoneInfo, MAX_ARGS};
 pub use header::{
     detect, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
     FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC,
@@ -194,6 +194,38 @@ impl<'a> Capture<'a> {
     /// [`FixedDefinitionTable`], or `&mut table` to keep the table once the walk is over).
     pub fn events_with<T: DefinitionLookup<'a>>(&self, table: T) -> Events<'a, T> {
         Events::new(self.data, &self.header, table)
+    }
+
+    /// The event at `place` (from [`Event::place`] on an event of this capture) read again, with
+    /// the definition `def` and zone `zone` it was read with; `None` when `place` does not hold
+    /// an event of `def` in this capture.
+    ///
+    /// ```
+    /// use tracecap_wtf::Capture;
+    ///
+    /// # let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+    /// let capture = Capture::parse(&bytes)?;
+    /// for event in capture.events() {
+    ///     let event = event?;
+    ///     let again = capture.event_at(&event.place(), event.def, event.zone).unwrap();
+    ///     assert_eq!(again.offset, event.offset);
+    ///     assert_eq!((again.time, again.chunk), (event.time, event.chunk));
+    ///     assert_eq!(again.arg_bytes(), event.arg_bytes());
+    ///     assert_eq!(again.strings, event.strings);
+    /// }
+    /// # Ok::<(), tracecap_wtf::Error>(())
+    /// ```
+    pub fn event_at(
+        &self,
+        place: &EventPlace,
+        def: Definition<'a>,
+        zone: Option<u16>,
+    ) -> Option<Event<'a>> {
+        let enc = match self.header.container {
+            Container::Chunked => value::Encoding::Chunked,
+            Container::Legacy => value::Encoding::Legacy,
+        };
+        place.event(self.data, enc, def, zone)
     }
 
     /// Every event in file order, with a growable [`DefinitionTable`].

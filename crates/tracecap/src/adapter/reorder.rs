@@ -4,17 +4,18 @@
 //! Items that come no earlier than the last one kept in order go to the back of a deque, which
 //! is therefore sorted; the others go to a min-heap. The earlier of the two fronts comes out
 //! first. A trace whose events are mostly in time order (every real one) pays a push and a pop
-//! at the ends of the deque per event, instead of a heap's sifting (a copy of the item per level,
-//! and items here are events of about a hundred bytes); a trace in any order still costs at most
-//! a heap's `O(log n)` per item.
+//! at the ends of the deque per event, instead of a heap's sifting (a copy of the item per
+//! level); a trace in any order still costs at most a heap's `O(log n)` per item. Only the
+//! heap's items carry a sequence number: the deque's order is their push order, and on equal
+//! times the deque's front was pushed before the heap's top (see [`Reorder::push`]).
 
 use alloc::collections::{BinaryHeap, VecDeque};
 use core::cmp::Ordering;
 
 /// Items in time order, ties in the order they were pushed.
 pub(crate) struct Reorder<T> {
-    /// Items that came in order: sorted by (time, sequence).
-    in_order: VecDeque<Entry<T>>,
+    /// Items that came in order, with their times: sorted by time, then push order.
+    in_order: VecDeque<(u64, T)>,
     /// Items that came earlier than the back of `in_order`.
     late: BinaryHeap<Entry<T>>,
     /// Sequence number of the next item.
@@ -64,47 +65,51 @@ impl<T> Reorder<T> {
     }
 
     /// Adds `item` at time `ts`.
+    ///
+    /// An item goes to the heap only when it is earlier than the deque's back, which stays in the
+    /// deque (as does every later back) until that item is popped. So while an item is in the
+    /// heap, no item at its time or earlier joins the deque: on equal times, the deque's front
+    /// was pushed first.
     pub(crate) fn push(&mut self, ts: u64, item: T) {
-        let entry = Entry {
-            ts,
-            seq: self.seq,
-            item,
-        };
-        self.seq += 1;
-        // Sequence numbers grow, so an item no earlier than the back keeps the deque sorted.
-        if self.in_order.back().is_none_or(|b| b.ts <= ts) {
-            self.in_order.push_back(entry);
+        if self.in_order.back().is_none_or(|b| b.0 <= ts) {
+            self.in_order.push_back((ts, item));
         } else {
-            self.late.push(entry);
+            self.late.push(Entry {
+                ts,
+                seq: self.seq,
+                item,
+            });
+            self.seq += 1;
         }
     }
 
     /// Time of the earliest item.
     pub(crate) fn first_time(&self) -> Option<u64> {
-        let first = if self.first_is_late()? {
-            self.late.peek()
+        if self.first_is_late()? {
+            self.late.peek().map(|e| e.ts)
         } else {
-            self.in_order.front()
-        };
-        first.map(|e| e.ts)
+            self.in_order.front().map(|e| e.0)
+        }
     }
 
     /// Takes the earliest item (of those at the same time, the first pushed).
     pub(crate) fn pop(&mut self) -> Option<(u64, T)> {
-        let first = if self.first_is_late()? {
-            self.late.pop()
+        if self.first_is_late()? {
+            self.late.pop().map(|e| (e.ts, e.item))
         } else {
             self.in_order.pop_front()
-        };
-        first.map(|e| (e.ts, e.item))
+        }
     }
 
     /// Whether the earliest item is in the heap rather than at the deque's front; `None` when
     /// both are empty.
     fn first_is_late(&self) -> Option<bool> {
         match (self.in_order.front(), self.late.peek()) {
-            (Some(a), Some(b)) => Some(b.key() < a.key()),
-            (a, b) => a.or(b).map(|_| b.is_some()),
+            // On equal times the deque's front came first (see `push`).
+            (Some(a), Some(b)) => Some(b.ts < a.0),
+            (Some(_), None) => Some(false),
+            (None, Some(_)) => Some(true),
+            (None, None) => None,
         }
     }
 }

@@ -23,7 +23,11 @@
 //! an event that still comes too late is clamped to its zone's latest time ([`Report::clamped`]).
 //! So that appended arguments reach their scope, a zone also holds back up to [`HOLD_LIMIT`] events
 //! after a scope opens (until it closes); appends that come after their scope was written become
-//! instants.
+//! instants. Holding also decides when a zone's events reach the sink, so it is kept when the sink
+//! reads no args; only the merging is skipped then.
+//!
+//! The queues and held events keep where each event lies in the file, its definition's number
+//! and its role (a [`Kept`]), and the event is read again from the mapped file when it is written.
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -32,8 +36,9 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use tracecap_wtf::{
-    latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Capture, Container, Elem, Event,
-    ScopeRole as Role, Str, StringIndex, Value as WValue, ZoneInfo, FLAG_BUILTIN,
+    latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Capture, Container, Definition, Elem,
+    Event, EventPlace, ScopeRole as Role, Str, StringIndex, StringTable, Value as WValue, ZoneInfo,
+    FLAG_BUILTIN,
 };
 
 use super::out::{Out, Written};
@@ -54,24 +59,38 @@ pub const REORDER_WINDOW_NS: u64 = 2_000_000_000;
 pub const REORDER_CAP: usize = 1 << 17;
 /// Longest argument text written (longer texts are cut, with their full length).
 const MAX_TEXT: usize = 1024;
+/// String indexes kept, one per chunk, for the chunks whose strings were looked up last.
+const STRING_INDEXES: usize = 4;
+/// Wire ids below this find their definition's number in a `Vec`; larger ones in a map.
+const DIRECT_DEFS: usize = 4096;
 const WRAP: u64 = 1 << 32;
 const HALF: u64 = 1 << 31;
 
+/// An event waiting in a queue or held back: where it is in the capture, the number of its
+/// definition in `State::defs` and its role. The event is read again from the capture when it
+/// is written.
+#[derive(Clone, Copy)]
+struct Kept {
+    place: EventPlace,
+    def: u32,
+    role: Role,
+}
+
 /// A held-back event.
 #[derive(Clone, Copy)]
-struct Held<'a> {
-    ev: Event<'a>,
+struct Held {
+    kept: Kept,
     ts: u64,
-    role: Role,
-    /// Leave: whether it closed a scope. Append: index of its target in the held events.
-    target: Option<usize>,
+    /// Append: index of its target in the held events.
+    target: Option<u32>,
+    /// Leave: whether it closed a scope.
     closes: bool,
 }
 
 /// An open scope: where it is held, or `None` once written.
 #[derive(Clone, Copy)]
 struct Open {
-    held: Option<usize>,
+    held: Option<u32>,
 }
 
 struct Lane {
@@ -80,12 +99,12 @@ struct Lane {
     last: u64,
 }
 
-struct ZoneState<'a> {
+struct ZoneState {
     id: Option<u16>,
     track: Option<TrackId>,
     tid: u64,
     stack: Vec<Open>,
-    held: Vec<Held<'a>>,
+    held: Vec<Held>,
     base: usize,
     last: u64,
     stopped: bool,
@@ -93,7 +112,7 @@ struct ZoneState<'a> {
     frame_open: bool,
     lanes: Vec<Lane>,
     /// Events waiting to be put in time order.
-    queue: Reorder<Event<'a>>,
+    queue: Reorder<Kept>,
     /// Latest time queued.
     seen: u64,
 }
@@ -211,12 +230,12 @@ const FEW_ARGS: usize = 8;
 /// The held appends whose scope is the held event `i`. They come after it and before the leave
 /// that closes it, so only the events in between are looked at (each flush looks at each event
 /// once per scope around it, not once per scope held).
-fn appends_to<'h, 'a>(held: &'h [Held<'a>], i: usize) -> impl Iterator<Item = &'h Held<'a>> {
+fn appends_to(held: &[Held], i: usize) -> impl Iterator<Item = &Held> {
     let mut depth = 0usize;
     held.get(i + 1..)
         .unwrap_or_default()
         .iter()
-        .take_while(move |h| match h.role {
+        .take_while(move |h| match h.kept.role {
             Role::Enter => {
                 depth += 1;
                 true
@@ -231,7 +250,7 @@ fn appends_to<'h, 'a>(held: &'h [Held<'a>], i: usize) -> impl Iterator<Item = &'
             }
             _ => true,
         })
-        .filter(move |h| h.role == Role::Append && h.target == Some(i))
+        .filter(move |h| h.kept.role == Role::Append && h.target.map(|t| t as usize) == Some(i))
 }
 
 fn cut_into(out: &mut String, s: &str) {
@@ -242,16 +261,36 @@ fn cut_into(out: &mut String, s: &str) {
     }
 }
 
+/// Whether `a` and `b` are the same definition, read from the same bytes.
+fn same_def(a: &Definition<'_>, b: &Definition<'_>) -> bool {
+    core::ptr::eq(a.name, b.name)
+        && core::ptr::eq(a.signature, b.signature)
+        && (a.wire_id, a.class, a.flags) == (b.wire_id, b.class, b.flags)
+}
+
 struct State<'c, 'a, S: Sink> {
     out: Out<'c, S>,
-    zones: Vec<ZoneState<'a>>,
+    capture: Capture<'a>,
+    /// Every definition a kept event has had, numbered in order of first use.
+    defs: Vec<Definition<'a>>,
+    /// Wire id (below [`DIRECT_DEFS`]) -> number of its latest definition in `defs`
+    /// (`u32::MAX`: none yet).
+    def_numbers: Vec<u32>,
+    /// The same for larger wire ids.
+    far_def_numbers: BTreeMap<u16, u32>,
+    zones: Vec<ZoneState>,
     zone_index: BTreeMap<Option<u16>, usize>,
+    /// The zone of the last event: its id and index.
+    last_zone: Option<(Option<u16>, usize)>,
     infos: BTreeMap<u16, ZoneInfo<'a>>,
     /// Open time ranges: id -> (zone, lane).
     ranges: BTreeMap<u32, (usize, usize)>,
     /// Latest unwrapped time (us).
     reference: u64,
-    strings: Option<StringIndex<'a>>,
+    /// The string indexes of up to [`STRING_INDEXES`] chunks, built on first use.
+    strings: Vec<StringIndex<'a>>,
+    /// Which of `strings` the next new index replaces once it is full.
+    next_strings: usize,
     args: ArgBuf<'a>,
     label: String,
     /// Events that went back in time within their zone (clamped).
@@ -295,12 +334,18 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
     out.track(None, TrackKind::Process { pid: 0 }, &name)?;
     let mut st = State {
         out,
+        capture: trace,
+        defs: Vec::new(),
+        def_numbers: Vec::new(),
+        far_def_numbers: BTreeMap::new(),
         zones: Vec::new(),
         zone_index: BTreeMap::new(),
+        last_zone: None,
         infos: BTreeMap::new(),
         ranges: BTreeMap::new(),
         reference: 0,
-        strings: None,
+        strings: Vec::new(),
+        next_strings: 0,
         args: ArgBuf::default(),
         label: String::new(),
         clamped: 0,
@@ -308,20 +353,23 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
         peak_queue: 0,
     };
     let total = data.len() as u64;
-    let mut fault = None;
-    for (n, ev) in trace.events().enumerate() {
-        let ev = match ev {
-            Ok(ev) => ev,
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
-        };
+    let mut n = 0u64;
+    // The sink's error, which stops the walk with a placeholder error of the walk's own type.
+    let mut failed = None;
+    let walked = trace.events().try_for_each_event(|ev| {
         if n % 65536 == 0 {
             st.out.progress(ev.offset, total);
         }
-        st.event(ev)?;
+        n += 1;
+        st.event(ev).map_err(|e| {
+            failed = Some(e);
+            tracecap_wtf::Error::new(tracecap_wtf::ErrorKind::BadMagic, ev.offset)
+        })
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
+    let fault = walked.err();
     st.finish()?;
     st.out.progress(total, total);
     match fault {
@@ -348,9 +396,21 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     }
 
     fn zone(&mut self, id: Option<u16>) -> usize {
-        if let Some(&i) = self.zone_index.get(&id) {
-            return i;
+        if let Some((last, i)) = self.last_zone {
+            if last == id {
+                return i;
+            }
         }
+        let i = self
+            .zone_index
+            .get(&id)
+            .copied()
+            .unwrap_or_else(|| self.new_zone(id));
+        self.last_zone = Some((id, i));
+        i
+    }
+
+    fn new_zone(&mut self, id: Option<u16>) -> usize {
         let i = self.zones.len();
         self.zones.push(ZoneState {
             id,
@@ -428,14 +488,53 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         }
         let z = self.zone(ev.zone);
         let ts = self.unwrap(ev.time);
+        let kept = Kept {
+            place: ev.place(),
+            def: self.def_number(&ev.def),
+            role: ev.scope_role(),
+        };
         let Some(zone) = self.zones.get_mut(z) else {
             return Ok(());
         };
-        zone.queue.push(ts, ev);
+        zone.queue.push(ts, kept);
         zone.seen = zone.seen.max(ts);
         self.queued += 1;
         self.peak_queue = self.peak_queue.max(self.queued);
         self.release(z, false)
+    }
+
+    /// The number of `def` in `self.defs`, added when new.
+    fn def_number(&mut self, def: &Definition<'a>) -> u32 {
+        let wire = usize::from(def.wire_id);
+        let known = match self.def_numbers.get(wire) {
+            Some(&n) => Some(n),
+            None => self.far_def_numbers.get(&def.wire_id).copied(),
+        };
+        if let Some(n) = known {
+            if self.defs.get(n as usize).is_some_and(|d| same_def(d, def)) {
+                return n;
+            }
+        }
+        let n = self.defs.len() as u32;
+        self.defs.push(*def);
+        if wire < DIRECT_DEFS {
+            if self.def_numbers.len() <= wire {
+                self.def_numbers.resize(wire + 1, u32::MAX);
+            }
+            if let Some(slot) = self.def_numbers.get_mut(wire) {
+                *slot = n;
+            }
+        } else {
+            self.far_def_numbers.insert(def.wire_id, n);
+        }
+        n
+    }
+
+    /// A kept event of zone `z`, read again from the capture.
+    fn event_of(&self, z: usize, kept: &Kept) -> Option<Event<'a>> {
+        let def = *self.defs.get(kept.def as usize)?;
+        let zone = self.zones.get(z)?.id;
+        self.capture.event_at(&kept.place, def, zone)
     }
 
     /// Passes a zone's events on in time order: those at least [`REORDER_WINDOW_NS`] older than
@@ -453,15 +552,15 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             if !ready {
                 return Ok(());
             }
-            if let Some((ts, ev)) = zone.queue.pop() {
+            if let Some((ts, kept)) = zone.queue.pop() {
                 self.queued -= 1;
-                self.scope_event(z, ev, ts)?;
+                self.scope_event(z, kept, ts)?;
             }
         }
     }
 
     /// One event of a zone, in time order: the loader's scope stack.
-    fn scope_event(&mut self, z: usize, ev: Event<'a>, raw: u64) -> Written<S> {
+    fn scope_event(&mut self, z: usize, kept: Kept, raw: u64) -> Written<S> {
         let Some(zone) = self.zones.get_mut(z) else {
             return Ok(());
         };
@@ -475,18 +574,18 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             raw
         };
         zone.last = ts;
-        let role = ev.scope_role();
+        let role = kept.role;
         let holding = !zone.held.is_empty();
         match role {
             Role::Enter => {
-                let idx = zone.held.len();
+                // At most `HOLD_LIMIT` events are held.
+                let idx = zone.held.len() as u32;
                 if !holding {
                     zone.base = zone.stack.len();
                 }
                 zone.held.push(Held {
-                    ev,
+                    kept,
                     ts,
-                    role,
                     target: None,
                     closes: false,
                 });
@@ -507,9 +606,8 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                     return Ok(());
                 }
                 zone.held.push(Held {
-                    ev,
+                    kept,
                     ts,
-                    role,
                     target: None,
                     closes: closed.is_some(),
                 });
@@ -520,24 +618,22 @@ impl<'a, S: Sink> State<'_, 'a, S> {
             Role::Append => {
                 let target = zone.stack.last().and_then(|o| o.held);
                 if !holding {
-                    return self.emit(z, &ev, ts, role, None);
+                    return self.emit_kept(z, &kept, ts);
                 }
                 zone.held.push(Held {
-                    ev,
+                    kept,
                     ts,
-                    role,
                     target,
                     closes: false,
                 });
             }
             Role::Instance => {
                 if !holding {
-                    return self.emit(z, &ev, ts, role, None);
+                    return self.emit_kept(z, &kept, ts);
                 }
                 zone.held.push(Held {
-                    ev,
+                    kept,
                     ts,
-                    role,
                     target: None,
                     closes: false,
                 });
@@ -564,8 +660,11 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         }
         let mut result = Ok(());
         for (i, h) in held.iter().enumerate() {
-            let r = match h.role {
-                Role::Enter => self.emit(z, &h.ev, h.ts, Role::Enter, Some((i, &held))),
+            let r = match h.kept.role {
+                Role::Enter => match self.event_of(z, &h.kept) {
+                    Some(ev) => self.emit(z, &ev, h.ts, Role::Enter, Some((i, &held))),
+                    None => Ok(()),
+                },
                 Role::Leave if h.closes => match self.thread(z) {
                     Ok(track) => self.out.end(track, h.ts),
                     Err(e) => Err(e),
@@ -573,7 +672,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                 Role::Leave => Ok(()),
                 // Merged into a scope written in this flush.
                 Role::Append if h.target.is_some() => Ok(()),
-                role => self.emit(z, &h.ev, h.ts, role, None),
+                _ => self.emit_kept(z, &h.kept, h.ts),
             };
             if r.is_err() {
                 result = r;
@@ -589,21 +688,44 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         result
     }
 
+    /// Writes a kept event that is not a held scope's enter.
+    fn emit_kept(&mut self, z: usize, kept: &Kept, ts: u64) -> Written<S> {
+        match self.event_of(z, kept) {
+            Some(ev) => self.emit(z, &ev, ts, kept.role, None),
+            None => Ok(()),
+        }
+    }
+
     fn resolve(&mut self, ev: &Event<'a>, s: Str<'a>) -> Option<&'a [u8]> {
         match s {
             Str::Null => None,
             Str::Inline(b) => Some(b),
-            Str::Ordinal(n) => {
-                let fresh = self
-                    .strings
-                    .as_ref()
-                    .is_some_and(|i| i.table().offset() == ev.strings.offset());
-                if !fresh {
-                    self.strings = Some(StringIndex::new(ev.strings));
-                }
-                self.strings.as_ref().and_then(|i| i.resolve(n))
-            }
+            Str::Ordinal(n) => self.string_index(ev.strings)?.resolve(n),
         }
+    }
+
+    /// The index of the string table `table`, built when it is not among the kept ones.
+    fn string_index(&mut self, table: StringTable<'a>) -> Option<&StringIndex<'a>> {
+        let known = self
+            .strings
+            .iter()
+            .position(|i| i.table().offset() == table.offset());
+        let at = match known {
+            Some(at) => at,
+            None if self.strings.len() < STRING_INDEXES => {
+                self.strings.push(StringIndex::new(table));
+                self.strings.len() - 1
+            }
+            None => {
+                let at = self.next_strings % STRING_INDEXES;
+                self.next_strings = at + 1;
+                if let Some(slot) = self.strings.get_mut(at) {
+                    *slot = StringIndex::new(table);
+                }
+                at
+            }
+        };
+        self.strings.get(at)
     }
 
     /// A string argument as text (`None` for null).
@@ -729,7 +851,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         ev: &Event<'a>,
         ts: u64,
         role: Role,
-        scope: Option<(usize, &[Held<'a>])>,
+        scope: Option<(usize, &[Held])>,
     ) -> Written<S> {
         self.args.clear();
         self.label.clear();
@@ -748,21 +870,24 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         match (role, builtin) {
             (Role::Enter, _) => {
                 self.add_args(ev, usize::from(renamed));
-                if let Some((i, held)) = scope {
+                if let Some((i, held)) = scope.filter(|_| self.out.wants_args()) {
                     for h in appends_to(held, i) {
-                        if h.ev.builtin() == Some(Builtin::ScopeAppendData) {
+                        let Some(append) = self.event_of(z, &h.kept) else {
+                            continue;
+                        };
+                        if append.builtin() == Some(Builtin::ScopeAppendData) {
                             // {name: value}
-                            let key = h.ev.arg(0).and_then(|v| self.text_of(&h.ev, v));
-                            let value = h.ev.arg(1);
+                            let key = append.arg(0).and_then(|v| self.text_of(&append, v));
+                            let value = append.arg(1);
                             if let (Some(key), Some(value)) = (key, value) {
                                 let key: &'a str = match key {
                                     Cow::Borrowed(k) => k,
                                     Cow::Owned(_) => "appended",
                                 };
-                                self.add_value(&h.ev, key, value);
+                                self.add_value(&append, key, value);
                             }
                         } else {
-                            self.add_args(&h.ev, 0);
+                            self.add_args(&append, 0);
                         }
                     }
                 }
@@ -957,6 +1082,13 @@ impl<'a, S: Sink> State<'_, 'a, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_events_are_small() {
+        // The sizes docs/conversion.md gives for the queues and the held events.
+        assert_eq!(core::mem::size_of::<(u64, Kept)>(), 48);
+        assert_eq!(core::mem::size_of::<Held>(), 64);
+    }
 
     #[test]
     fn cut_keeps_char_boundaries() {
