@@ -322,7 +322,9 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
     /// Gives every remaining event, read in one pass, to `f`, in stream order; stops at the first
     /// error (the stream's, or one `f` returns) and returns it. The same events, details and
     /// errors as calling [`ChunkedReader::next_parsed_with`] in a loop, faster: the events of a
-    /// window share one detail buffer instead of setting one up each.
+    /// window share one detail buffer instead of setting one up each. After an error `f`
+    /// returned, a new call goes on with the next event (a caller can stop the walk to do
+    /// something else with the reader, such as asking its source how far it is).
     #[inline]
     pub fn try_for_each_parsed(
         &mut self,

@@ -3,8 +3,8 @@
 use proptest::prelude::*;
 use tracecap_apitrace::dump::{event_text, Dumper};
 use tracecap_apitrace::{
-    decompress, read_ahead, ByteSource, ChunkedReader, ContainerSource, SigTable, SliceSource,
-    Stream,
+    decompress, read_ahead, ByteSource, ChunkedReader, ContainerSource, Error, ErrorKind, SigTable,
+    SliceSource, Stream,
 };
 
 mod common;
@@ -72,6 +72,30 @@ fn chunked_visit<S: ByteSource>(src: S) -> (Vec<String>, Option<String>) {
     (out, err.map(|e| e.to_string()))
 }
 
+/// [`chunked_visit`], the walk stopped by its closure after every `every` events and called again.
+fn chunked_visit_resumed<S: ByteSource>(src: S, every: usize) -> (Vec<String>, Option<String>) {
+    let mut out = Vec::new();
+    let mut r = ChunkedReader::new(src, SigTable::new());
+    let mut n = 0;
+    loop {
+        let mut stopped = false;
+        let walked = r.try_for_each_parsed(|p| {
+            out.extend(parsed_text(p));
+            n += 1;
+            if n % every == 0 {
+                stopped = true;
+                return Err(Error::new(ErrorKind::Undefined("stop"), 0));
+            }
+            Ok(())
+        });
+        match walked {
+            Ok(()) => return (out, None),
+            Err(_) if stopped => continue,
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+}
+
 #[test]
 fn corpus_whole_and_chunked_agree() {
     let Some(root) = tracecap_testkit::corpus("apitrace") else {
@@ -104,6 +128,15 @@ fn corpus_whole_and_chunked_agree() {
             "{}: try_for_each_parsed events differ",
             t.display()
         );
+        for every in [1, 5, 1000] {
+            let (c, cerr) = chunked_visit_resumed(ContainerSource::new(&file).unwrap(), every);
+            assert_eq!(cerr, fault, "{} every {every}", t.display());
+            assert!(
+                c == wd,
+                "{} every {every}: resumed walk differs",
+                t.display()
+            );
+        }
         // From the stream in odd small pieces (events straddle many pieces).
         for piece in [1usize, 7, 4093] {
             // One-byte pieces cost a fill per byte: keep them to the smaller files.
