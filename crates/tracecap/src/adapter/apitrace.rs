@@ -13,15 +13,16 @@
 //! leaves at the tick of the next call to enter, so calls of a single-threaded trace are one
 //! tick long and back to back.
 //!
-//! Streaming: the file is decompressed piece by piece through the crate's `ChunkedReader`; what is
-//! kept is the signature table, one entry per thread, where each snappy chunk or zstd frame under
-//! the reader's window starts (16 bytes each: the reader releases what it has parsed, so they
-//! cover the unread tail and the piece being read, at most one per stream byte of the window,
-//! never one per piece of the file) and, per call that has entered and not yet left, its
-//! arguments' text (each value cut at [`MAX_TEXT`] bytes). A fault's stream offset is mapped back
-//! to the file through the container source's `OffsetMap`, as `decompress` maps it for `dump` and
-//! `validate`, to the chunk or frame holding it: the fault lies in the event being read, in the
-//! window.
+//! Streaming: the file is decompressed piece by piece through the crate's `ChunkedReader` and
+//! read in one pass (`try_for_each_parsed`); what is kept is the signature table, one entry per
+//! thread, where each snappy chunk or zstd frame under the reader's window starts (16 bytes each:
+//! the reader releases what it has parsed, so they cover the unread tail and the piece being
+//! read, at most one per stream byte of the window, never one per piece of the file), the name
+//! and argument names of each function signature calls use (worked out once, with its flags)
+//! and, per call that has entered and not yet left, its arguments' text (each value cut at
+//! [`MAX_TEXT`] bytes). A fault's stream offset is mapped back to the file through the container
+//! source's `OffsetMap`, as `decompress` maps it for `dump` and `validate`, to the chunk or frame
+//! holding it: the fault lies in the event being read, in the window.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -30,8 +31,8 @@ use core::fmt::Write as _;
 
 use tracecap_apitrace::dump::Dumper;
 use tracecap_apitrace::{
-    call_flags, ChunkedReader, ContainerSource, Detail, Error as ApiError, Event as ApiEvent,
-    EventKind, OffsetMap, OwnedHeader, SigTable, Space, Value as ApiValue, END_FRAME, MARKER_POP,
+    call_flags, ChunkedReader, ContainerSource, Detail, Error as ApiError, ErrorKind, EventKind,
+    OffsetMap, OwnedHeader, Parsed, SigTable, Space, Value as ApiValue, END_FRAME, MARKER_POP,
     MARKER_PUSH,
 };
 
@@ -50,6 +51,27 @@ pub const MAX_TEXT: usize = 256;
 pub const PID: u64 = 1;
 /// Reused argument buffers kept.
 const POOL: usize = 64;
+/// Function signature ids below this are found through a vector, larger ones through a map. The
+/// vector grows to the largest such id a call uses: at most this many slots of 4 bytes.
+const DENSE_SIGS: u64 = 1 << 14;
+/// Threads numbered 0, 1, 2, ... in the order they appear are kept in a vector, up to this many;
+/// any other thread in a map.
+const DENSE_THREADS: usize = 1 << 12;
+
+/// What the closure of the walk stops it with; `Stop` says why. A walk stopped this way goes on
+/// with the next event when it is called again.
+const PAUSE: ApiError = ApiError::new(ErrorKind::Undefined("pause"), 0);
+
+/// Why the walk was paused.
+enum Stop<E> {
+    /// To report progress.
+    Progress,
+    /// The sink failed.
+    Sink(ConvertError<E>),
+}
+
+/// An event read in one pass, with the signature table as it stands after it.
+type ApiEvent<'p> = Parsed<'p, 'p, SigTable>;
 
 /// An argument value kept until the call is written.
 #[derive(Clone, Copy)]
@@ -72,7 +94,8 @@ enum Slot {
 /// A call that has entered and is not yet written.
 struct Pending {
     no: u64,
-    sig: u64,
+    /// Its function, an index into [`Functions`] (`None` for a signature the table lacks).
+    func: Option<u32>,
     ts: u64,
     /// Set when its LEAVE was read (the call may still wait for calls above it to close).
     left: Option<u64>,
@@ -97,15 +120,186 @@ struct Thread {
     last: u64,
 }
 
+/// What calls need of a function signature, worked out from the table at its first call.
+struct Function {
+    /// [`call_flags`] of its name.
+    flags: u32,
+    /// Its name, then its arguments' names: `Functions::spans[first..=first + args]`.
+    first: usize,
+    args: usize,
+}
+
+/// The function signatures calls have used, by id, with their names as text (each as [`utf8`]
+/// gives it): what a call needs of its signature is looked up, not worked out again.
+#[derive(Default)]
+struct Functions {
+    /// For each id below [`DENSE_SIGS`], its index in `list` plus one (0: not met yet).
+    dense: Vec<u32>,
+    sparse: BTreeMap<u64, u32>,
+    list: Vec<Function>,
+    text: String,
+    /// Ranges of `text`.
+    spans: Vec<(usize, usize)>,
+}
+
+impl Functions {
+    /// The index of function signature `id`, added from `table` at its first call; `None` when
+    /// the table does not define it.
+    #[inline]
+    fn index(&mut self, id: u64, table: &SigTable) -> Option<u32> {
+        let dense = usize::try_from(id).ok().filter(|_| id < DENSE_SIGS);
+        let found = match dense {
+            Some(i) => self.dense.get(i).and_then(|&n| n.checked_sub(1)),
+            None => self.sparse.get(&id).copied(),
+        };
+        if found.is_some() {
+            return found;
+        }
+        let sig = table.function(id)?;
+        let index = u32::try_from(self.list.len()).ok()?;
+        let stored = index.checked_add(1)?;
+        let first = self.spans.len();
+        self.push_name(sig.name());
+        for name in sig.arg_names() {
+            self.push_name(name);
+        }
+        self.list.push(Function {
+            flags: call_flags(sig.name()),
+            first,
+            args: self.spans.len() - first - 1,
+        });
+        match dense {
+            Some(i) => {
+                if self.dense.len() <= i {
+                    self.dense.resize(i + 1, 0);
+                }
+                if let Some(slot) = self.dense.get_mut(i) {
+                    *slot = stored;
+                }
+            }
+            None => {
+                self.sparse.insert(id, index);
+            }
+        }
+        Some(index)
+    }
+
+    fn push_name(&mut self, name: &[u8]) {
+        let a = self.text.len();
+        self.text.push_str(utf8(name));
+        self.spans.push((a, self.text.len()));
+    }
+
+    fn get(&self, index: Option<u32>) -> Option<&Function> {
+        self.list.get(usize::try_from(index?).ok()?)
+    }
+
+    fn span(&self, i: usize) -> Option<&str> {
+        let &(a, b) = self.spans.get(i)?;
+        self.text.get(a..b)
+    }
+
+    /// The function's name.
+    fn name(&self, f: &Function) -> &str {
+        self.span(f.first).unwrap_or("")
+    }
+
+    /// The name of argument `i`, if the signature has that many.
+    fn arg_name(&self, f: &Function, i: u64) -> Option<&str> {
+        let i = usize::try_from(i).ok().filter(|&i| i < f.args)?;
+        self.span(f.first + 1 + i)
+    }
+}
+
+/// The threads by number: those numbered 0, 1, 2, ... in the order they appear (the way
+/// apitrace numbers them) in a vector, up to [`DENSE_THREADS`], any other in a map. A number in
+/// the map is never below the vector's length: the vector only grows by the thread numbered
+/// with its length, and only while that thread is not in the map.
+#[derive(Default)]
+struct Threads {
+    dense: Vec<Thread>,
+    sparse: BTreeMap<u64, Thread>,
+}
+
+impl Threads {
+    #[inline]
+    fn get(&mut self, n: u64) -> Option<&mut Thread> {
+        match usize::try_from(n) {
+            Ok(i) if i < self.dense.len() => self.dense.get_mut(i),
+            _ => self.sparse.get_mut(&n),
+        }
+    }
+
+    fn insert(&mut self, n: u64, thread: Thread) {
+        if n == self.dense.len() as u64 && self.dense.len() < DENSE_THREADS {
+            self.dense.push(thread);
+        } else {
+            self.sparse.insert(n, thread);
+        }
+    }
+
+    /// The numbers of every thread, in increasing order.
+    fn numbers(&self) -> Vec<u64> {
+        (0..self.dense.len() as u64)
+            .chain(self.sparse.keys().copied())
+            .collect()
+    }
+}
+
+/// The thread of every open call, in the order of their call numbers (the order of enters).
+#[derive(Default)]
+struct Open(Vec<(u64, u64)>);
+
+impl Open {
+    /// Call `no` is open on thread `tn`.
+    #[inline]
+    fn insert(&mut self, no: u64, tn: u64) {
+        match self.0.last() {
+            Some(&(last, _)) if last >= no => {
+                let i = self.0.partition_point(|&(n, _)| n < no);
+                match self.0.get_mut(i) {
+                    Some(slot) if slot.0 == no => slot.1 = tn,
+                    _ => self.0.insert(i, (no, tn)),
+                }
+            }
+            _ => self.0.push((no, tn)),
+        }
+    }
+
+    /// The position of call `no`.
+    #[inline]
+    fn find(&self, no: u64) -> Option<usize> {
+        // Calls usually leave in the reverse order of their enters.
+        match self.0.last() {
+            Some(&(last, _)) if last == no => Some(self.0.len() - 1),
+            _ => self.0.binary_search_by_key(&no, |&(n, _)| n).ok(),
+        }
+    }
+
+    /// The thread of call `no`, if it is open.
+    #[inline]
+    fn thread(&self, no: u64) -> Option<u64> {
+        self.0.get(self.find(no)?).map(|&(_, tn)| tn)
+    }
+
+    /// Call `no` is no longer open.
+    #[inline]
+    fn remove(&mut self, no: u64) {
+        if let Some(i) = self.find(no) {
+            self.0.remove(i);
+        }
+    }
+}
+
 struct State<'c, S: Sink> {
     out: Out<'c, S>,
     process: TrackId,
     frames: Option<TrackId>,
     frame_no: u64,
     frame_start: Option<u64>,
-    threads: BTreeMap<u64, Thread>,
-    /// Thread of every open call.
-    open: BTreeMap<u64, u64>,
+    threads: Threads,
+    functions: Functions,
+    open: Open,
     /// Enters seen (the clock, in ticks).
     enters: u64,
     pool: Vec<(String, Vec<(Slot, Val)>)>,
@@ -160,8 +354,9 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         frames: None,
         frame_no: 0,
         frame_start: None,
-        threads: BTreeMap::new(),
-        open: BTreeMap::new(),
+        threads: Threads::default(),
+        functions: Functions::default(),
+        open: Open::default(),
         enters: 0,
         pool: Vec::new(),
         dumper: Dumper::new(),
@@ -173,19 +368,31 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     st.process = st.out.track(None, TrackKind::Process { pid: PID }, &name)?;
     let total = data.len() as u64;
     let mut n = 0u64;
+    // The one-pass walk: the same events and faults as `next_event`. The closure stops it every
+    // 65,536 events to report progress, and at a sink error; then the walk's error is `PAUSE`
+    // and `stop` says why, else the error is the stream's fault.
     let failure = loop {
-        match reader.next_event() {
-            None => break None,
-            Some(Err(e)) => break Some(e),
-            Some(Ok((ev, table))) => st.event(&ev, table)?,
-        }
-        n += 1;
-        if n % 65536 == 0 {
-            st.out.progress(reader.source().consumed(), total);
+        let mut stop = None;
+        let walked = reader.try_for_each_parsed(|ev| {
+            n += 1;
+            match st.event(&ev) {
+                Err(e) => stop = Some(Stop::Sink(e)),
+                Ok(()) if n % 65536 == 0 => stop = Some(Stop::Progress),
+                Ok(()) => return Ok(()),
+            }
+            Err(PAUSE)
+        });
+        match (walked, stop) {
+            (Ok(()), _) => break None,
+            (Err(_), Some(Stop::Progress)) => {
+                st.out.progress(reader.source().consumed(), total);
+            }
+            (Err(_), Some(Stop::Sink(e))) => return Err(e),
+            (Err(e), None) => break Some(e),
         }
     };
     // Calls still open (or waiting for calls above them) are closed, even after a fault.
-    st.finish(reader.table())?;
+    st.finish()?;
     if let Some(e) = failure {
         return Err(ConvertError::Format(fault(reader.source().offsets(), e)));
     }
@@ -194,8 +401,10 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
 }
 
 impl<S: Sink> State<'_, S> {
+    /// The thread numbered `n`, declared at its first call.
+    #[inline]
     fn thread(&mut self, n: u64) -> Result<(), ConvertError<S::Error>> {
-        if self.threads.contains_key(&n) {
+        if self.threads.get(n).is_some() {
             return Ok(());
         }
         self.scratch.clear();
@@ -216,17 +425,20 @@ impl<S: Sink> State<'_, S> {
         Ok(())
     }
 
-    fn event(&mut self, ev: &ApiEvent<'_>, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
-        match ev.kind {
-            EventKind::Enter => self.enter(ev, table),
-            EventKind::Leave => self.leave(ev, table),
+    #[inline]
+    fn event(&mut self, ev: &ApiEvent<'_>) -> Result<(), ConvertError<S::Error>> {
+        match ev.event.kind {
+            EventKind::Enter => self.enter(ev),
+            EventKind::Leave => self.leave(ev),
         }
     }
 
-    fn enter(&mut self, ev: &ApiEvent<'_>, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+    fn enter(&mut self, p: &ApiEvent<'_>) -> Result<(), ConvertError<S::Error>> {
+        let ev = &p.event;
         let now = ev.call_no.saturating_mul(TICK_NS);
         self.enters = self.enters.max(ev.call_no.saturating_add(1));
-        let flags = table.function(ev.sig).map_or(0, |f| call_flags(f.name()));
+        let func = self.functions.index(ev.sig, p.table());
+        let flags = self.functions.get(func).map_or(0, |f| f.flags);
         if self.frame_start.is_none() {
             self.frame_start = Some(now);
         }
@@ -234,15 +446,15 @@ impl<S: Sink> State<'_, S> {
         if flags & MARKER_POP != 0 {
             let top_is_marker = self
                 .threads
-                .get(&ev.thread)
+                .get(ev.thread)
                 .is_some_and(|t| matches!(t.stack.last(), Some(Entry::Marker)));
             if top_is_marker {
                 self.close_top(ev.thread, now)?;
-                self.drain(ev.thread, table)?;
+                self.drain(ev.thread)?;
             }
         }
         // A call still open on this thread becomes the parent of this one.
-        let Some(thread) = self.threads.get_mut(&ev.thread) else {
+        let Some(thread) = self.threads.get(ev.thread) else {
             return Ok(());
         };
         let track = thread.track;
@@ -255,7 +467,7 @@ impl<S: Sink> State<'_, S> {
                     &mut self.out,
                     track,
                     parent,
-                    table,
+                    &self.functions,
                     (&mut self.scratch, &mut self.extra),
                     false,
                     None,
@@ -265,7 +477,7 @@ impl<S: Sink> State<'_, S> {
         let (text, args) = self.pool.pop().unwrap_or_default();
         let mut call = Pending {
             no: ev.call_no,
-            sig: ev.sig,
+            func,
             ts,
             left: None,
             begun: false,
@@ -278,11 +490,9 @@ impl<S: Sink> State<'_, S> {
         // A sink that reads no arguments gets none, but a marker push's name its group.
         if self.out.wants_args() || flags & MARKER_PUSH != 0 {
             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
-            apply(&mut call, ev, table, bufs);
+            apply(&mut call, p, bufs);
         }
-        if let Some(thread) = self.threads.get_mut(&ev.thread) {
-            thread.stack.push(Entry::Call(call));
-        }
+        thread.stack.push(Entry::Call(call));
         self.open.insert(ev.call_no, ev.thread);
         if flags & END_FRAME != 0 {
             let start = self.frame_start.take().unwrap_or(now);
@@ -309,25 +519,31 @@ impl<S: Sink> State<'_, S> {
                     value: Value::Uint(ev.call_no),
                 },
             ];
-            let event = Event::new(frames, start, &self.scratch, CATEGORY, &args);
+            let args = if self.out.wants_args() {
+                &args[..]
+            } else {
+                &[]
+            };
+            let event = Event::new(frames, start, &self.scratch, CATEGORY, args);
             self.out.complete(&event, end.saturating_sub(start))?;
             self.frame_no += 1;
         }
         Ok(())
     }
 
-    fn leave(&mut self, ev: &ApiEvent<'_>, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
-        let Some(&tn) = self.open.get(&ev.call_no) else {
+    fn leave(&mut self, p: &ApiEvent<'_>) -> Result<(), ConvertError<S::Error>> {
+        let ev = &p.event;
+        let Some(tn) = self.open.thread(ev.call_no) else {
             return Ok(()); // a LEAVE without its ENTER: nothing to close
         };
         let now = self.enters.saturating_mul(TICK_NS);
-        if let Some(thread) = self.threads.get_mut(&tn) {
+        if let Some(thread) = self.threads.get(tn) {
             for entry in thread.stack.iter_mut().rev() {
                 if let Entry::Call(c) = entry {
                     if c.no == ev.call_no {
                         if !c.begun && (self.out.wants_args() || c.flags & MARKER_PUSH != 0) {
                             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
-                            apply(c, ev, table, bufs);
+                            apply(c, p, bufs);
                         }
                         c.left = Some(now.max(c.ts.saturating_add(TICK_NS)));
                         break;
@@ -335,26 +551,26 @@ impl<S: Sink> State<'_, S> {
                 }
             }
         }
-        self.drain(tn, table)
+        self.drain(tn)
     }
 
     /// Closes the calls on top of `tn`'s stack that have left.
-    fn drain(&mut self, tn: u64, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+    fn drain(&mut self, tn: u64) -> Result<(), ConvertError<S::Error>> {
         loop {
-            let at = match self.threads.get(&tn).and_then(|t| t.stack.last()) {
+            let at = match self.threads.get(tn).and_then(|t| t.stack.last()) {
                 Some(Entry::Call(c)) => match c.left {
                     Some(at) => at,
                     None => return Ok(()),
                 },
                 _ => return Ok(()),
             };
-            self.close_top_call(tn, at, table, false)?;
+            self.close_top_call(tn, at, false)?;
         }
     }
 
     /// Ends the marker on top of `tn`'s stack at `at`.
     fn close_top(&mut self, tn: u64, at: u64) -> Result<(), ConvertError<S::Error>> {
-        let Some(thread) = self.threads.get_mut(&tn) else {
+        let Some(thread) = self.threads.get(tn) else {
             return Ok(());
         };
         if let Some(Entry::Marker) = thread.stack.last() {
@@ -372,16 +588,15 @@ impl<S: Sink> State<'_, S> {
         &mut self,
         tn: u64,
         at: u64,
-        table: &SigTable,
         incomplete: bool,
     ) -> Result<(), ConvertError<S::Error>> {
-        let Some(thread) = self.threads.get_mut(&tn) else {
+        let Some(thread) = self.threads.get(tn) else {
             return Ok(());
         };
         let Some(Entry::Call(call)) = thread.stack.pop() else {
             return Ok(());
         };
-        self.open.remove(&call.no);
+        self.open.remove(call.no);
         let end = at.max(thread.last).max(call.ts);
         thread.last = end;
         let track = thread.track;
@@ -392,7 +607,7 @@ impl<S: Sink> State<'_, S> {
                 &mut self.out,
                 track,
                 &call,
-                table,
+                &self.functions,
                 (&mut self.scratch, &mut self.extra),
                 incomplete,
                 Some(end.saturating_sub(call.ts)),
@@ -404,13 +619,14 @@ impl<S: Sink> State<'_, S> {
                 None => "",
             };
             let name = if name.is_empty() {
-                table.function(call.sig).map_or("group", |f| utf8(f.name()))
+                let f = self.functions.get(call.func);
+                f.map_or("group", |f| self.functions.name(f))
             } else {
                 name
             };
             self.out
                 .begin(&Event::new(track, end, name, MARKER_CATEGORY, &[]))?;
-            if let Some(thread) = self.threads.get_mut(&tn) {
+            if let Some(thread) = self.threads.get(tn) {
                 thread.stack.push(Entry::Marker);
             }
         }
@@ -427,21 +643,18 @@ impl<S: Sink> State<'_, S> {
 
     /// Closes everything still open at the end of the stream (or at a fault): calls that never
     /// left are marked incomplete.
-    fn finish(&mut self, table: &SigTable) -> Result<(), ConvertError<S::Error>> {
+    fn finish(&mut self) -> Result<(), ConvertError<S::Error>> {
         let end = self.enters.saturating_mul(TICK_NS);
-        let keys: Vec<u64> = self.threads.keys().copied().collect();
-        for tn in keys {
+        for tn in self.threads.numbers() {
             loop {
-                let top = match self.threads.get(&tn).and_then(|t| t.stack.last()) {
+                let top = match self.threads.get(tn).and_then(|t| t.stack.last()) {
                     None => break,
                     Some(Entry::Marker) => None,
                     Some(Entry::Call(c)) => Some(c.left),
                 };
                 match top {
                     None => self.close_top(tn, end)?,
-                    Some(left) => {
-                        self.close_top_call(tn, left.unwrap_or(end), table, left.is_none())?
-                    }
+                    Some(left) => self.close_top_call(tn, left.unwrap_or(end), left.is_none())?,
                 }
             }
         }
@@ -451,14 +664,10 @@ impl<S: Sink> State<'_, S> {
 
 /// Applies an event's details (arguments, return value, flags) to a pending call; `bufs` are the
 /// dumper with its output buffer and the buffer for text that is not UTF-8.
-fn apply(
-    call: &mut Pending,
-    ev: &ApiEvent<'_>,
-    table: &SigTable,
-    bufs: (&mut Dumper, &mut Vec<u8>, &mut String),
-) {
+fn apply(call: &mut Pending, ev: &ApiEvent<'_>, bufs: (&mut Dumper, &mut Vec<u8>, &mut String)) {
     let (dumper, bytes, lossy) = bufs;
-    for d in ev.details().iter(table) {
+    let table = ev.table();
+    for d in ev.details() {
         let Ok(d) = d else { break };
         let (slot, v) = match d {
             Detail::Arg { index, value } => (Slot::Arg(index), value),
@@ -529,23 +738,32 @@ fn push_cut(out: &mut String, s: &str) {
 const STACK_ARGS: usize = 20;
 
 /// Writes a call: a complete slice when `dur` is given, else a begin. `names` are a buffer for
-/// the names of arguments past the signature's count and the ranges of it they take.
+/// the names of arguments past the signature's count and the ranges of it they take. A sink that
+/// reads no arguments gets none.
 fn emit<S: Sink>(
     out: &mut Out<'_, S>,
     track: TrackId,
     call: &Pending,
-    table: &SigTable,
+    functions: &Functions,
     names: (&mut String, &mut Vec<(usize, usize)>),
     incomplete: bool,
     dur: Option<u64>,
 ) -> Written<S> {
-    let (scratch, extra) = names;
-    let sig = table.function(call.sig);
-    let arg_name = |i: u64| {
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| sig.and_then(|s| s.arg_name(i)))
+    let func = functions.get(call.func);
+    let name = func.map_or("call", |f| functions.name(f));
+    let wants_args = out.wants_args();
+    let mut write = |args: &[Arg<'_>]| {
+        let event = Event::new(track, call.ts, name, CATEGORY, args);
+        match dur {
+            Some(d) => out.complete(&event, d),
+            None => out.begin(&event),
+        }
     };
+    if !wants_args {
+        return write(&[]);
+    }
+    let (scratch, extra) = names;
+    let arg_name = |i: u64| func.and_then(|f| functions.arg_name(f, i));
     scratch.clear();
     extra.clear();
     for (slot, _) in &call.args {
@@ -563,7 +781,7 @@ fn emit<S: Sink>(
         let name = match slot {
             Slot::Ret => "ret",
             Slot::Arg(i) => match arg_name(*i) {
-                Some(n) => utf8(n),
+                Some(n) => n,
                 None => extra_names
                     .next()
                     .and_then(|&(a, b)| scratch.get(a..b))
@@ -591,14 +809,6 @@ fn emit<S: Sink>(
         name: "incomplete",
         value: Value::Bool(true),
     });
-    let name = sig.map_or("call", |s| utf8(s.name()));
-    let mut write = |args: &[Arg<'_>]| {
-        let event = Event::new(track, call.ts, name, CATEGORY, args);
-        match dur {
-            Some(d) => out.complete(&event, d),
-            None => out.begin(&event),
-        }
-    };
     if call.args.len() + 3 > STACK_ARGS {
         let all = core::iter::once(call_no)
             .chain(call.args.iter().map(arg))
