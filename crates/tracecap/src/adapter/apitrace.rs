@@ -223,7 +223,15 @@ struct Threads {
 
 impl Threads {
     #[inline]
-    fn get(&mut self, n: u64) -> Option<&mut Thread> {
+    fn get(&self, n: u64) -> Option<&Thread> {
+        match usize::try_from(n) {
+            Ok(i) if i < self.dense.len() => self.dense.get(i),
+            _ => self.sparse.get(&n),
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, n: u64) -> Option<&mut Thread> {
         match usize::try_from(n) {
             Ok(i) if i < self.dense.len() => self.dense.get_mut(i),
             _ => self.sparse.get_mut(&n),
@@ -454,7 +462,7 @@ impl<S: Sink> State<'_, S> {
             }
         }
         // A call still open on this thread becomes the parent of this one.
-        let Some(thread) = self.threads.get(ev.thread) else {
+        let Some(thread) = self.threads.get_mut(ev.thread) else {
             return Ok(());
         };
         let track = thread.track;
@@ -537,7 +545,7 @@ impl<S: Sink> State<'_, S> {
             return Ok(()); // a LEAVE without its ENTER: nothing to close
         };
         let now = self.enters.saturating_mul(TICK_NS);
-        if let Some(thread) = self.threads.get(tn) {
+        if let Some(thread) = self.threads.get_mut(tn) {
             for entry in thread.stack.iter_mut().rev() {
                 if let Entry::Call(c) = entry {
                     if c.no == ev.call_no {
@@ -570,7 +578,7 @@ impl<S: Sink> State<'_, S> {
 
     /// Ends the marker on top of `tn`'s stack at `at`.
     fn close_top(&mut self, tn: u64, at: u64) -> Result<(), ConvertError<S::Error>> {
-        let Some(thread) = self.threads.get(tn) else {
+        let Some(thread) = self.threads.get_mut(tn) else {
             return Ok(());
         };
         if let Some(Entry::Marker) = thread.stack.last() {
@@ -590,7 +598,7 @@ impl<S: Sink> State<'_, S> {
         at: u64,
         incomplete: bool,
     ) -> Result<(), ConvertError<S::Error>> {
-        let Some(thread) = self.threads.get(tn) else {
+        let Some(thread) = self.threads.get_mut(tn) else {
             return Ok(());
         };
         let Some(Entry::Call(call)) = thread.stack.pop() else {
@@ -626,7 +634,7 @@ impl<S: Sink> State<'_, S> {
             };
             self.out
                 .begin(&Event::new(track, end, name, MARKER_CATEGORY, &[]))?;
-            if let Some(thread) = self.threads.get(tn) {
+            if let Some(thread) = self.threads.get_mut(tn) {
                 thread.stack.push(Entry::Marker);
             }
         }
