@@ -26,8 +26,8 @@ pub struct Options {
     /// JSON is written: for a reader that does not look at them (a query that does not select
     /// them).
     pub args: bool,
-    /// The capture's format, when the caller knows it ([`crate::dataset::CaptureFile::format`]):
-    /// it is not detected again. Default: `None`, detected from the bytes. A capture that is no
+    /// The capture's format, when the caller knows it (a capture found by the `dataset` module's
+    /// `find_sources` carries it): it is not detected again. Default: `None`, detected from the bytes. A capture that is no
     /// longer of that format is read as a damaged one (its fault at the offset where the format
     /// breaks).
     pub format: Option<Format>,
@@ -106,7 +106,7 @@ pub fn capture_batches_with_progress(
     let mut out = Emit::new(id, options.batch_rows, options.tables, sink);
     // The timeline is walked even when none of its tables is wanted: the `captures` row needs
     // its time span and fault.
-    let mut tables = TimelineTables::new(&mut out, options.args, progress);
+    let mut tables = TimelineTables::new(&mut out, options.args, data.len(), progress);
     let (stats, converted) = tracecap::adapter::convert_counted(format, data, &mut tables);
     let mut fault = fault_of(converted)?;
     tables.finish()?;

@@ -14,8 +14,8 @@ use arrow_array::builder::{
     Float64Builder, Int32Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
 };
 use arrow_array::types::Int32Type;
-use arrow_array::ArrayRef;
-use arrow_schema::ArrowError;
+use arrow_array::{new_null_array, ArrayRef};
+use arrow_schema::{ArrowError, DataType};
 use tracecap::export::write_args;
 use tracecap::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind};
 
@@ -24,6 +24,11 @@ use crate::dictionary::{Dictionary, Key};
 use crate::emit::Emit;
 use crate::table::Table;
 
+/// A capture gets room for a row per this many of its bytes, up to a batch.
+const SMALL_ROOM_BYTES: usize = 16;
+/// ... and at least this many rows.
+const MIN_ROOM: usize = 1024;
+
 /// The timeline's four tables being filled; a [`Sink`] whose error is the consumer's.
 pub(crate) struct TimelineTables<'e, 'a> {
     out: &'e mut Emit<'a>,
@@ -31,7 +36,7 @@ pub(crate) struct TimelineTables<'e, 'a> {
     slices: Slices,
     instants: Instants,
     counters: Counters,
-    stacks: HashMap<TrackId, Stack, foldhash::fast::RandomState>,
+    stacks: Stacks,
     /// The arguments of the event at hand as JSON text (reused).
     args: Vec<u8>,
     /// Whether the `args` columns are built (null when not).
@@ -40,28 +45,33 @@ pub(crate) struct TimelineTables<'e, 'a> {
 }
 
 impl<'e, 'a> TimelineTables<'e, 'a> {
+    /// Tables for the walk of a capture of `bytes` bytes.
     pub(crate) fn new(
         out: &'e mut Emit<'a>,
         want_args: bool,
+        bytes: usize,
         progress: &'e mut dyn FnMut(u64),
     ) -> Self {
-        // Room for a batch's rows, made up front for the wanted tables.
+        // Room for a batch's rows, made up front for the wanted tables; a small capture gets
+        // less (its columns grow if it has more rows than that), so that a scan of many small
+        // captures does not map and fault in a full batch's columns for each.
         let room = |table| {
             if out.wants(table) {
                 out.batch_rows()
+                    .min((bytes / SMALL_ROOM_BYTES).max(MIN_ROOM))
             } else {
                 0
             }
         };
-        let slices = Slices::with_room(room(Table::Slices));
-        let instants = Instants::with_room(room(Table::Instants));
+        let slices = Slices::with_room(room(Table::Slices), want_args);
+        let instants = Instants::with_room(room(Table::Instants), want_args);
         TimelineTables {
             out,
             tracks: Tracks::default(),
             slices,
             instants,
             counters: Counters::default(),
-            stacks: HashMap::default(),
+            stacks: Stacks::default(),
             args: Vec::new(),
             want_args,
             progress,
@@ -70,9 +80,7 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
 
     /// Writes the slices still open (with a null `dur`) and hands over every row left.
     pub(crate) fn finish(mut self) -> Result<(), ArrowError> {
-        let mut stacks: Vec<_> = std::mem::take(&mut self.stacks).into_iter().collect();
-        stacks.sort_by_key(|(track, _)| *track);
-        for (track, mut stack) in stacks {
+        for (track, mut stack) in std::mem::take(&mut self.stacks).into_sorted() {
             while let Some((open, depth)) = stack.pop() {
                 self.slices.push(track, open, None, depth);
             }
@@ -110,7 +118,7 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
     /// dictionaries.
     fn flush_slices(&mut self) -> Result<(), ArrowError> {
         self.out.emit(Table::Slices, self.slices.finish()?)?;
-        for stack in self.stacks.values_mut() {
+        for stack in self.stacks.iter_mut() {
             for open in stack.open_mut() {
                 open.name = self.slices.name.carry(open.name);
                 open.category = self.slices.category.carry(open.category);
@@ -141,7 +149,7 @@ impl Sink for TimelineTables<'_, '_> {
         let has_args = self.args_json(event.args);
         let name = self.slices.name.intern(event.name);
         let category = self.slices.category.intern(event.category);
-        let stack = self.stacks.entry(event.track).or_default();
+        let stack = self.stacks.get_or_insert(event.track);
         stack.push(
             event.ts,
             (name, category),
@@ -154,7 +162,7 @@ impl Sink for TimelineTables<'_, '_> {
         if !self.out.wants(Table::Slices) {
             return Ok(());
         }
-        let Some(stack) = self.stacks.get_mut(&track) else {
+        let Some(stack) = self.stacks.get_mut(track) else {
             return Ok(());
         };
         let Some((open, depth)) = stack.pop() else {
@@ -173,7 +181,7 @@ impl Sink for TimelineTables<'_, '_> {
             return Ok(());
         }
         let has_args = self.args_json(event.args);
-        let depth = self.stacks.get(&event.track).map_or(0, |s| s.depth);
+        let depth = self.stacks.get(event.track).map_or(0, |s| s.depth);
         let args = has_args.then_some(self.args.as_slice());
         self.slices
             .push_event(event, Some(dur), depth, args.and_then(utf8));
@@ -216,9 +224,75 @@ impl Sink for TimelineTables<'_, '_> {
     }
 }
 
+/// The `args` column of a batch of `rows` rows: what `builder` holds, or nulls when the column
+/// is not built.
+fn finish_args(builder: &mut Option<StringBuilder>, rows: usize, room: usize) -> ArrayRef {
+    match builder {
+        Some(b) => finish_text(b, room),
+        None => new_null_array(&DataType::Utf8, rows),
+    }
+}
+
 /// JSON written by [`write_args`] is UTF-8.
 fn utf8(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok()
+}
+
+/// The open slices of every track. Adapters number their tracks from 1 up, so a track's stack is
+/// found by its id in a vector; ids past [`Stacks::DENSE`] (which no adapter gives) go to a map.
+#[derive(Default)]
+struct Stacks {
+    dense: Vec<Stack>,
+    sparse: HashMap<TrackId, Stack, foldhash::fast::RandomState>,
+}
+
+impl Stacks {
+    /// Track ids below this are indexed.
+    const DENSE: u64 = 1 << 16;
+
+    fn get(&self, track: TrackId) -> Option<&Stack> {
+        match usize::try_from(track.0) {
+            Ok(i) if track.0 < Self::DENSE => self.dense.get(i),
+            _ => self.sparse.get(&track),
+        }
+    }
+
+    fn get_mut(&mut self, track: TrackId) -> Option<&mut Stack> {
+        match usize::try_from(track.0) {
+            Ok(i) if track.0 < Self::DENSE => self.dense.get_mut(i),
+            _ => self.sparse.get_mut(&track),
+        }
+    }
+
+    fn get_or_insert(&mut self, track: TrackId) -> &mut Stack {
+        match usize::try_from(track.0) {
+            Ok(i) if track.0 < Self::DENSE => {
+                if self.dense.len() <= i {
+                    self.dense.resize_with(i + 1, Stack::default);
+                }
+                match self.dense.get_mut(i) {
+                    Some(stack) => stack,
+                    None => self.sparse.entry(track).or_default(), // ok: resized just above
+                }
+            }
+            _ => self.sparse.entry(track).or_default(),
+        }
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Stack> {
+        self.dense.iter_mut().chain(self.sparse.values_mut())
+    }
+
+    /// Every track's stack, by track id.
+    fn into_sorted(self) -> Vec<(TrackId, Stack)> {
+        let mut all: Vec<(TrackId, Stack)> = (0u64..)
+            .zip(self.dense)
+            .map(|(i, s)| (TrackId(i), s))
+            .chain(self.sparse)
+            .collect();
+        all.sort_by_key(|(track, _)| *track);
+        all
+    }
 }
 
 /// A slice waiting for its end.
@@ -324,11 +398,12 @@ struct Slices {
     depth: Int32Builder,
     name: Dictionary,
     category: Dictionary,
-    args: StringBuilder,
+    /// The `args` column, when it is built (else it is all null).
+    args: Option<StringBuilder>,
 }
 
 impl Slices {
-    fn with_room(rows: usize) -> Self {
+    fn with_room(rows: usize, want_args: bool) -> Self {
         Slices {
             room: rows,
             track: Int64Builder::with_capacity(rows),
@@ -337,7 +412,7 @@ impl Slices {
             depth: Int32Builder::with_capacity(rows),
             name: Dictionary::with_room(rows),
             category: Dictionary::with_room(rows),
-            args: StringBuilder::with_capacity(rows, 0),
+            args: want_args.then(|| StringBuilder::with_capacity(rows, 0)),
             ..Slices::default()
         }
     }
@@ -346,15 +421,18 @@ impl Slices {
         self.row(track, open.ts, dur, depth);
         self.name.push_key(open.name);
         self.category.push_key(open.category);
-        self.args
-            .append_option(open.has_args.then_some(open.args.as_str()));
+        if let Some(args) = &mut self.args {
+            args.append_option(open.has_args.then_some(open.args.as_str()));
+        }
     }
 
     fn push_event(&mut self, e: &Event<'_>, dur: Option<u64>, depth: usize, args: Option<&str>) {
         self.row(e.track, e.ts, dur, depth);
         self.name.push(e.name);
         self.category.push(e.category);
-        self.args.append_option(args);
+        if let Some(column) = &mut self.args {
+            column.append_option(args);
+        }
     }
 
     /// The row's numbers (the caller adds its text).
@@ -368,7 +446,7 @@ impl Slices {
     }
 
     fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
-        self.rows = 0;
+        let rows = std::mem::take(&mut self.rows);
         Ok(vec![
             finish_numbers(&mut self.track, self.room),
             finish_numbers(&mut self.ts, self.room),
@@ -376,7 +454,7 @@ impl Slices {
             finish_numbers(&mut self.depth, self.room),
             self.name.finish()?,
             self.category.finish()?,
-            finish_text(&mut self.args, self.room),
+            finish_args(&mut self.args, rows, self.room),
         ])
     }
 }
@@ -390,18 +468,19 @@ struct Instants {
     ts: Int64Builder,
     name: Dictionary,
     category: Dictionary,
-    args: StringBuilder,
+    /// The `args` column, when it is built (else it is all null).
+    args: Option<StringBuilder>,
 }
 
 impl Instants {
-    fn with_room(rows: usize) -> Self {
+    fn with_room(rows: usize, want_args: bool) -> Self {
         Instants {
             room: rows,
             track: Int64Builder::with_capacity(rows),
             ts: Int64Builder::with_capacity(rows),
             name: Dictionary::with_room(rows),
             category: Dictionary::with_room(rows),
-            args: StringBuilder::with_capacity(rows, 0),
+            args: want_args.then(|| StringBuilder::with_capacity(rows, 0)),
             ..Instants::default()
         }
     }
@@ -412,17 +491,19 @@ impl Instants {
         self.ts.append_value(int(e.ts));
         self.name.push(e.name);
         self.category.push(e.category);
-        self.args.append_option(args);
+        if let Some(column) = &mut self.args {
+            column.append_option(args);
+        }
     }
 
     fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
-        self.rows = 0;
+        let rows = std::mem::take(&mut self.rows);
         Ok(vec![
             finish_numbers(&mut self.track, self.room),
             finish_numbers(&mut self.ts, self.room),
             self.name.finish()?,
             self.category.finish()?,
-            finish_text(&mut self.args, self.room),
+            finish_args(&mut self.args, rows, self.room),
         ])
     }
 }
