@@ -19,7 +19,9 @@
 //! The file is read twice from the mapped bytes: pass 1 applies the checks of
 //! `tracecap_orbit::validate` (so the first fault is the one `validate` reports) and collects the
 //! definitions (interned strings and callstacks, address infos, thread names, instrumented
-//! functions) up to the first fault, pass 2 emits the events before it.
+//! functions) up to the first fault, pass 2 emits the events before it. Pass 2 reads the typed
+//! view only of the kinds that emit something ([`emits`]); pass 1 reads the others' views, so
+//! that a view that does not parse still ends the conversion at that event.
 //! Function calls are stored when they end, children before their parent: a thread's calls are
 //! held until its outermost call (depth 0) ends, then emitted in start order as begin/end pairs,
 //! each clamped into its parent. Every time written on a track is clamped to not go back.
@@ -45,6 +47,9 @@ const MAX_FRAMES: usize = 64;
 /// A thread's pending calls are flushed once this many are held (bounds memory on captures
 /// whose outermost call never ends).
 const MAX_PENDING_CALLS: usize = 1 << 20;
+/// The `CPU <n>` tracks of cores below this are kept in a `Vec` indexed by core, the others
+/// in a map.
+const INDEXED_CORES: usize = 1024;
 
 const THREAD_STATES: [&str; 10] = [
     "Running",
@@ -70,47 +75,110 @@ const FRAME_NAMES: [&str; MAX_FRAMES] = [
     "frame 56", "frame 57", "frame 58", "frame 59", "frame 60", "frame 61", "frame 62", "frame 63",
 ];
 
+/// Whether events of `kind` put anything on the timeline (pass 2 reads the view of these only).
+fn emits(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::CaptureStarted
+            | EventKind::FunctionCall
+            | EventKind::ApiScopeStart
+            | EventKind::ApiScopeStop
+            | EventKind::ApiScopeStartAsync
+            | EventKind::ApiScopeStopAsync
+            | EventKind::ApiStringEvent
+            | EventKind::ApiTrackDouble
+            | EventKind::ApiTrackFloat
+            | EventKind::ApiTrackInt
+            | EventKind::ApiTrackInt64
+            | EventKind::ApiTrackUint
+            | EventKind::ApiTrackUint64
+            | EventKind::SchedulingSlice
+            | EventKind::ThreadStateSlice
+            | EventKind::CallstackSample
+            | EventKind::GpuJob
+            | EventKind::GpuQueueSubmission
+            | EventKind::MemoryUsageEvent
+            | EventKind::TracepointEvent
+            | EventKind::PresentEvent
+            | EventKind::WarningEvent
+            | EventKind::ErrorEnablingOrbitApiEvent
+            | EventKind::ErrorEnablingUserSpaceInstrumentationEvent
+            | EventKind::LostPerfRecordsEvent
+            | EventKind::OutOfOrderEventsDiscardedEvent
+    )
+}
+
 /// What pass 1 collects: everything events refer to by key (bounded by definitions).
 #[derive(Default)]
 struct Defs<'a> {
     intern: InternTable<'a>,
     symbols: Symbols,
+    /// Each thread's last name, as read in pass 1; [`Defs::seal`] decodes them into `names`.
     thread_names: BTreeMap<u32, &'a [u8]>,
+    /// Thread names by tid, sorted, decoded once (invalid UTF-8 replaced).
+    names: Vec<(u32, Cow<'a, str>)>,
     functions: FunctionTable<'a>,
 }
 
 impl<'a> Defs<'a> {
-    fn add(&mut self, ev: &OrbitEvent<'a>) -> Option<()> {
+    /// Collects the definitions `ev` holds. Fails with the view's error when `ev` is of a kind
+    /// pass 2 skips ([`emits`] false) and its view does not parse.
+    fn add(&mut self, ev: &OrbitEvent<'a>) -> Result<(), tracecap_orbit::Error> {
         match ev.kind {
             EventKind::InternedString
             | EventKind::InternedCallstack
             | EventKind::InternedTracepointInfo => {
-                self.intern.add(ev).ok()?;
+                // What fails may be the view, or only what it holds: only the view's error
+                // counts.
+                self.intern.add(ev).or_else(|_| ev.view().map(|_| false))?;
             }
             EventKind::AddressInfo
             | EventKind::ThreadName
             | EventKind::ThreadNamesSnapshot
-            | EventKind::CaptureStarted => match ev.view().ok()? {
-                EventView::AddressInfo(a) => self.symbols.push(ev, &a),
-                EventView::ThreadName(t) => {
+            | EventKind::CaptureStarted => match ev.view() {
+                Err(e) if !emits(ev.kind) => return Err(e),
+                Err(_) => {}
+                Ok(EventView::AddressInfo(a)) => self.symbols.push(ev, &a),
+                Ok(EventView::ThreadName(t)) => {
                     self.thread_names.insert(t.tid, t.name);
                 }
-                EventView::ThreadNamesSnapshot(s) => {
+                Ok(EventView::ThreadNamesSnapshot(s)) => {
                     for (bytes, offset) in s.thread_names {
                         if let Ok(t) = tracecap_orbit::views::ThreadName::parse(bytes, offset) {
                             self.thread_names.insert(t.tid, t.name);
                         }
                     }
                 }
-                EventView::CaptureStarted(c) => {
+                Ok(EventView::CaptureStarted(c)) => {
                     // A function that does not parse ends the list; the ones before it count.
-                    let _ = self.functions.add_options(&c.options().ok()?);
+                    if let Ok(options) = c.options() {
+                        let _ = self.functions.add_options(&options);
+                    }
                 }
-                _ => {}
+                Ok(_) => {}
             },
+            kind if !emits(kind) => {
+                ev.view()?;
+            }
             _ => {}
         }
-        Some(())
+        Ok(())
+    }
+
+    /// Ends pass 1: sorts the symbols and decodes the thread names.
+    fn seal(&mut self) {
+        self.symbols.seal();
+        let names = core::mem::take(&mut self.thread_names);
+        self.names = names
+            .into_iter()
+            .map(|(tid, name)| (tid, String::from_utf8_lossy(name)))
+            .collect();
+    }
+
+    /// The name of thread `tid`, if it has one.
+    fn thread_name(&self, tid: u32) -> Option<&str> {
+        let at = self.names.binary_search_by_key(&tid, |n| n.0).ok()?;
+        self.names.get(at).map(|n| &*n.1)
     }
 
     fn string(&self, key: u64) -> Cow<'a, str> {
@@ -151,7 +219,8 @@ impl Symbols {
 /// The sink with each track's latest time: every time written is clamped to not go back.
 struct Clamped<'s, S: Sink> {
     out: Out<'s, S>,
-    last: BTreeMap<TrackId, u64>,
+    /// The latest time of each track, indexed by track id (ids are handed out in order from 1).
+    last: Vec<u64>,
 }
 
 impl<S: Sink> Clamped<'_, S> {
@@ -165,10 +234,20 @@ impl<S: Sink> Clamped<'_, S> {
     }
 
     fn clamp(&mut self, track: TrackId, ts: u64) -> u64 {
-        let last = self.last.entry(track).or_insert(0);
-        let t = ts.max(*last);
-        *last = t;
-        t
+        let Ok(at) = usize::try_from(track.0) else {
+            return ts;
+        };
+        if at >= self.last.len() {
+            self.last.resize(at + 1, 0);
+        }
+        match self.last.get_mut(at) {
+            Some(last) => {
+                let t = ts.max(*last);
+                *last = t;
+                t
+            }
+            None => ts,
+        }
     }
 
     fn begin(&mut self, track: TrackId, ts: u64, name: &str, args: &[Arg<'_>]) -> R<S> {
@@ -243,7 +322,10 @@ struct State<'a, 's, S: Sink> {
     main_pid: Option<u32>,
     processes: BTreeMap<u32, Process>,
     threads: BTreeMap<u32, Thread>,
-    cpus: BTreeMap<i32, TrackId>,
+    /// The `CPU <n>` track of each core below [`INDEXED_CORES`], by core.
+    cpus: Vec<Option<TrackId>>,
+    /// The `CPU <n>` tracks of the other cores.
+    other_cpus: BTreeMap<i32, TrackId>,
     gpu: BTreeMap<(u64, i32), TrackId>,
     global: BTreeMap<&'static str, TrackId>,
     stack: Vec<u64>,
@@ -262,11 +344,16 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     let mut defs = Defs::default();
     let mut fault = None;
     let mut good = 0usize;
+    // The first checked event of a kind pass 2 skips whose view does not parse: its index and
+    // the view's error. Pass 2 ends there with that error, as at an event whose view it reads.
+    let mut skipped_fault = None;
     let mut events = capture.events();
     for ev in events.by_ref() {
         match ev.and_then(|ev| validate::check_event(&ev).map(|()| ev)) {
             Ok(ev) => {
-                let _ = defs.add(&ev);
+                if let Err(e) = defs.add(&ev) {
+                    skipped_fault = skipped_fault.or(Some((good, e)));
+                }
                 good += 1;
             }
             Err(e) => {
@@ -278,18 +365,19 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     if fault.is_none() {
         fault = validate::check_end(&capture, &events).err();
     }
-    defs.symbols.seal();
+    defs.seal();
     let mut st = State {
         out: Clamped {
             out: Out::new(sink, 1),
-            last: BTreeMap::new(),
+            last: Vec::new(),
         },
         capture,
         defs,
         main_pid: None,
         processes: BTreeMap::new(),
         threads: BTreeMap::new(),
-        cpus: BTreeMap::new(),
+        cpus: Vec::new(),
+        other_cpus: BTreeMap::new(),
         gpu: BTreeMap::new(),
         global: BTreeMap::new(),
         stack: Vec::new(),
@@ -299,18 +387,40 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         texts: Vec::new(),
     };
     let total = data.len() as u64;
-    for (n, ev) in capture.events().take(good).enumerate() {
-        let (offset, view) = match ev.and_then(|ev| Ok((ev.offset, ev.view()?))) {
-            Ok(v) => v,
+    let (end, end_fault) = match skipped_fault {
+        Some((at, e)) => (at, Some(e)),
+        None => (good, None),
+    };
+    let mut reached = 0usize;
+    for (n, ev) in capture.events().take(end).enumerate() {
+        let ev = match ev {
+            Ok(ev) => ev,
             Err(e) => {
                 fault = Some(e);
                 break;
             }
         };
+        let view = if emits(ev.kind) {
+            match ev.view() {
+                Ok(view) => Some(view),
+                Err(e) => {
+                    fault = Some(e);
+                    break;
+                }
+            }
+        } else {
+            None
+        };
         if n % 65536 == 0 {
-            st.out.out.progress(offset, total);
+            st.out.out.progress(ev.offset, total);
         }
-        st.event(&view)?;
+        if let Some(view) = view {
+            st.event(&view)?;
+        }
+        reached = n + 1;
+    }
+    if reached == end && end_fault.is_some() {
+        fault = end_fault;
     }
     st.finish()?;
     st.out.out.progress(total, total);
@@ -394,8 +504,8 @@ impl<'a, S: Sink> State<'a, '_, S> {
         if !self.threads.contains_key(&tid) {
             let pid = self.pid_or_main(pid);
             let process = self.process(pid)?.track;
-            let name = match self.defs.thread_names.get(&tid) {
-                Some(n) => String::from_utf8_lossy(n).into_owned(),
+            let name = match self.defs.thread_name(tid) {
+                Some(n) => String::from(n),
                 None => alloc::format!("thread {tid}"),
             };
             let track = self.out.track(
@@ -429,14 +539,14 @@ impl<'a, S: Sink> State<'a, '_, S> {
         tid: u32,
         state: bool,
     ) -> Result<TrackId, ConvertError<S::Error>> {
-        let t = self.thread(pid, tid)?;
-        let slot = if state { t.state } else { t.api };
-        if let Some(id) = slot {
-            return Ok(id);
+        if let Some(t) = self.threads.get(&tid) {
+            if let Some(id) = if state { t.state } else { t.api } {
+                return Ok(id);
+            }
         }
-        let parent = t.track;
-        let mut name = match self.defs.thread_names.get(&tid) {
-            Some(n) => String::from_utf8_lossy(n).into_owned(),
+        let parent = self.thread(pid, tid)?.track;
+        let mut name = match self.defs.thread_name(tid) {
+            Some(n) => String::from(n),
             None => alloc::format!("thread {tid}"),
         };
         name.push_str(if state { " state" } else { " API scopes" });
@@ -449,6 +559,34 @@ impl<'a, S: Sink> State<'a, '_, S> {
             }
         }
         Ok(id)
+    }
+
+    /// The `CPU <core>` track, declared on first use.
+    fn cpu(&mut self, core: i32) -> Result<TrackId, ConvertError<S::Error>> {
+        let index = usize::try_from(core).ok().filter(|&i| i < INDEXED_CORES);
+        let known = match index {
+            Some(i) => self.cpus.get(i).copied().flatten(),
+            None => self.other_cpus.get(&core).copied(),
+        };
+        if let Some(track) = known {
+            return Ok(track);
+        }
+        let label = alloc::format!("CPU {core}");
+        let track = self.out.track(None, TrackKind::Slices, &label)?;
+        match index {
+            Some(i) => {
+                if i >= self.cpus.len() {
+                    self.cpus.resize(i + 1, None);
+                }
+                if let Some(slot) = self.cpus.get_mut(i) {
+                    *slot = Some(track);
+                }
+            }
+            None => {
+                self.other_cpus.insert(core, track);
+            }
+        }
+        Ok(track)
     }
 
     fn global(
@@ -670,17 +808,9 @@ impl<'a, S: Sink> State<'a, '_, S> {
     fn scheduling_event(&mut self, view: &EventView<'a>) -> R<S> {
         match *view {
             EventView::SchedulingSlice(s) => {
-                let track = match self.cpus.get(&s.core) {
-                    Some(&t) => t,
-                    None => {
-                        let label = alloc::format!("CPU {}", s.core);
-                        let t = self.out.track(None, TrackKind::Slices, &label)?;
-                        self.cpus.insert(s.core, t);
-                        t
-                    }
-                };
-                let name = match self.defs.thread_names.get(&s.tid) {
-                    Some(n) => text(n, &mut self.text),
+                let track = self.cpu(s.core)?;
+                let name = match self.defs.thread_name(s.tid) {
+                    Some(n) => n,
                     None => {
                         self.text.clear();
                         let _ = write!(self.text, "thread {}", s.tid);
