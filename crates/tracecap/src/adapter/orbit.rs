@@ -112,6 +112,8 @@ fn emits(kind: EventKind) -> bool {
 #[derive(Default)]
 struct Defs<'a> {
     intern: InternTable<'a>,
+    /// Whether to collect `symbols`: only a sink that reads arguments shows a sample's frames.
+    want_symbols: bool,
     symbols: Symbols,
     /// Each thread's last name, as read in pass 1; [`Defs::seal`] decodes them into `names`.
     thread_names: BTreeMap<u32, &'a [u8]>,
@@ -138,7 +140,11 @@ impl<'a> Defs<'a> {
             | EventKind::CaptureStarted => match ev.view() {
                 Err(e) if !emits(ev.kind) => return Err(e),
                 Err(_) => {}
-                Ok(EventView::AddressInfo(a)) => self.symbols.push(ev, &a),
+                Ok(EventView::AddressInfo(a)) => {
+                    if self.want_symbols {
+                        self.symbols.push(ev, &a);
+                    }
+                }
                 Ok(EventView::ThreadName(t)) => {
                     self.thread_names.insert(t.tid, t.name);
                 }
@@ -341,7 +347,11 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     let capture = Capture::parse(data)?;
     // Pass 1 applies the checks `validate` applies, in its order (the same first fault), and
     // stops at the first fault: pass 2 converts the events before it.
-    let mut defs = Defs::default();
+    let out = Out::new(sink, 1);
+    let mut defs = Defs {
+        want_symbols: out.wants_args(),
+        ..Defs::default()
+    };
     let mut fault = None;
     let mut good = 0usize;
     // The first checked event of a kind pass 2 skips whose view does not parse: its index and
@@ -368,7 +378,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     defs.seal();
     let mut st = State {
         out: Clamped {
-            out: Out::new(sink, 1),
+            out,
             last: Vec::new(),
         },
         capture,
