@@ -185,6 +185,12 @@ impl Tree<'_> {
         self.slots.get(index).map(|s| s.up)
     }
 
+    /// Begin and end of record `index`, as they were pushed.
+    #[inline]
+    pub fn times(&self, index: usize) -> Option<(u64, u64)> {
+        self.slots.get(index).map(|s| (s.begin, s.end))
+    }
+
     /// Number of top-level records.
     pub fn roots(&self) -> u32 {
         self.roots

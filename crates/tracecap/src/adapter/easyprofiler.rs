@@ -13,14 +13,18 @@
 //!
 //! Times are converted to nanoseconds exactly as the format defines ([`Header::to_ns`]).
 //!
-//! Blocks are stored children-first, so a thread is handled in three passes over its (borrowed)
-//! records: the first rebuilds the tree with the crate's [`Nesting`], the second finds every
-//! record's pre-order position, and the third reads the records again in that order and emits
-//! slices as begin/end pairs, each clamped into its parent so that a track is always properly
-//! nested. Scratch is 40 bytes per record of the *largest thread* (24 for the nesting, 16 for the
-//! positions), reused from thread to thread; up to 16 MiB per array it is on the heap, beyond that
-//! in a temporary file mapped into memory, so the heap stays bounded whatever the capture's size.
-//! Everything else is sized by descriptors, threads and nesting depth.
+//! Blocks are stored children-first, so a thread is handled in three passes: the first reads its
+//! (borrowed) records and rebuilds the tree with the crate's [`Nesting`], which keeps each
+//! record's times; the second reads them again and puts at every record's pre-order position what
+//! emission needs (its index, depth, and descriptor id, or its offset when it is a value or has a
+//! run-time name); the third goes through the positions in order and emits slices as begin/end
+//! pairs, each clamped into its parent so that a track is always properly nested, reading only
+//! values and run-time-named blocks from the file again. Scratch is 40 bytes per record of the
+//! *largest thread* (24 for the nesting, 16 for the positions), reused from thread to thread (the
+//! nesting's array is not cleared between threads: every slot is written before it is read); up to
+//! 16 MiB per array it is on the heap, beyond that in a temporary file mapped into memory, so the
+//! heap stays bounded whatever the capture's size. Everything else is sized by descriptors,
+//! threads and nesting depth. When the sink reads no arguments, none are built.
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -52,23 +56,31 @@ struct Desc<'a> {
     color: String,
 }
 
-/// One record at its pre-order position: where to read it again, and its depth. Plain bytes, so
-/// that the array of a huge thread can live in a scratch file.
+/// One record at its pre-order position: what emission needs of it besides its times (which it
+/// finds in the nesting, by `index`). Plain bytes, so that the array of a huge thread can live in
+/// a scratch file.
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
 struct Item {
-    /// Absolute offset of the record.
-    offset: u64,
+    /// [`Item::UNUSED`] for a position no record took (records cut short by a fault); with
+    /// [`Item::DESCRIBED`] set, a block or event named by its descriptor: the descriptor id in the
+    /// low 32 bits, and [`Item::EVENT`] for an event; otherwise the absolute offset of a record to
+    /// read again (a value, or a block with a run-time name). Offsets are below 2^63: they index
+    /// a slice.
+    key: u64,
+    /// Index of the record in file order.
+    index: u32,
     depth: u32,
-    /// 0 for a position no record took (records cut short by a fault), 1 otherwise.
-    used: u32,
 }
 
 impl Item {
+    const UNUSED: u64 = u64::MAX;
+    const DESCRIBED: u64 = 1 << 63;
+    const EVENT: u64 = 1 << 32;
     const EMPTY: Item = Item {
-        offset: 0,
+        key: Item::UNUSED,
+        index: 0,
         depth: 0,
-        used: 0,
     };
 }
 
@@ -256,7 +268,8 @@ fn convert_thread<'a, S: Sink>(
 
     // Pass 1: the tree, as upstream rebuilds it (times in ns).
     let n = thread.records_count() as usize;
-    let mut nesting = Nesting::new(s.slots.reset(n, NestSlot::default()));
+    // Each slot is written by its record's push before anything reads it: no fill needed.
+    let mut nesting = Nesting::new(s.slots.reuse(n));
     let mut fault = None;
     let mut good = 0usize;
     for rec in thread.records(kinds) {
@@ -289,23 +302,30 @@ fn convert_thread<'a, S: Sink>(
         }
         let first = s.stack.last().map_or(0, |&(_, j)| j as usize + 1);
         s.stack.push((depth, i as u32));
+        let key = match rec {
+            Record::Block(b) if b.name.is_empty() => {
+                let event = if b.is_event() { Item::EVENT } else { 0 };
+                Item::DESCRIBED | event | u64::from(b.id)
+            }
+            _ => rec.offset(),
+        };
         if let Some(slot) = items.get_mut(first + depth as usize) {
             *slot = Item {
-                offset: rec.offset(),
+                key,
+                index: i as u32,
                 depth,
-                used: 1,
             };
         }
     }
 
-    // Emission in pre-order, each record read again from the file, each node clamped into its
-    // parent and never before what was already emitted (damaged times can make a node end before
-    // it begins, or a sibling start too early).
+    // Emission in pre-order, each node clamped into its parent and never before what was already
+    // emitted (damaged times can make a node end before it begins, or a sibling start too early).
+    // Only values and blocks with a run-time name are read again from the file.
     let mut counters: BTreeMap<u32, TrackId> = BTreeMap::new();
     s.open.clear();
     let mut floor = 0u64;
     for item in items.iter() {
-        if item.used == 0 {
+        if item.key == Item::UNUSED {
             continue;
         }
         while s.open.len() > item.depth as usize {
@@ -316,37 +336,41 @@ fn convert_thread<'a, S: Sink>(
                 floor = floor.max(o.end);
             }
         }
-        let rec = thread.record_at(item.offset, kinds)?;
+        let (begin, end) = tree.times(item.index as usize).unwrap_or((0, 0));
         let (lo, hi) = s.open.last().map_or((0, u64::MAX), |o| (o.begin, o.end));
-        let b = h.to_ns(rec.begin()).max(lo).max(floor).min(hi);
-        let e = h.to_ns(rec.end()).min(hi).max(b);
+        let b = begin.max(lo).max(floor).min(hi);
+        let e = end.min(hi).max(b);
         floor = b;
-        let block = match rec {
-            Record::Value(v) => {
-                emit_value(ctx, &v, b, track, &mut counters, &mut s.text)?;
-                s.open.push(Open {
-                    begin: b,
-                    end: b,
-                    slice: false,
-                });
-                continue;
+        let (id, name, is_event) = if item.key & Item::DESCRIBED != 0 {
+            (item.key as u32, &[][..], item.key & Item::EVENT != 0)
+        } else {
+            match thread.record_at(item.key, kinds)? {
+                Record::Value(v) => {
+                    emit_value(ctx, &v, b, track, &mut counters, &mut s.text)?;
+                    s.open.push(Open {
+                        begin: b,
+                        end: b,
+                        slice: false,
+                    });
+                    continue;
+                }
+                Record::Block(block) => (block.id, block.name, block.is_event()),
             }
-            Record::Block(block) => block,
         };
-        let desc = ctx.descs.get(block.id as usize);
-        let runtime = !block.name.is_empty();
+        let desc = ctx.descs.get(id as usize);
+        let runtime = !name.is_empty();
         let name: &str = match desc {
-            _ if runtime => text(block.name, &mut s.label),
+            _ if runtime => text(name, &mut s.label),
             Some(d) => &d.name,
             None => {
                 s.label.clear();
-                let _ = write!(s.label, "block #{}", block.id);
+                let _ = write!(s.label, "block #{id}");
                 &s.label
             }
         };
         let with_desc;
         let args: &[Arg<'_>] = match desc {
-            Some(d) => {
+            Some(d) if ctx.out.wants_args() => {
                 with_desc = [
                     Arg {
                         name: "file",
@@ -368,10 +392,10 @@ fn convert_thread<'a, S: Sink>(
                 let n = if runtime { 4 } else { 3 };
                 with_desc.get(..n).unwrap_or(&[])
             }
-            None => &[],
+            _ => &[],
         };
         let event = Event::new(track, b, name, CATEGORY, args);
-        if block.is_event() {
+        if is_event {
             ctx.out.instant(&event)?;
             s.open.push(Open {
                 begin: b,
@@ -460,6 +484,11 @@ fn emit_value<S: Sink>(
             }
         };
         return ctx.out.counter(id, ts, value);
+    }
+    if !ctx.out.wants_args() {
+        return ctx
+            .out
+            .instant(&Event::new(thread_track, ts, name, CATEGORY, &[]));
     }
     text.clear();
     if let Some(bytes) = v.string_bytes() {

@@ -41,6 +41,15 @@ impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
 
     /// `n` elements, each `fill`.
     pub fn reset(&mut self, n: usize, fill: T) -> &mut [T] {
+        let slice = self.reuse(n);
+        slice.fill(fill);
+        slice
+    }
+
+    /// `n` elements whose values are whatever was there before (zeros where nothing was), for a
+    /// caller that writes each element before it reads it: the heap array only grows, and is
+    /// not filled again from thread to thread.
+    pub fn reuse(&mut self, n: usize) -> &mut [T] {
         let bytes = n.saturating_mul(core::mem::size_of::<T>());
         #[cfg(feature = "std")]
         {
@@ -54,15 +63,14 @@ impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
                     .filter(|f| <[T]>::ref_from_bytes(f.bytes()).is_ok());
             }
             if let Some(file) = self.file.as_mut() {
-                let slice = <[T]>::mut_from_bytes(file.bytes_mut()).unwrap_or(&mut []);
-                slice.fill(fill);
-                return slice;
+                return <[T]>::mut_from_bytes(file.bytes_mut()).unwrap_or(&mut []);
             }
         }
         let _ = bytes;
-        self.heap.clear();
-        self.heap.resize(n, fill);
-        &mut self.heap
+        if self.heap.len() < n {
+            self.heap.resize(n, T::new_zeroed());
+        }
+        self.heap.get_mut(..n).unwrap_or(&mut [])
     }
 
     /// Whether the last [`Scratch::reset`] put the array in a file (for tests and notes).
