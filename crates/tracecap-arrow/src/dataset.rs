@@ -374,17 +374,26 @@ fn remove_leftovers(dir: &Path) -> Result<(), Error> {
 
 /// The names of the parts whose `captures` file is in place in the dataset in `dir`.
 fn committed_parts(dir: &Path) -> Result<HashSet<String>, Error> {
-    let sub = dir.join(Table::Captures.name());
+    Ok(parts(dir, Table::Captures)?
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect())
+}
+
+/// The files of `table`'s folder in the dataset in `dir` that are under their final name, with
+/// their part's name; empty when the folder is missing.
+fn parts(dir: &Path, table: Table) -> Result<Vec<(String, PathBuf)>, Error> {
+    let sub = dir.join(table.name());
     let entries = match std::fs::read_dir(&sub) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(with_path(&sub, e)),
     };
-    let mut parts = HashSet::new();
+    let mut parts = Vec::new();
     for entry in entries {
         let path = entry.map_err(|e| with_path(&sub, e))?.path();
         if let Some(name) = part_name(&path) {
-            parts.insert(name.to_owned());
+            parts.push((name.to_owned(), path));
         }
     }
     Ok(parts)
@@ -404,19 +413,11 @@ fn part_name(path: &Path) -> Option<&str> {
 /// table's folder is missing.
 pub fn committed_files(dir: &Path, table: Table) -> Result<Vec<PathBuf>, Error> {
     let committed = committed_parts(dir)?;
-    let sub = dir.join(table.name());
-    let entries = match std::fs::read_dir(&sub) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(with_path(&sub, e)),
-    };
-    let mut files = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| with_path(&sub, e))?.path();
-        if part_name(&path).is_some_and(|name| committed.contains(name)) {
-            files.push(path);
-        }
-    }
+    let mut files: Vec<PathBuf> = parts(dir, table)?
+        .into_iter()
+        .filter(|(name, _)| committed.contains(name))
+        .map(|(_, path)| path)
+        .collect();
     files.sort();
     Ok(files)
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{big_capture, run, stderr};
+use common::{big_capture, run, stderr, tree};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,24 +28,6 @@ fn scratch(name: &str) -> tracecap_testkit::TempDir {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-/// Every file under `dir`, as paths relative to it, sorted.
-fn tree(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn text(col: &dyn Array, i: usize) -> Option<String> {

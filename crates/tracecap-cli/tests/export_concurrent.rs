@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{big_capture, run, stderr};
+use common::{big_capture, run, stderr, tree};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -44,24 +44,6 @@ fn rows_per_capture(dir: &Path, table: Table) -> BTreeMap<String, usize> {
         }
     }
     rows
-}
-
-/// Every file under `dir`, relative to it, sorted.
-fn tree(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// Syscall captures of different sizes (big enough that the exports overlap in time).
@@ -232,17 +214,18 @@ fn an_append_killed_at_any_moment_leaves_no_partial_capture() {
     let r = run(&["export", s(&captures[0]), "-o", s(&out), "-q"]);
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     let mut rng = tracecap_testkit::Rng(0x5eed);
+    let append = [
+        "export",
+        s(&captures[1]),
+        s(&big),
+        "-o",
+        s(&out),
+        "--append",
+        "-q",
+    ];
     for attempt in 0..6 {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
-            .args([
-                "export",
-                s(&captures[1]),
-                s(&big),
-                "-o",
-                s(&out),
-                "--append",
-                "-q",
-            ])
+            .args(append)
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
@@ -267,15 +250,7 @@ fn an_append_killed_at_any_moment_leaves_no_partial_capture() {
         }
     }
     // The next append completes the dataset and leaves no temporary file.
-    let r = run(&[
-        "export",
-        s(&captures[1]),
-        s(&big),
-        "-o",
-        s(&out),
-        "--append",
-        "-q",
-    ]);
+    let r = run(&append);
     assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
     assert_eq!(checked_tables(&out), want);
     let files = tree(&out);

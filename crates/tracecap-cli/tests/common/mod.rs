@@ -127,3 +127,21 @@ pub fn stderr(out: &std::process::Output) -> String {
 pub fn scratch(tag: &str, name: &str) -> tracecap_testkit::TempDir {
     tracecap_testkit::TempDir::new(&format!("{tag}-{name}"))
 }
+
+/// Every file under `dir`, as paths relative to it, sorted.
+pub fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
