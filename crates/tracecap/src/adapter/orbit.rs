@@ -20,7 +20,7 @@
 //! `tracecap_orbit::validate` (so the first fault is the one `validate` reports) and collects the
 //! definitions (interned strings and callstacks, address infos, thread names, instrumented
 //! functions) up to the first fault, pass 2 emits the events before it. Pass 2 reads the typed
-//! view only of the kinds that emit something ([`emits`]); pass 1 reads the others' views, so
+//! view only of the kinds that emit something (`emits`); pass 1 reads the others' views, so
 //! that a view that does not parse still ends the conversion at that event.
 //! Function calls are stored when they end, children before their parent: a thread's calls are
 //! held until its outermost call (depth 0) ends, then emitted in start order as begin/end pairs,

@@ -27,7 +27,7 @@
 //! reads no args; only the merging is skipped then.
 //!
 //! The queues and held events keep where each event lies in the file, its definition's number
-//! and its role (a [`Kept`]), and the event is read again from the mapped file when it is written.
+//! and its role (a `Kept`), and the event is read again from the mapped file when it is written.
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
