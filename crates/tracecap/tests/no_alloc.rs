@@ -1,11 +1,13 @@
-//! Conversion into a sink that keeps nothing allocates nothing per event: converting a capture of
-//! 8 times as many events makes no more allocations than a handful (tables and tracks grow with
-//! definitions and threads, never with events). Inputs are written by the format crates' writers,
+//! Conversion into a sink that keeps nothing, and into the Perfetto writer, allocates nothing per
+//! event: converting a capture of 8 times as many events makes no more allocations than a handful
+//! (tables, tracks and interned strings grow with definitions, threads and distinct names, never
+//! with events). Inputs are written by the format crates' writers,
 //! so the test needs no corpus.
 #![cfg(all(feature = "std", feature = "syscall", feature = "wtf"))]
 
 mod common;
 
+use tracecap::export::Perfetto;
 use tracecap::timeline::Discard;
 use tracecap::Format;
 use tracecap_testkit::{allocs, CountingAlloc};
@@ -17,10 +19,16 @@ static COUNTING: CountingAlloc = CountingAlloc;
 /// many (a few doublings of per-track state).
 const SLACK: usize = 16;
 
-/// Events (slices, instants and counter samples) and allocations of one conversion.
-fn convert(format: Format, bytes: &[u8]) -> (u64, usize) {
+/// Events (slices, instants and counter samples) and allocations of one conversion, into a
+/// Perfetto writer that throws its bytes away or into `Discard`.
+fn convert(format: Format, bytes: &[u8], perfetto: bool) -> (u64, usize) {
     let before = allocs();
-    let stats = tracecap::convert(format, bytes, Discard).unwrap();
+    let stats = if perfetto {
+        let sink = Perfetto::new(std::io::sink()).unwrap();
+        tracecap::convert(format, bytes, sink).unwrap()
+    } else {
+        tracecap::convert(format, bytes, Discard).unwrap()
+    };
     let made = allocs() - before;
     (stats.slices + stats.instants + stats.counter_samples, made)
 }
@@ -28,16 +36,19 @@ fn convert(format: Format, bytes: &[u8]) -> (u64, usize) {
 /// Converts `small` and `big` (8 times the events of `small`) and compares their allocations.
 fn check(name: &str, format: Format, small: &[u8], big: &[u8]) {
     let _serial = tracecap_testkit::serial();
-    let (few, few_allocs) = convert(format, small);
-    let (many, many_allocs) = convert(format, big);
-    assert!(
-        many >= 7 * few && few > 100,
-        "{name}: {few} and {many} events"
-    );
-    assert!(
-        many_allocs <= few_allocs + SLACK,
-        "{name}: {few_allocs} allocations for {few} events, {many_allocs} for {many}"
-    );
+    for perfetto in [false, true] {
+        let (few, few_allocs) = convert(format, small, perfetto);
+        let (many, many_allocs) = convert(format, big, perfetto);
+        assert!(
+            many >= 7 * few && few > 100,
+            "{name}: {few} and {many} events"
+        );
+        assert!(
+            many_allocs <= few_allocs + SLACK,
+            "{name} (perfetto {perfetto}): {few_allocs} allocations for {few} events, \
+             {many_allocs} for {many}"
+        );
+    }
 }
 
 mod syscall {

@@ -4,6 +4,7 @@
 
 mod chrome;
 mod perfetto;
+mod protobuf;
 
 pub use chrome::ChromeJson;
 pub use perfetto::Perfetto;
