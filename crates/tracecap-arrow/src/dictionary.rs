@@ -13,9 +13,13 @@ use arrow_array::builder::StringBuilder;
 use arrow_array::types::Int32Type;
 use arrow_array::{Array, ArrayRef, DictionaryArray, Int32Array, StringArray};
 use arrow_schema::ArrowError;
+use tracecap::timeline::NameId;
 
 /// A key of the batch being built.
 pub(crate) type Key = i32;
+
+/// No key (yet) for a [`NameId`].
+const NO_KEY: Key = -1;
 
 /// The rows of a dictionary-encoded text column being built, and the batch's values.
 #[derive(Default)]
@@ -25,6 +29,9 @@ pub(crate) struct Dictionary {
     index: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
     /// The key interned last: names and categories often repeat row after row.
     last: Option<Key>,
+    /// The key of each numbered name met in the batch being built, by [`NameId`] (`NO_KEY`:
+    /// not met).
+    by_id: Vec<Key>,
     /// The values of the batch handed over last (what [`Dictionary::carry`] reads).
     previous: Option<StringArray>,
     /// Rows a batch holds (room made for them up front).
@@ -61,6 +68,28 @@ impl Dictionary {
         key
     }
 
+    /// [`Dictionary::intern`] for a name that may carry a number: a numbered name is found by
+    /// its number once the batch has it.
+    #[inline]
+    pub(crate) fn intern_named(&mut self, id: Option<NameId>, value: &str) -> Key {
+        let Some(i) = id.and_then(NameId::dense) else {
+            return self.intern(value);
+        };
+        if let Some(&key) = self.by_id.get(i) {
+            if key != NO_KEY {
+                return key;
+            }
+        }
+        let key = self.intern(value);
+        if self.by_id.len() <= i {
+            self.by_id.resize(i + 1, NO_KEY);
+        }
+        if let Some(slot) = self.by_id.get_mut(i) {
+            *slot = key;
+        }
+        key
+    }
+
     /// The bytes of `key`'s value in the batch being built.
     fn value(&self, key: Key) -> Option<&[u8]> {
         let i = usize::try_from(key).ok()?;
@@ -78,6 +107,12 @@ impl Dictionary {
     /// A row holding `value`.
     pub(crate) fn push(&mut self, value: &str) {
         let key = self.intern(value);
+        self.keys.push(key);
+    }
+
+    /// A row holding `value`, numbered `id` or not (see [`Dictionary::intern_named`]).
+    pub(crate) fn push_named(&mut self, id: Option<NameId>, value: &str) {
+        let key = self.intern_named(id, value);
         self.keys.push(key);
     }
 
@@ -104,6 +139,7 @@ impl Dictionary {
         let values = self.values.finish();
         self.index.clear();
         self.last = None;
+        self.by_id.clear();
         self.previous = Some(values.clone());
         let column = DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values))?;
         Ok(Arc::new(column))
@@ -158,5 +194,28 @@ mod tests {
         let column = d.finish().unwrap(); // ok: test code, a failure is the test failing
         assert_eq!(column.as_dictionary::<Int32Type>().values().len(), 1);
         assert_eq!(texts(&column), ["alone"]);
+    }
+
+    #[test]
+    fn a_numbered_name_takes_the_key_of_its_text_in_each_batch() {
+        let mut d = Dictionary::default();
+        d.push("first");
+        d.push_named(Some(NameId(7)), "seven");
+        d.push_named(Some(NameId(7)), "seven");
+        d.push("seven");
+        d.push_named(Some(NameId(NameId::DENSE)), "far");
+        d.push_named(Some(NameId(NameId::DENSE)), "far");
+        let column = d.finish().unwrap();
+        assert_eq!(
+            texts(&column),
+            ["first", "seven", "seven", "seven", "far", "far"]
+        );
+        assert_eq!(column.as_any_dictionary().values().len(), 3);
+        // A new batch starts without the numbers of the last one.
+        d.push("other");
+        d.push_named(Some(NameId(7)), "seven");
+        let column = d.finish().unwrap();
+        assert_eq!(texts(&column), ["other", "seven"]);
+        assert_eq!(column.as_any_dictionary().values().len(), 2);
     }
 }

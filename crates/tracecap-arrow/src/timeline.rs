@@ -147,7 +147,7 @@ impl Sink for TimelineTables<'_, '_> {
             return Ok(());
         }
         let has_args = self.args_json(event.args);
-        let name = self.slices.name.intern(event.name);
+        let name = self.slices.name.intern_named(event.name_id, event.name);
         let category = self.slices.category.intern(event.category);
         let stack = self.stacks.get_or_insert(event.track);
         stack.push(
@@ -428,7 +428,7 @@ impl Slices {
 
     fn push_event(&mut self, e: &Event<'_>, dur: Option<u64>, depth: usize, args: Option<&str>) {
         self.row(e.track, e.ts, dur, depth);
-        self.name.push(e.name);
+        self.name.push_named(e.name_id, e.name);
         self.category.push(e.category);
         if let Some(column) = &mut self.args {
             column.append_option(args);
@@ -489,7 +489,7 @@ impl Instants {
         self.rows += 1;
         self.track.append_value(int(e.track.0));
         self.ts.append_value(int(e.ts));
-        self.name.push(e.name);
+        self.name.push_named(e.name_id, e.name);
         self.category.push(e.category);
         if let Some(column) = &mut self.args {
             column.append_option(args);

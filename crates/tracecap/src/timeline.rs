@@ -11,7 +11,8 @@
 //!   (every `end` closes the most recent open slice of that track, at a time not before its begin);
 //! - [`Sink::complete`] is used only for slices that have no children in the stream (leaves), so an
 //!   exporter may write it as a begin immediately followed by an end;
-//! - times are nanoseconds on the capture's own clock.
+//! - times are nanoseconds on the capture's own clock;
+//! - a [`NameId`] always comes with the same name within one conversion.
 
 /// A track, named by the adapter: unique within one conversion, never 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,6 +86,26 @@ pub struct Flow {
     pub terminating: bool,
 }
 
+/// The number of an event's name among the names an adapter takes from a fixed set (a
+/// descriptor, a function signature, a system call number). Within one conversion, the same
+/// number always comes with the same name, so a sink can find what it made of a name by its
+/// number, without hashing the text. Numbers are the adapter's own and may be sparse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameId(pub u32);
+
+impl NameId {
+    /// Numbers below this one are worth a slot in a sink's table indexed by number; a sink looks
+    /// larger ones up by text.
+    pub const DENSE: u32 = 1 << 16;
+
+    /// The number as an index into a table indexed by number, when it is below
+    /// [`NameId::DENSE`].
+    #[inline]
+    pub fn dense(self) -> Option<usize> {
+        (self.0 < Self::DENSE).then_some(self.0 as usize)
+    }
+}
+
 /// A slice start or an instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Event<'s> {
@@ -94,6 +115,8 @@ pub struct Event<'s> {
     pub ts: u64,
     /// Name.
     pub name: &'s str,
+    /// The name's number, when the adapter takes it from a fixed set (else `None`).
+    pub name_id: Option<NameId>,
     /// Category (a short word such as the format name).
     pub category: &'s str,
     /// Arguments.
@@ -116,9 +139,19 @@ impl<'s> Event<'s> {
             track,
             ts,
             name,
+            name_id: None,
             category,
             args,
             flows: &[],
+        }
+    }
+
+    /// The event, its name numbered `id` among the adapter's fixed names (see [`NameId`]).
+    #[inline]
+    pub fn named(self, id: NameId) -> Self {
+        Event {
+            name_id: Some(id),
+            ..self
         }
     }
 }

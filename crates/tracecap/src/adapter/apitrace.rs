@@ -39,7 +39,7 @@ use tracecap_apitrace::{
 use super::out::{Out, Written};
 use super::text::{cut, text, NO_ARG};
 use crate::error::{ConvertError, FormatError};
-use crate::timeline::{Arg, Event, Sink, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, Event, NameId, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "apitrace";
 const MARKER_CATEGORY: &str = "apitrace.marker";
@@ -759,9 +759,12 @@ fn emit<S: Sink>(
 ) -> Written<S> {
     let func = functions.get(call.func);
     let name = func.map_or("call", |f| functions.name(f));
+    // A function's name is numbered by its place in `functions` (its signature's).
+    let name_id = call.func.filter(|_| func.is_some()).map(NameId);
     let wants_args = out.wants_args();
     let mut write = |args: &[Arg<'_>]| {
-        let event = Event::new(track, call.ts, name, CATEGORY, args);
+        let mut event = Event::new(track, call.ts, name, CATEGORY, args);
+        event.name_id = name_id;
         match dur {
             Some(d) => out.complete(&event, d),
             None => out.begin(&event),

@@ -42,7 +42,7 @@ use super::out::Out;
 use super::scratch::{Scratch, HEAP_BUDGET};
 use super::text::{push_lossy, text};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, CounterValue, Event, Sink, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, CounterValue, Event, NameId, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "easyprofiler";
 const PROCESS: TrackId = TrackId(1);
@@ -258,6 +258,7 @@ fn convert_thread<'a, S: Sink>(
                 } else {
                     name
                 },
+                name_id: None,
                 category: CATEGORY,
                 args: &args,
                 flows: &[],
@@ -394,7 +395,11 @@ fn convert_thread<'a, S: Sink>(
             }
             _ => &[],
         };
-        let event = Event::new(track, b, name, CATEGORY, args);
+        let mut event = Event::new(track, b, name, CATEGORY, args);
+        if !runtime {
+            // Named by its descriptor (or, without one, by its id alone).
+            event = event.named(NameId(id));
+        }
         if is_event {
             ctx.out.instant(&event)?;
             s.open.push(Open {

@@ -937,6 +937,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
                         track,
                         ts,
                         name: &name,
+                        name_id: None,
                         category: CATEGORY,
                         args,
                         flows,

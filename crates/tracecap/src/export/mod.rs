@@ -178,6 +178,7 @@ mod tests {
             track,
             ts,
             name,
+            name_id: None,
             category: "cat",
             args: &args,
             flows,

@@ -19,7 +19,7 @@ use super::perfetto_proto::{
     TrackDescriptor,
 };
 use super::protobuf as pb;
-use crate::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind, Value};
 
 /// Our one packet sequence.
 const SEQUENCE: u32 = 1;
@@ -81,6 +81,8 @@ struct Interner {
     text: String,
     table: HashTable<Interned>,
     hasher: foldhash::fast::RandomState,
+    /// The iid of each numbered name met so far, by [`NameId`] (0: not met).
+    by_id: Vec<u64>,
 }
 
 /// Where an interned string lies in [`Interner::text`], and its iid.
@@ -99,6 +101,28 @@ impl Interned {
 }
 
 impl Interner {
+    /// [`Interner::get`] for a name that may carry a number: a numbered name is looked up by its
+    /// number once it has an iid.
+    #[inline]
+    fn get_named(&mut self, id: Option<NameId>, s: &str) -> Option<(u64, bool)> {
+        let slot = id.and_then(NameId::dense);
+        if let Some(&iid) = slot.and_then(|i| self.by_id.get(i)) {
+            if iid != 0 {
+                return Some((iid, false));
+            }
+        }
+        let found = self.get(s);
+        if let (Some(i), Some((iid, _))) = (slot, found) {
+            if self.by_id.len() <= i {
+                self.by_id.resize(i + 1, 0);
+            }
+            if let Some(entry) = self.by_id.get_mut(i) {
+                *entry = iid;
+            }
+        }
+        found
+    }
+
     /// The iid of `s` (and whether it is new), or `None` when `s` is to be written inline.
     #[inline]
     fn get(&mut self, s: &str) -> Option<(u64, bool)> {
@@ -106,6 +130,7 @@ impl Interner {
             text,
             table,
             hasher,
+            ..
         } = self;
         let hash = hasher.hash_one(s);
         if let Some(e) = table.find(hash, |e| e.of(text) == s) {
@@ -327,7 +352,7 @@ impl<W: Write> Perfetto<W> {
             self.annotation(&mut buf, arg);
         }
         pb::uint(&mut buf, field::EVENT_TYPE, ty as u64);
-        match self.names.get(e.name) {
+        match self.names.get_named(e.name_id, e.name) {
             Some((iid, new)) => {
                 if new {
                     self.new.name = Some(iid);
@@ -551,6 +576,18 @@ mod tests {
         ]
     }
 
+    /// The event, its name numbered when it is a short one (one number per name: its bytes),
+    /// as an adapter numbers the names of a fixed set.
+    fn numbered(e: Event<'_>) -> Event<'_> {
+        match e.name.len() {
+            0..=2 => {
+                let id = e.name.bytes().fold(0, |id, b| id << 8 | u32::from(b));
+                e.named(NameId(id))
+            }
+            _ => e,
+        }
+    }
+
     fn write(calls: &[Call]) -> Vec<u8> {
         let mut p = Perfetto::new(Vec::new()).unwrap();
         for call in calls {
@@ -567,14 +604,14 @@ mod tests {
                         .iter()
                         .map(|&(id, terminating)| Flow { id, terminating })
                         .collect();
-                    let mut e = Event::new(TrackId(*t), *ts, n, c, &args);
+                    let mut e = numbered(Event::new(TrackId(*t), *ts, n, c, &args));
                     e.flows = &flows;
                     p.begin(&e).unwrap();
                 }
                 Call::End(t, ts) => p.end(TrackId(*t), *ts).unwrap(),
-                Call::Instant(t, ts, n, c) => {
-                    p.instant(&Event::new(TrackId(*t), *ts, n, c, &[])).unwrap()
-                }
+                Call::Instant(t, ts, n, c) => p
+                    .instant(&numbered(Event::new(TrackId(*t), *ts, n, c, &[])))
+                    .unwrap(),
                 Call::Counter(t, ts, v) => {
                     let v = match v {
                         Ok(x) => CounterValue::Int(*x),
@@ -732,8 +769,9 @@ mod tests {
     }
 
     proptest! {
-        /// Every event reads back as it was given, and the file is the bytes prost writes for
-        /// the messages it holds (fields in field-number order, lengths as short as they go).
+        /// Every event reads back as it was given (names found by number or by text), and the
+        /// file is the bytes prost writes for the messages it holds (fields in field-number
+        /// order, lengths as short as they go).
         #[test]
         fn events_read_back_in_prost_bytes(calls in prop::collection::vec(call(), 0..40)) {
             let bytes = write(&calls);

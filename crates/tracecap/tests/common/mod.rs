@@ -8,7 +8,7 @@ pub mod orbit;
 
 use std::collections::HashMap;
 
-use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind};
+use tracecap::timeline::{CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ev {
@@ -27,9 +27,19 @@ pub struct Recorder {
     pub open: HashMap<TrackId, Vec<u64>>,
     pub last: HashMap<TrackId, u64>,
     pub max_depth: usize,
+    /// The name each numbered name came with first.
+    pub named: HashMap<NameId, String>,
 }
 
 impl Recorder {
+    /// Checks that a numbered name always comes with the same text.
+    fn name(&mut self, e: &Event<'_>) {
+        if let Some(id) = e.name_id {
+            let first = self.named.entry(id).or_insert_with(|| e.name.to_string());
+            assert_eq!(first, e.name, "{id:?} named two ways");
+        }
+    }
+
     fn at(&mut self, track: TrackId, ts: u64) {
         assert!(
             self.tracks.contains_key(&track),
@@ -55,6 +65,7 @@ impl Sink for Recorder {
     }
     fn begin(&mut self, e: &Event<'_>) -> Result<(), Self::Error> {
         self.at(e.track, e.ts);
+        self.name(e);
         let stack = self.open.entry(e.track).or_default();
         stack.push(e.ts);
         self.max_depth = self.max_depth.max(stack.len());
@@ -74,6 +85,7 @@ impl Sink for Recorder {
     }
     fn complete(&mut self, e: &Event<'_>, dur: u64) -> Result<(), Self::Error> {
         self.at(e.track, e.ts);
+        self.name(e);
         self.last.insert(e.track, e.ts + dur);
         self.events
             .push(Ev::Complete(e.track, e.ts, dur, e.name.to_string()));
@@ -82,6 +94,7 @@ impl Sink for Recorder {
     fn instant(&mut self, e: &Event<'_>) -> Result<(), Self::Error> {
         // Instants need not be in time order (bookmarks are not); only declared.
         assert!(self.tracks.contains_key(&e.track), "undeclared track");
+        self.name(e);
         self.events
             .push(Ev::Instant(e.track, e.ts, e.name.to_string()));
         Ok(())
