@@ -39,7 +39,7 @@ use tracecap_orbit::{ApiName, FunctionLookup as _, FunctionTable, InternTable};
 use super::out::{Out, Written as R};
 use super::text::{push_lossy, text, NO_ARG};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, CounterValue, Event, Sink, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, CounterValue, Event, NameId, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "orbit";
 /// At most this many frames of a sample become args.
@@ -259,6 +259,18 @@ impl<S: Sink> Clamped<'_, S> {
     fn begin(&mut self, track: TrackId, ts: u64, name: &str, args: &[Arg<'_>]) -> R<S> {
         let ts = self.clamp(track, ts);
         self.out.begin(&event(track, ts, name, args))
+    }
+
+    /// [`Self::begin`] of a slice named by its number among the capture's fixed names.
+    fn begin_named(
+        &mut self,
+        track: TrackId,
+        ts: u64,
+        (name, id): (&str, NameId),
+        args: &[Arg<'_>],
+    ) -> R<S> {
+        let ts = self.clamp(track, ts);
+        self.out.begin(&event(track, ts, name, args).named(id))
     }
 
     fn end(&mut self, track: TrackId, ts: u64) -> R<S> {
@@ -1104,7 +1116,14 @@ impl<'a, S: Sink> State<'a, '_, S> {
                 name: "function_id",
                 value: Value::Uint(c.function_id),
             }];
-            result = self.out.begin(track, start, name, &args);
+            // The name is the function id's (from the table read before the events, or made of
+            // the id), so the id numbers it.
+            result = match u32::try_from(c.function_id) {
+                Ok(id) => self
+                    .out
+                    .begin_named(track, start, (name, NameId(id)), &args),
+                Err(_) => self.out.begin(track, start, name, &args),
+            };
             if result.is_err() {
                 break;
             }

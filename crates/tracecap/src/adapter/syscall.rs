@@ -21,7 +21,7 @@ use tracecap_syscall::{Arg as SysArg, Capture, Entry, Header, Syscall};
 use super::out::{Out, Written};
 use super::text::{push_lossy, NO_ARG};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, Event, Sink, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, Event, NameId, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "syscall";
 /// Step of the synthetic clock for calls without timestamps.
@@ -153,10 +153,12 @@ impl<S: Sink> State<'_, S> {
             .instant(&Event::new(id, start, "capture start", CATEGORY, &args))
     }
 
-    fn thread(&mut self, tid: i32) -> Result<TrackId, ConvertError<S::Error>> {
+    /// The track of thread `tid` of the current process and the end of its last call,
+    /// declaring the track at the thread's first call.
+    fn thread(&mut self, tid: i32) -> Result<(TrackId, u64), ConvertError<S::Error>> {
         let key = (self.process.0, tid);
-        if let Some(&(id, _)) = self.threads.get(&key) {
-            return Ok(id);
+        if let Some(&thread) = self.threads.get(&key) {
+            return Ok(thread);
         }
         let mut name = String::new();
         let _ = write!(name, "thread {tid}");
@@ -169,14 +171,12 @@ impl<S: Sink> State<'_, S> {
             &name,
         )?;
         self.threads.insert(key, (id, 0));
-        Ok(id)
+        Ok((id, 0))
     }
 
     fn call(&mut self, call: &Syscall<'_>) -> Written<S> {
         let tid = call.tid.unwrap_or(self.pid);
-        let track = self.thread(tid)?;
-        let key = (self.process.0, tid);
-        let prev_end = self.threads.get(&key).map_or(0, |t| t.1);
+        let (track, prev_end) = self.thread(tid)?;
         let (ts, dur) = match call.timestamp_ns {
             Some(t) if !self.untimed => {
                 let dur = call
@@ -196,7 +196,7 @@ impl<S: Sink> State<'_, S> {
         if !self.untimed {
             self.clock = self.clock.max(ts);
         }
-        if let Some(t) = self.threads.get_mut(&key) {
+        if let Some(t) = self.threads.get_mut(&(self.process.0, tid)) {
             t.1 = ts.saturating_add(dur);
         }
         // Texts of the arguments, in reused buffers (none when the sink reads no arguments).
@@ -247,8 +247,9 @@ impl<S: Sink> State<'_, S> {
                 &self.label
             }
         };
-        self.out
-            .complete(&Event::new(track, ts, name, CATEGORY, args), dur)
+        // The name is the call's number's, known or not.
+        let event = Event::new(track, ts, name, CATEGORY, args).named(NameId(call.number.into()));
+        self.out.complete(&event, dur)
     }
 }
 
@@ -262,9 +263,8 @@ fn bytes_text(out: &mut String, data: &[u8]) {
 
 fn arg_text(out: &mut String, a: &SysArg<'_>) {
     match a {
-        SysArg::Int(x) => {
-            let _ = write!(out, "{x}");
-        }
+        // An integer goes to the sink as a number, not as text.
+        SysArg::Int(_) => {}
         SysArg::Data(d) => bytes_text(out, d),
         SysArg::Partial { original_len, data } => {
             bytes_text(out, data);
