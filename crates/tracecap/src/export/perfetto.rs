@@ -28,6 +28,8 @@ const SEQUENCE: u32 = 1;
 const INTERN_LIMIT: usize = 1 << 16;
 /// Longest string value that is interned (longer ones are unlikely to repeat).
 const INTERN_MAX_LEN: usize = 256;
+/// Places of an event (category, argument names and values) whose last string is remembered.
+const RECENT_PLACES: usize = 16;
 
 /// Field numbers of the messages an event packet holds (Perfetto's `trace_packet.proto`,
 /// `track_event.proto`, `debug_annotation.proto` and `interned_data.proto`).
@@ -83,6 +85,8 @@ struct Interner {
     hasher: foldhash::fast::RandomState,
     /// The iid of each numbered name met so far, by [`NameId`] (0: not met).
     by_id: Vec<u64>,
+    /// The string met last at each place of an event (see [`Interner::get_at`]).
+    recent: Vec<Option<Interned>>,
 }
 
 /// Where an interned string lies in [`Interner::text`], and its iid.
@@ -123,9 +127,37 @@ impl Interner {
         found
     }
 
+    /// [`Interner::get`] for the string at place `place` of an event (its category, or its
+    /// n-th argument's name or value): the string met last at that place is compared first,
+    /// since events mostly repeat the strings of the one before at the same place.
+    #[inline]
+    fn get_at(&mut self, place: usize, s: &str) -> Option<(u64, bool)> {
+        if let Some(Some(last)) = self.recent.get(place) {
+            if last.of(&self.text) == s {
+                return Some((last.iid, false));
+            }
+        }
+        let (entry, new) = self.entry(s)?;
+        if place < RECENT_PLACES {
+            if self.recent.len() <= place {
+                self.recent.resize(place + 1, None);
+            }
+            if let Some(slot) = self.recent.get_mut(place) {
+                *slot = Some(entry);
+            }
+        }
+        Some((entry.iid, new))
+    }
+
     /// The iid of `s` (and whether it is new), or `None` when `s` is to be written inline.
     #[inline]
     fn get(&mut self, s: &str) -> Option<(u64, bool)> {
+        self.entry(s).map(|(entry, new)| (entry.iid, new))
+    }
+
+    /// Where `s` lies (and whether it is new), or `None` when `s` is to be written inline.
+    #[inline]
+    fn entry(&mut self, s: &str) -> Option<(Interned, bool)> {
         let Interner {
             text,
             table,
@@ -134,7 +166,7 @@ impl Interner {
         } = self;
         let hash = hasher.hash_one(s);
         if let Some(e) = table.find(hash, |e| e.of(text) == s) {
-            return Some((e.iid, false));
+            return Some((*e, false));
         }
         if table.len() >= INTERN_LIMIT || s.len() > INTERN_MAX_LEN {
             return None;
@@ -147,7 +179,7 @@ impl Interner {
         };
         text.push_str(s);
         table.insert_unique(hash, entry, |e| hasher.hash_one(e.of(text)));
-        Some((entry.iid, true))
+        Some((entry, true))
     }
 }
 
@@ -292,10 +324,11 @@ impl<W: Write> Perfetto<W> {
         result
     }
 
-    /// One `DebugAnnotation { name_iid | name, value }` of the track event in `buf`.
-    fn annotation(&mut self, buf: &mut Vec<u8>, arg: &Arg<'_>) {
+    /// One `DebugAnnotation { name_iid | name, value }` of the track event in `buf`, for the
+    /// event's argument number `place`.
+    fn annotation(&mut self, buf: &mut Vec<u8>, place: usize, arg: &Arg<'_>) {
         let mark = pb::open(buf, field::EVENT_DEBUG_ANNOTATIONS);
-        match self.arg_names.get(arg.name) {
+        match self.arg_names.get_at(place, arg.name) {
             Some((iid, new)) => {
                 if new {
                     interned_entry(
@@ -314,7 +347,7 @@ impl<W: Write> Perfetto<W> {
             Value::Uint(x) => pb::uint(buf, field::ANNOTATION_UINT, x),
             Value::Int(x) => pb::int(buf, field::ANNOTATION_INT, x),
             Value::Double(x) => pb::double(buf, field::ANNOTATION_DOUBLE, x),
-            Value::Str(s) => match self.strings.get(s) {
+            Value::Str(s) => match self.strings.get_at(place, s) {
                 Some((iid, new)) => {
                     if new {
                         interned_entry(
@@ -339,7 +372,7 @@ impl<W: Write> Perfetto<W> {
         let category = if e.category.is_empty() {
             None
         } else {
-            let iid = self.categories.get(e.category);
+            let iid = self.categories.get_at(0, e.category);
             if let Some((iid, true)) = iid {
                 self.new.category = Some(iid);
             }
@@ -348,8 +381,8 @@ impl<W: Write> Perfetto<W> {
         if let Some(Some(iid)) = category {
             pb::uint(&mut buf, field::EVENT_CATEGORY_IIDS, iid);
         }
-        for arg in e.args {
-            self.annotation(&mut buf, arg);
+        for (place, arg) in e.args.iter().enumerate() {
+            self.annotation(&mut buf, place, arg);
         }
         pb::uint(&mut buf, field::EVENT_TYPE, ty as u64);
         match self.names.get_named(e.name_id, e.name) {
