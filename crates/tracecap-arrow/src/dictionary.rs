@@ -13,13 +13,10 @@ use arrow_array::builder::StringBuilder;
 use arrow_array::types::Int32Type;
 use arrow_array::{Array, ArrayRef, DictionaryArray, Int32Array, StringArray};
 use arrow_schema::ArrowError;
-use tracecap::timeline::NameId;
+use tracecap::timeline::{ByNameId, NameId};
 
 /// A key of the batch being built.
 pub(crate) type Key = i32;
-
-/// No key (yet) for a [`NameId`].
-const NO_KEY: Key = -1;
 
 /// The rows of a dictionary-encoded text column being built, and the batch's values.
 #[derive(Default)]
@@ -29,9 +26,8 @@ pub(crate) struct Dictionary {
     index: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
     /// The key interned last: names and categories often repeat row after row.
     last: Option<Key>,
-    /// The key of each numbered name met in the batch being built, by [`NameId`] (`NO_KEY`:
-    /// not met).
-    by_id: Vec<Key>,
+    /// The key of each numbered name met in the batch being built.
+    by_id: ByNameId<Key>,
     /// The values of the batch handed over last (what [`Dictionary::carry`] reads).
     previous: Option<StringArray>,
     /// Rows a batch holds (room made for them up front).
@@ -72,21 +68,11 @@ impl Dictionary {
     /// its number once the batch has it.
     #[inline]
     pub(crate) fn intern_named(&mut self, id: Option<NameId>, value: &str) -> Key {
-        let Some(i) = id.and_then(NameId::dense) else {
-            return self.intern(value);
-        };
-        if let Some(&key) = self.by_id.get(i) {
-            if key != NO_KEY {
-                return key;
-            }
+        if let Some(key) = self.by_id.get(id) {
+            return key;
         }
         let key = self.intern(value);
-        if self.by_id.len() <= i {
-            self.by_id.resize(i + 1, NO_KEY);
-        }
-        if let Some(slot) = self.by_id.get_mut(i) {
-            *slot = key;
-        }
+        self.by_id.insert(id, key);
         key
     }
 

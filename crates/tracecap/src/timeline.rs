@@ -106,6 +106,60 @@ impl NameId {
     }
 }
 
+/// What a sink made of each numbered name (an iid, a dictionary key), found by its [`NameId`].
+/// Numbers from [`NameId::DENSE`] up, and names without a number, are not kept: the sink finds
+/// those by their text.
+///
+/// ```
+/// use tracecap::timeline::{ByNameId, NameId};
+///
+/// let mut keys = ByNameId::default();
+/// keys.insert(Some(NameId(3)), 7u32);
+/// keys.insert(Some(NameId(NameId::DENSE)), 8);
+/// keys.insert(None, 9);
+/// assert_eq!(keys.get(Some(NameId(3))), Some(7));
+/// assert_eq!(keys.get(Some(NameId(2))), None);
+/// assert_eq!(keys.get(Some(NameId(NameId::DENSE))), None);
+/// assert_eq!(keys.get(None), None);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ByNameId<T> {
+    slots: Vec<Option<T>>,
+}
+
+impl<T> Default for ByNameId<T> {
+    fn default() -> Self {
+        ByNameId { slots: Vec::new() }
+    }
+}
+
+impl<T: Copy> ByNameId<T> {
+    /// What was kept for `id`, if anything.
+    #[inline]
+    pub fn get(&self, id: Option<NameId>) -> Option<T> {
+        self.slots.get(id?.dense()?).copied().flatten()
+    }
+
+    /// Keeps `value` for `id` (nothing for `None` or a number past [`NameId::DENSE`]).
+    #[inline]
+    pub fn insert(&mut self, id: Option<NameId>, value: T) {
+        let Some(i) = id.and_then(NameId::dense) else {
+            return;
+        };
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, None);
+        }
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = Some(value);
+        }
+    }
+
+    /// Forgets every number (the memory stays for the next use).
+    pub fn clear(&mut self) {
+        self.slots.clear();
+    }
+}
+
 /// A slice start or an instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Event<'s> {

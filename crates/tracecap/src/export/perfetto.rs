@@ -19,7 +19,9 @@ use super::perfetto_proto::{
     TrackDescriptor,
 };
 use super::protobuf as pb;
-use crate::timeline::{Arg, CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind, Value};
+use crate::timeline::{
+    Arg, ByNameId, CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind, Value,
+};
 
 /// Our one packet sequence.
 const SEQUENCE: u32 = 1;
@@ -83,8 +85,8 @@ struct Interner {
     text: String,
     table: HashTable<Interned>,
     hasher: foldhash::fast::RandomState,
-    /// The iid of each numbered name met so far, by [`NameId`] (0: not met).
-    by_id: Vec<u64>,
+    /// The iid of each numbered name met so far.
+    by_id: ByNameId<u64>,
     /// The string met last at each place of an event (see [`Interner::get_at`]).
     recent: Vec<Option<Interned>>,
 }
@@ -109,20 +111,12 @@ impl Interner {
     /// number once it has an iid.
     #[inline]
     fn get_named(&mut self, id: Option<NameId>, s: &str) -> Option<(u64, bool)> {
-        let slot = id.and_then(NameId::dense);
-        if let Some(&iid) = slot.and_then(|i| self.by_id.get(i)) {
-            if iid != 0 {
-                return Some((iid, false));
-            }
+        if let Some(iid) = self.by_id.get(id) {
+            return Some((iid, false));
         }
         let found = self.get(s);
-        if let (Some(i), Some((iid, _))) = (slot, found) {
-            if self.by_id.len() <= i {
-                self.by_id.resize(i + 1, 0);
-            }
-            if let Some(entry) = self.by_id.get_mut(i) {
-                *entry = iid;
-            }
+        if let Some((iid, _)) = found {
+            self.by_id.insert(id, iid);
         }
         found
     }
@@ -183,43 +177,47 @@ impl Interner {
     }
 }
 
-/// One interned entry (`EventName`, `EventCategory`, `DebugAnnotationName`, `InternedString`:
-/// all an iid and a string) as a field of `InternedData`.
-fn interned_entry(buf: &mut Vec<u8>, field: u32, iid: u64, s: &str) {
-    let mark = pb::open(buf, field);
-    pb::uint(buf, field::ENTRY_IID, iid);
-    pb::bytes(buf, field::ENTRY_NAME, s.as_bytes());
-    pb::close(buf, mark);
-}
-
-/// The strings an event packet interns, kept apart until the packet's `InternedData` is written
-/// after its `TrackEvent` (each repeated field of `InternedData` comes whole, in field order).
+/// The entries of the strings an event packet interns, encoded, kept apart until the packet's
+/// `InternedData` is written after its `TrackEvent` (each repeated field of `InternedData` comes
+/// whole, in field order).
 #[derive(Debug, Default)]
 struct NewEntries {
-    /// The iid of the event's name, when new.
-    name: Option<u64>,
-    /// The iid of the event's category, when new.
-    category: Option<u64>,
-    /// Encoded `debug_annotation_names` entries.
+    categories: Vec<u8>,
+    names: Vec<u8>,
     arg_names: Vec<u8>,
-    /// Encoded `debug_annotation_string_values` entries.
     strings: Vec<u8>,
 }
 
 impl NewEntries {
     fn clear(&mut self) {
-        self.name = None;
-        self.category = None;
+        self.categories.clear();
+        self.names.clear();
         self.arg_names.clear();
         self.strings.clear();
     }
 
-    fn is_empty(&self) -> bool {
-        self.name.is_none()
-            && self.category.is_none()
-            && self.arg_names.is_empty()
-            && self.strings.is_empty()
+    /// `InternedData`'s fields, in field order.
+    fn fields(&self) -> [&[u8]; 4] {
+        [
+            &self.categories,
+            &self.names,
+            &self.arg_names,
+            &self.strings,
+        ]
     }
+}
+
+/// The iid `found` gives `s` (from an [`Interner`]), its entry added to `new` (as field `field`
+/// of `InternedData`) when `s` is new; `None` when `s` is to be written inline.
+fn interned(found: Option<(u64, bool)>, s: &str, new: &mut Vec<u8>, field: u32) -> Option<u64> {
+    let (iid, is_new) = found?;
+    if is_new {
+        let mark = pb::open(new, field);
+        pb::uint(new, field::ENTRY_IID, iid);
+        pb::bytes(new, field::ENTRY_NAME, s.as_bytes());
+        pb::close(new, mark);
+    }
+    Some(iid)
 }
 
 /// A [`Sink`] writing a Perfetto trace (a stream of `TracePacket`s, i.e. a `Trace` message) to `W`.
@@ -291,26 +289,19 @@ impl<W: Write> Perfetto<W> {
     }
 
     /// Ends the packet [`Self::start_packet`] began: `}`, the `interned_data` holding the
-    /// strings the event used first (`name` and `category` are the event's), `sequence_flags`;
-    /// then writes it.
+    /// strings the event used first, `sequence_flags`; then writes it.
     fn end_packet(
         &mut self,
         mut buf: Vec<u8>,
         [packet, track_event]: [usize; 2],
-        name: &str,
-        category: &str,
     ) -> io::Result<()> {
         pb::close(&mut buf, track_event);
-        if !self.new.is_empty() {
+        let fields = self.new.fields();
+        if fields.iter().any(|f| !f.is_empty()) {
             let mark = pb::open(&mut buf, field::PACKET_INTERNED_DATA);
-            if let Some(iid) = self.new.category {
-                interned_entry(&mut buf, field::INTERNED_EVENT_CATEGORIES, iid, category);
+            for f in fields {
+                buf.extend_from_slice(f);
             }
-            if let Some(iid) = self.new.name {
-                interned_entry(&mut buf, field::INTERNED_EVENT_NAMES, iid, name);
-            }
-            buf.extend_from_slice(&self.new.arg_names);
-            buf.extend_from_slice(&self.new.strings);
             pb::close(&mut buf, mark);
         }
         pb::uint(
@@ -328,18 +319,10 @@ impl<W: Write> Perfetto<W> {
     /// event's argument number `place`.
     fn annotation(&mut self, buf: &mut Vec<u8>, place: usize, arg: &Arg<'_>) {
         let mark = pb::open(buf, field::EVENT_DEBUG_ANNOTATIONS);
-        match self.arg_names.get_at(place, arg.name) {
-            Some((iid, new)) => {
-                if new {
-                    interned_entry(
-                        &mut self.new.arg_names,
-                        field::INTERNED_ANNOTATION_NAMES,
-                        iid,
-                        arg.name,
-                    );
-                }
-                pb::uint(buf, field::ANNOTATION_NAME_IID, iid);
-            }
+        let found = self.arg_names.get_at(place, arg.name);
+        let new = &mut self.new.arg_names;
+        match interned(found, arg.name, new, field::INTERNED_ANNOTATION_NAMES) {
+            Some(iid) => pb::uint(buf, field::ANNOTATION_NAME_IID, iid),
             None => pb::bytes(buf, field::ANNOTATION_NAME, arg.name.as_bytes()),
         }
         match arg.value {
@@ -347,20 +330,14 @@ impl<W: Write> Perfetto<W> {
             Value::Uint(x) => pb::uint(buf, field::ANNOTATION_UINT, x),
             Value::Int(x) => pb::int(buf, field::ANNOTATION_INT, x),
             Value::Double(x) => pb::double(buf, field::ANNOTATION_DOUBLE, x),
-            Value::Str(s) => match self.strings.get_at(place, s) {
-                Some((iid, new)) => {
-                    if new {
-                        interned_entry(
-                            &mut self.new.strings,
-                            field::INTERNED_STRING_VALUES,
-                            iid,
-                            s,
-                        );
-                    }
-                    pb::uint(buf, field::ANNOTATION_STRING_IID, iid);
+            Value::Str(s) => {
+                let found = self.strings.get_at(place, s);
+                let new = &mut self.new.strings;
+                match interned(found, s, new, field::INTERNED_STRING_VALUES) {
+                    Some(iid) => pb::uint(buf, field::ANNOTATION_STRING_IID, iid),
+                    None => pb::bytes(buf, field::ANNOTATION_STRING, s.as_bytes()),
                 }
-                None => pb::bytes(buf, field::ANNOTATION_STRING, s.as_bytes()),
-            },
+            }
         }
         pb::close(buf, mark);
     }
@@ -369,15 +346,12 @@ impl<W: Write> Perfetto<W> {
     /// name_iid | name, track_uuid, categories, flow_ids, terminating_flow_ids }`.
     fn write_event(&mut self, e: &Event<'_>, ty: track_event::Type) -> io::Result<()> {
         let (mut buf, marks) = self.start_packet(e.ts);
-        let category = if e.category.is_empty() {
-            None
-        } else {
-            let iid = self.categories.get_at(0, e.category);
-            if let Some((iid, true)) = iid {
-                self.new.category = Some(iid);
-            }
-            Some(iid.map(|(iid, _)| iid))
-        };
+        // No category, an interned one (its iid), or one written inline (`Some(None)`).
+        let category = (!e.category.is_empty()).then(|| {
+            let found = self.categories.get_at(0, e.category);
+            let new = &mut self.new.categories;
+            interned(found, e.category, new, field::INTERNED_EVENT_CATEGORIES)
+        });
         if let Some(Some(iid)) = category {
             pb::uint(&mut buf, field::EVENT_CATEGORY_IIDS, iid);
         }
@@ -385,13 +359,10 @@ impl<W: Write> Perfetto<W> {
             self.annotation(&mut buf, place, arg);
         }
         pb::uint(&mut buf, field::EVENT_TYPE, ty as u64);
-        match self.names.get_named(e.name_id, e.name) {
-            Some((iid, new)) => {
-                if new {
-                    self.new.name = Some(iid);
-                }
-                pb::uint(&mut buf, field::EVENT_NAME_IID, iid);
-            }
+        let found = self.names.get_named(e.name_id, e.name);
+        let new = &mut self.new.names;
+        match interned(found, e.name, new, field::INTERNED_EVENT_NAMES) {
+            Some(iid) => pb::uint(&mut buf, field::EVENT_NAME_IID, iid),
             None => pb::bytes(&mut buf, field::EVENT_NAME, e.name.as_bytes()),
         }
         pb::uint(&mut buf, field::EVENT_TRACK_UUID, e.track.0);
@@ -404,7 +375,7 @@ impl<W: Write> Perfetto<W> {
         for f in e.flows.iter().filter(|f| f.terminating) {
             pb::fixed64(&mut buf, field::EVENT_TERMINATING_FLOW_IDS, f.id);
         }
-        self.end_packet(buf, marks, e.name, e.category)
+        self.end_packet(buf, marks)
     }
 
     /// A slice end: `TrackEvent { type, track_uuid }`.
@@ -416,7 +387,7 @@ impl<W: Write> Perfetto<W> {
             track_event::Type::SliceEnd as u64,
         );
         pb::uint(&mut buf, field::EVENT_TRACK_UUID, track.0);
-        self.end_packet(buf, marks, "", "")
+        self.end_packet(buf, marks)
     }
 }
 
@@ -495,7 +466,7 @@ impl<W: Write> Sink for Perfetto<W> {
             CounterValue::Int(x) => pb::int(&mut buf, field::EVENT_COUNTER_VALUE, x),
             CounterValue::Double(x) => pb::double(&mut buf, field::EVENT_DOUBLE_COUNTER_VALUE, x),
         }
-        self.end_packet(buf, marks, "", "")
+        self.end_packet(buf, marks)
     }
 }
 
