@@ -209,15 +209,23 @@ impl NewEntries {
 
 /// The iid `found` gives `s` (from an [`Interner`]), its entry added to `new` (as field `field`
 /// of `InternedData`) when `s` is new; `None` when `s` is to be written inline.
+#[inline]
 fn interned(found: Option<(u64, bool)>, s: &str, new: &mut Vec<u8>, field: u32) -> Option<u64> {
     let (iid, is_new) = found?;
     if is_new {
-        let mark = pb::open(new, field);
-        pb::uint(new, field::ENTRY_IID, iid);
-        pb::bytes(new, field::ENTRY_NAME, s.as_bytes());
-        pb::close(new, mark);
+        new_entry(new, field, iid, s);
     }
     Some(iid)
+}
+
+/// The entry of a string interned for the first time (an iid and the string), as field `field`
+/// of `InternedData`. Out of line: most events intern nothing new.
+#[cold]
+fn new_entry(new: &mut Vec<u8>, field: u32, iid: u64, s: &str) {
+    let mark = pb::open(new, field);
+    pb::uint(new, field::ENTRY_IID, iid);
+    pb::bytes(new, field::ENTRY_NAME, s.as_bytes());
+    pb::close(new, mark);
 }
 
 /// A [`Sink`] writing a Perfetto trace (a stream of `TracePacket`s, i.e. a `Trace` message) to `W`.
