@@ -122,17 +122,22 @@ impl NameId {
 /// assert_eq!(keys.get(Some(NameId(NameId::DENSE))), None);
 /// assert_eq!(keys.get(None), None);
 /// ```
+#[cfg(feature = "alloc")]
 #[derive(Clone, Debug)]
 pub struct ByNameId<T> {
-    slots: Vec<Option<T>>,
+    slots: alloc::vec::Vec<Option<T>>,
 }
 
+#[cfg(feature = "alloc")]
 impl<T> Default for ByNameId<T> {
     fn default() -> Self {
-        ByNameId { slots: Vec::new() }
+        ByNameId {
+            slots: alloc::vec::Vec::new(),
+        }
     }
 }
 
+#[cfg(feature = "alloc")]
 impl<T: Copy> ByNameId<T> {
     /// What was kept for `id`, if anything.
     #[inline]
