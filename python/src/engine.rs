@@ -6,11 +6,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use tracecap_query::{diff as diff_sql, Config, Engine, FaultKind, Inputs};
-
-use arrow_array::RecordBatch;
-use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
-use tracecap_query::datafusion::arrow::compute::cast;
+use tracecap_query::{diff as diff_sql, plain, Config, Engine, FaultKind, Inputs};
 
 use crate::capture::table_named;
 use crate::errors::{capture_error, query_error, warn_or_raise};
@@ -25,17 +21,19 @@ struct Sides {
 
 impl Sides {
     /// Finds the inputs of each side and registers their tables (in the default schema, or in
-    /// the schemas `a` and `b`). A side with nothing to query is a `ValueError`.
+    /// the schemas `a` and `b`), their text as views or, without `views`, as the export's
+    /// dictionaries ([`Config::views`]). A side with nothing to query is a `ValueError`.
     fn open(
         py: Python<'_>,
         sides: Vec<(Option<&'static str>, Vec<PathBuf>)>,
-        threads: Option<usize>,
+        (threads, views): (Option<usize>, bool),
     ) -> PyResult<Sides> {
         if threads == Some(0) {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
         let config = Config {
             partitions: threads.unwrap_or(Config::default().partitions),
+            views,
             ..Config::default()
         };
         let (engine, found) = py
@@ -110,9 +108,11 @@ impl Sides {
         let (schema, batches) = py
             .detach(move || -> Result<_, tracecap_query::Error> {
                 let batches = engine.query(sql)?;
-                let schema = plain_schema(&arrow_array::RecordBatchReader::schema(&batches));
+                // A result gathered from several partitions may hold a dictionary with the same
+                // value twice, which pandas refuses as a categorical: results hold plain text.
+                let schema = plain::schema(&arrow_array::RecordBatchReader::schema(&batches));
                 let all = batches
-                    .map(|b| b.and_then(|b| plain_batch(&schema, &b)))
+                    .map(|b| b.and_then(|b| plain::batch(&schema, &b)))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| tracecap_query::Error::Query(e.into()))?;
                 Ok((schema, all))
@@ -120,42 +120,6 @@ impl Sides {
             .map_err(query_error)?;
         Ok(Stream::new(schema, Source::Held(batches), what))
     }
-}
-
-/// `schema` with every dictionary-encoded column as its plain values.
-///
-/// A query's result is small and gathered from several partitions, whose dictionaries may hold
-/// the same value twice; pandas refuses such a dictionary (as a categorical), so results hold
-/// plain strings.
-fn plain_schema(schema: &SchemaRef) -> SchemaRef {
-    let fields: Vec<Field> = schema
-        .fields()
-        .iter()
-        .map(|f| match f.data_type() {
-            DataType::Dictionary(_, values) => {
-                f.as_ref().clone().with_data_type((**values).clone())
-            }
-            _ => f.as_ref().clone(),
-        })
-        .collect();
-    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
-}
-
-/// `batch` with its columns cast to `schema`'s types (see [`plain_schema`]).
-fn plain_batch(schema: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
-    let columns = batch
-        .columns()
-        .iter()
-        .zip(schema.fields())
-        .map(|(c, f)| {
-            if c.data_type() == f.data_type() {
-                Ok(Arc::clone(c))
-            } else {
-                cast(c, f.data_type())
-            }
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    RecordBatch::try_new(Arc::clone(schema), columns)
 }
 
 /// The table `table` of every capture and dataset in `inputs` (a path or a list of paths:
@@ -176,7 +140,8 @@ pub fn scan(
     threads: Option<usize>,
 ) -> PyResult<Stream> {
     let table = table_named(table)?;
-    let sides = Sides::open(py, vec![(None, paths(inputs)?)], threads)?;
+    // The export's types: a scan gives the tables as `tracecap.export` writes them.
+    let sides = Sides::open(py, vec![(None, paths(inputs)?)], (threads, false))?;
     sides.finish(py, strict)?;
     let schema = table.schema();
     // Every column by name, so that a dataset's files and the captures give the table's schema.
@@ -211,7 +176,7 @@ pub fn query(
     strict: bool,
     threads: Option<usize>,
 ) -> PyResult<Stream> {
-    let sides = Sides::open(py, vec![(None, paths(inputs)?)], threads)?;
+    let sides = Sides::open(py, vec![(None, paths(inputs)?)], (threads, true))?;
     let result = sides.collect(py, sql, "query result".into())?;
     sides.finish(py, strict)?;
     Ok(result)
@@ -239,7 +204,7 @@ pub fn diff(
     let sides = Sides::open(
         py,
         vec![(Some("a"), paths(a)?), (Some("b"), paths(b)?)],
-        threads,
+        (threads, true),
     )?;
     let result = sides.collect(py, &diff_sql::sql(&keys), format!("diff by {by}"))?;
     sides.finish(py, strict)?;

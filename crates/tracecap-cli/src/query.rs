@@ -168,7 +168,7 @@ fn schema(out: &mut dyn Write) -> Result<(), CliError> {
             None => "every capture".into(),
         };
         writeln!(out, "{} ({holds})", table.name())?;
-        let schema = table.schema();
+        let schema = tracecap_query::schema(table);
         let width = schema
             .fields()
             .iter()

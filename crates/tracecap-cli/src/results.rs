@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use clap::ValueEnum;
 use tracecap_query::datafusion::arrow::array::{Array, ArrayRef};
@@ -15,6 +16,7 @@ use tracecap_query::datafusion::parquet::arrow::ArrowWriter;
 use tracecap_query::datafusion::parquet::basic::{Compression, ZstdLevel};
 use tracecap_query::datafusion::parquet::errors::ParquetError;
 use tracecap_query::datafusion::parquet::file::properties::WriterProperties;
+use tracecap_query::plain;
 
 use crate::destination::Destination;
 use crate::error::CliError;
@@ -80,8 +82,13 @@ fn parquet(batches: &mut dyn RecordBatchReader, path: &Path) -> Result<u64, CliE
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .build();
     let parquet_error = |e: ParquetError| CliError::Io(std::io::Error::other(e.to_string()));
-    let mut w = ArrowWriter::try_new(file, batches.schema(), Some(props)).map_err(parquet_error)?;
-    let rows = each(batches, |b| w.write(b).map_err(ArrowError::from))?;
+    let schema = plain::schema(&batches.schema());
+    let mut w =
+        ArrowWriter::try_new(file, Arc::clone(&schema), Some(props)).map_err(parquet_error)?;
+    let rows = each(batches, |b| {
+        w.write(&plain::batch(&schema, b)?)
+            .map_err(ArrowError::from)
+    })?;
     let file = w.into_inner().map_err(parquet_error)?;
     file.commit()?;
     Ok(rows)

@@ -2,8 +2,9 @@
 //! first read from a dataset into memory, then the query runs over those batches, best of N.
 //! This is the floor under any query from captures, whatever the speed of their parsing.
 //!
-//! The same data is also timed with `name` and `category` as `Utf8View` instead of dictionaries,
-//! to show what the engine's grouping costs for each string type.
+//! The same data is timed twice, its text columns (`capture`, `name`, `category`) once as
+//! dictionaries (as the export writes them) and once as `Utf8View` (as the engine's tables give
+//! them), to show what the engine's grouping costs for each string type.
 //!
 //! ```text
 //! cargo run --release -p tracecap-query --example engine_floor -- DATASET [SQL] [RUNS]
@@ -36,9 +37,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let batches = engine.collect("SELECT * FROM slices")?;
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
 
-    let memory = in_memory(&batches, config.partitions)?;
+    let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let memory = in_memory(&text_as(&batches, &dictionary)?, config.partitions)?;
     let floor = best(runs, || engine.runtime().block_on(run(&memory, &sql)))?;
-    let views = as_views(&batches)?;
+    let views = text_as(&batches, &DataType::Utf8View)?;
     let views = in_memory(&views, config.partitions)?;
     let view_floor = best(runs, || engine.runtime().block_on(run(&views, &sql)))?;
 
@@ -86,21 +88,24 @@ async fn run(ctx: &SessionContext, sql: &str) -> datafusion::error::Result<()> {
     ctx.sql(sql).await?.collect().await.map(drop)
 }
 
-/// `batches` with every dictionary column cast to `Utf8View`.
-fn as_views(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>, Box<dyn std::error::Error>> {
+/// `batches` with every column the engine holds as `Utf8View` or as a dictionary (the
+/// export's dictionary-encoded text) cast to `to`.
+fn text_as(
+    batches: &[RecordBatch],
+    to: &DataType,
+) -> Result<Vec<RecordBatch>, Box<dyn std::error::Error>> {
     let mut out = Vec::with_capacity(batches.len());
     for batch in batches {
         let schema = batch.schema();
         let mut fields = Vec::new();
         let mut columns = Vec::new();
         for (field, column) in schema.fields().iter().zip(batch.columns()) {
-            if matches!(field.data_type(), DataType::Dictionary(..)) {
-                columns.push(cast(column, &DataType::Utf8View)?);
-                fields.push(Field::new(
-                    field.name(),
-                    DataType::Utf8View,
-                    field.is_nullable(),
-                ));
+            if matches!(
+                field.data_type(),
+                DataType::Dictionary(..) | DataType::Utf8View
+            ) {
+                columns.push(cast(column, to)?);
+                fields.push(Field::new(field.name(), to.clone(), field.is_nullable()));
             } else {
                 columns.push(Arc::clone(column));
                 fields.push(field.as_ref().clone());

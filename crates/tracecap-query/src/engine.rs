@@ -26,6 +26,10 @@ pub struct Config {
     pub partitions: usize,
     /// Rows per batch handed over by a capture's parsing. Default 65 536.
     pub batch_rows: usize,
+    /// Whether the tables' repeated text (`capture`, `name`, `category`, ...) is `Utf8View`
+    /// (true, the default: the engine groups and compares views fastest; see [`crate::schema`])
+    /// or dictionary-encoded as in the export (for a reader that wants the export's own types).
+    pub views: bool,
 }
 
 impl Default for Config {
@@ -33,6 +37,7 @@ impl Default for Config {
         Config {
             partitions: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch_rows: tracecap_arrow::Options::default().batch_rows,
+            views: true,
         }
     }
 }
@@ -83,7 +88,8 @@ impl Engine {
     }
 
     /// Makes every table of the export ([`Table::ALL`]) a table over `inputs`: in the default
-    /// schema (`slices`), or in the schema `schema` (`a.slices`), which is created.
+    /// schema (`slices`), or in the schema `schema` (`a.slices`), which is created. Its columns
+    /// are [`crate::schema`]'s, or the export's with [`Config::views`] false.
     pub fn register(&self, schema: Option<&str>, inputs: &Inputs) -> Result<(), Error> {
         if let Some(schema) = schema {
             let catalog_name = self
@@ -103,7 +109,7 @@ impl Engine {
                 table,
                 &inputs.captures,
                 &inputs.datasets,
-                self.config.batch_rows,
+                (self.config.batch_rows, self.config.views),
                 Arc::clone(&self.faults),
             )?;
             let name = match schema {

@@ -31,11 +31,14 @@ mod faults;
 pub mod flame;
 mod inputs;
 mod partition;
+pub mod plain;
 mod provider;
 mod prune;
+mod views;
 
 pub use datafusion;
 pub use engine::{Batches, Config, Engine};
 pub use error::Error;
 pub use faults::{Fault, FaultKind};
 pub use inputs::{is_dataset, CaptureFile, Inputs};
+pub use views::schema;

@@ -19,6 +19,7 @@ use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::{Options, Table};
 
 use crate::faults::{Fault, FaultKind, Faults};
+use crate::views;
 
 /// How many batches may wait between a partition's parsing thread and the engine.
 const DEPTH: usize = 2;
@@ -78,7 +79,7 @@ pub(crate) struct CapturePartition {
     pub(crate) table: Table,
     /// Its index among the scan's partitions.
     pub(crate) index: usize,
-    /// The table's schema (held here to be handed out by reference).
+    /// The table's schema as the engine sees it ([`views::schema`]).
     pub(crate) schema: SchemaRef,
     pub(crate) queue: Arc<Queue>,
     pub(crate) batch_rows: usize,
@@ -100,23 +101,28 @@ impl PartitionStream for CapturePartition {
         let batch_rows = self.batch_rows;
         let args = self.args;
         let faults = Arc::clone(&self.faults);
+        let schema = Arc::clone(&self.schema);
         std::thread::spawn(move || {
             let captures = std::iter::from_fn(|| queue.take(&cursor));
-            parse(table, captures, (batch_rows, args), &faults, &tx);
+            parse((table, &schema), captures, (batch_rows, args), &faults, &tx);
         });
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
         });
-        Box::pin(RecordBatchStreamAdapter::new(table.schema(), batches))
+        Box::pin(RecordBatchStreamAdapter::new(
+            Arc::clone(&self.schema),
+            batches,
+        ))
     }
 }
 
 type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
 
-/// Parses `captures` one after the other for `table`, sending their batches; stops when the
-/// engine drops the stream (a `LIMIT` met, a query cancelled).
+/// Parses `captures` one after the other for `table`, sending their batches in the engine's
+/// `schema` ([`views::schema`]); stops when the engine drops the stream (a `LIMIT` met, a query
+/// cancelled).
 fn parse<'q>(
-    table: Table,
+    (table, schema): (Table, &SchemaRef),
     captures: impl Iterator<Item = &'q CaptureFile>,
     (batch_rows, args): (usize, bool),
     faults: &Faults,
@@ -144,7 +150,7 @@ fn parse<'q>(
             ..Options::only(table)
         };
         let mut send = |_table: Table, batch: RecordBatch| {
-            tx.blocking_send(Ok(batch))
+            tx.blocking_send(Ok(views::batch(batch, schema)?))
                 .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
         };
         let walked = tracecap_arrow::capture_batches(&source.id, &input, &options, &mut send);

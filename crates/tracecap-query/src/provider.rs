@@ -25,11 +25,14 @@ use crate::faults::Faults;
 use crate::inputs::CaptureFile;
 use crate::partition::{CapturePartition, Queue};
 use crate::prune;
+use crate::views;
 
 /// `table` over capture files and datasets.
 #[derive(Debug)]
 pub(crate) struct InputTable {
     table: Table,
+    /// Its columns: [`views::schema`], or the export's.
+    schema: SchemaRef,
     /// The capture files whose format has rows in the table.
     captures: Vec<CaptureFile>,
     /// The table's folders in the datasets, read as one Parquet table.
@@ -43,9 +46,14 @@ impl InputTable {
         table: Table,
         captures: &[CaptureFile],
         datasets: &[std::path::PathBuf],
-        batch_rows: usize,
+        (batch_rows, views): (usize, bool),
         faults: Arc<Faults>,
     ) -> Result<InputTable> {
+        let schema = if views {
+            views::schema(table)
+        } else {
+            table.schema()
+        };
         let captures = captures
             .iter()
             .filter(|c| c.may_hold(table))
@@ -53,8 +61,9 @@ impl InputTable {
             .collect();
         Ok(InputTable {
             table,
+            datasets: parquet_table(table, &schema, datasets)?,
+            schema,
             captures,
-            datasets: parquet_table(table, datasets)?,
             batch_rows,
             faults,
         })
@@ -67,7 +76,7 @@ impl InputTable {
         n: usize,
         projection: Option<&Vec<usize>>,
     ) -> Vec<Arc<dyn PartitionStream>> {
-        let schema = self.table.schema();
+        let schema = &self.schema;
         let args = match (schema.index_of("args"), projection) {
             (Ok(i), Some(p)) => p.contains(&i),
             _ => true,
@@ -87,7 +96,7 @@ impl InputTable {
                 Arc::new(CapturePartition {
                     table: self.table,
                     index,
-                    schema: self.table.schema(),
+                    schema: Arc::clone(schema),
                     queue: Arc::clone(&queue),
                     batch_rows: self.batch_rows,
                     args,
@@ -103,6 +112,7 @@ impl InputTable {
 /// file was in place are left out.
 fn parquet_table(
     table: Table,
+    schema: &SchemaRef,
     datasets: &[std::path::PathBuf],
 ) -> Result<Option<Arc<ListingTable>>> {
     let mut urls = Vec::new();
@@ -120,14 +130,14 @@ fn parquet_table(
         ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
     let config = ListingTableConfig::new_with_multi_paths(urls)
         .with_listing_options(options)
-        .with_schema(table.schema());
+        .with_schema(Arc::clone(schema));
     Ok(Some(Arc::new(ListingTable::try_new(config)?)))
 }
 
 #[async_trait]
 impl TableProvider for InputTable {
     fn schema(&self) -> SchemaRef {
-        self.table.schema()
+        Arc::clone(&self.schema)
     }
 
     fn table_type(&self) -> TableType {
@@ -152,11 +162,11 @@ impl TableProvider for InputTable {
     ) -> Result<Arc<dyn ExecutionPlan>> {
         let mut plans: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
         let ids: Vec<&str> = self.captures.iter().map(|c| c.source.id.as_str()).collect();
-        let keep = prune::keep(state, self.table, filters, &ids)?;
+        let keep = prune::keep(state, &self.schema, filters, &ids)?;
         let partitions = self.partitions(&keep, state.config().target_partitions(), projection);
         if !partitions.is_empty() {
             let exec = StreamingTableExec::try_new(
-                self.table.schema(),
+                Arc::clone(&self.schema),
                 partitions,
                 projection,
                 [],
@@ -171,8 +181,8 @@ impl TableProvider for InputTable {
         match plans.len() {
             0 => {
                 let schema = match projection {
-                    Some(p) => Arc::new(self.table.schema().project(p)?),
-                    None => self.table.schema(),
+                    Some(p) => Arc::new(self.schema.project(p)?),
+                    None => Arc::clone(&self.schema),
                 };
                 Ok(Arc::new(EmptyExec::new(schema)))
             }

@@ -3,21 +3,21 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, DictionaryArray};
-use datafusion::arrow::datatypes::{Int32Type, Schema};
+use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, StringArray};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::Session;
 use datafusion::common::DFSchema;
 use datafusion::error::Result;
 use datafusion::logical_expr::expr_rewriter::unnormalize_col;
 use datafusion::logical_expr::Expr;
-use tracecap_arrow::Table;
 
 /// The indices of `ids` that every filter of `filters` on the `capture` column alone can keep
 /// (a filter that is null for an id drops it, as in `WHERE`).
 pub(crate) fn keep(
     state: &dyn Session,
-    table: Table,
+    schema: &SchemaRef,
     filters: &[Expr],
     ids: &[&str],
 ) -> Result<Vec<usize>> {
@@ -25,10 +25,10 @@ pub(crate) fn keep(
     if on_capture.is_empty() {
         return Ok((0..ids.len()).collect());
     }
-    let field = table.schema().field(0).clone();
+    let field = schema.field(0).clone();
+    let ids_as_text: StringArray = ids.iter().copied().map(Some).collect();
+    let column: ArrayRef = cast(&ids_as_text, field.data_type())?;
     let schema = Arc::new(Schema::new(vec![field]));
-    let column: DictionaryArray<Int32Type> = ids.iter().copied().collect();
-    let column: ArrayRef = Arc::new(column);
     let batch = RecordBatch::try_new(Arc::clone(&schema), vec![column])?;
     let df_schema = DFSchema::try_from(schema)?;
     let mut keep = vec![true; ids.len()];

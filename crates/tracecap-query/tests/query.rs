@@ -26,6 +26,7 @@ fn engine(partitions: usize, inputs: &[PathBuf]) -> Engine {
     let engine = Engine::new(&Config {
         partitions,
         batch_rows: 1000,
+        ..Config::default()
     })
     .unwrap();
     engine
