@@ -33,6 +33,7 @@ mod inputs;
 mod partition;
 mod provider;
 mod prune;
+mod walk;
 
 pub use datafusion;
 pub use engine::{Batches, Config, Engine};
