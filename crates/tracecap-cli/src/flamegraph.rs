@@ -91,9 +91,10 @@ pub fn diff(sides: &Sides, svg: &Path) -> Result<(), CliError> {
 
 /// The slices of the inputs of side `side` of `sides`, folded.
 fn fold(sides: &Sides, side: usize, per_track: bool) -> Result<Folded, CliError> {
-    let inputs = sides.inputs().get(side).ok_or_else(|| {
-        CliError::Usage(format!("flame graph: no side {side} among the inputs"))
-    })?;
+    let inputs = sides
+        .inputs()
+        .get(side)
+        .ok_or_else(|| CliError::Usage(format!("flame graph: no side {side} among the inputs")))?;
     sides.engine.fold(inputs, per_track).map_err(query_error)
 }
 

@@ -63,7 +63,9 @@ pub(crate) fn walk_capture<E>(
         Ok(Some(damage)) => faults.add(fault(FaultKind::Damaged(damage))),
         Ok(None) => {}
         Err(WalkError::NotACapture) => {
-            faults.add(fault(FaultKind::Unreadable("not a capture any more".into())));
+            faults.add(fault(FaultKind::Unreadable(
+                "not a capture any more".into(),
+            )));
         }
         Err(WalkError::Failed(e)) => return Err(Stop::Failed(e)),
     }

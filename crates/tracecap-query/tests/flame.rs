@@ -87,7 +87,10 @@ fn the_stream_folds_every_corpus_capture_as_the_query_does() {
         return;
     }
     eprintln!("{captures} corpus captures folded alike, {damaged} of them damaged");
-    assert!(captures >= 40, "only {captures} captures found in the corpus");
+    assert!(
+        captures >= 40,
+        "only {captures} captures found in the corpus"
+    );
     assert!(damaged > 0, "no damaged capture in the corpus");
     // Every format's folder at once: mixed inputs, on one and two threads.
     for per_track in [false, true] {
@@ -132,7 +135,10 @@ fn a_dataset_is_folded_through_the_query_beside_capture_files() {
         assert_eq!(stream_fold(&inputs, per_track, 2).0, want);
         // The dataset alone goes through the query.
         let (alone, _) = sql_fold(std::slice::from_ref(&ds), per_track);
-        assert_eq!(stream_fold(std::slice::from_ref(&ds), per_track, 1).0, alone);
+        assert_eq!(
+            stream_fold(std::slice::from_ref(&ds), per_track, 1).0,
+            alone
+        );
         assert!(!alone.is_empty());
     }
 }

@@ -73,9 +73,7 @@ impl StackSink {
     /// walk starts with no track.
     pub fn end_capture(&mut self) {
         for state in self.tracks.values() {
-            self.skipped_open = self
-                .skipped_open
-                .saturating_add(state.frames.len() as u64);
+            self.skipped_open = self.skipped_open.saturating_add(state.frames.len() as u64);
         }
         self.tracks.clear();
         self.by_id.clear();
@@ -143,7 +141,9 @@ fn root_node(tree: &mut StackTree, per_track: bool, track: TrackId, name: &str) 
         return StackTree::ROOT;
     }
     let id = i64::try_from(track.0).unwrap_or(i64::MAX);
-    let name = tree.names.number_of_clean(&track_root(Some(name), Some(id)));
+    let name = tree
+        .names
+        .number_of_clean(&track_root(Some(name), Some(id)));
     tree.child(StackTree::ROOT, name)
 }
 
@@ -264,7 +264,9 @@ fn fault_of(
         Err(ConvertError::Format(fault)) => Ok(Some(fault)),
         Err(ConvertError::Sink(never)) => match never {},
         Err(ConvertError::Unsupported(format)) => Err(WalkError::Failed(Error::Inputs(
-            tracecap_arrow::Error::Arrow(ArrowError::NotYetImplemented(format!("{format} captures"))),
+            tracecap_arrow::Error::Arrow(ArrowError::NotYetImplemented(format!(
+                "{format} captures"
+            ))),
         ))),
     }
 }
