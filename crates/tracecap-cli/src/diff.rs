@@ -64,7 +64,7 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     results::write(&mut batches, args.format, args.output.as_deref(), out)?;
     drop(batches);
     if let Some(svg) = &args.flamegraph {
-        crate::flamegraph::diff(&sides.engine, svg)?;
+        crate::flamegraph::diff(&sides, svg)?;
     }
     sides.finish(args.strict, err)
 }

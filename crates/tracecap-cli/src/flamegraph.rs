@@ -5,13 +5,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tracecap_query::flame::{self, Folded, Folder};
-use tracecap_query::Engine;
+use tracecap_query::flame::{self, Folded};
 
 use crate::destination::Destination;
 use crate::error::CliError;
 use crate::query::{query_error, Sides};
-use crate::results::query_error as batch_error;
 
 /// The command line of `tracecap flamegraph`.
 pub struct FlamegraphArgs {
@@ -47,7 +45,7 @@ pub fn run(
         args.threads,
         args.output.as_deref(),
     )?;
-    let folded = fold(&sides.engine, None, args.per_track)?;
+    let folded = fold(&sides, 0, args.per_track)?;
     match &args.output {
         Some(path) if !args.folded => {
             let title = args.title.clone().unwrap_or_else(|| title(&args.inputs));
@@ -74,10 +72,11 @@ pub fn run(
     sides.finish(args.strict, err)
 }
 
-/// The differential flame graph of the engine's sides `a` and `b`, written to `svg`.
-pub fn diff(engine: &Engine, svg: &Path) -> Result<(), CliError> {
-    let a = fold(engine, Some("a"), false)?;
-    let b = fold(engine, Some("b"), false)?;
+/// The differential flame graph of the sides `a` and `b` (the first and second of `sides`),
+/// written to `svg`.
+pub fn diff(sides: &Sides, svg: &Path) -> Result<(), CliError> {
+    let a = fold(sides, 0, false)?;
+    let b = fold(sides, 1, false)?;
     let mut sink = std::io::sink();
     let mut dest = destination(svg, &mut sink)?;
     flame::render_diff(
@@ -90,19 +89,13 @@ pub fn diff(engine: &Engine, svg: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The slices of the tables in `schema`, folded.
-fn fold(engine: &Engine, schema: Option<&str>, per_track: bool) -> Result<Folded, CliError> {
-    let batches = engine
-        .query(&flame::fold_sql(schema, per_track))
-        .map_err(query_error)?;
-    let mut folder = Folder::new(per_track);
-    for batch in batches {
-        let batch = batch.map_err(batch_error)?;
-        folder
-            .push(&batch)
-            .map_err(|e| CliError::Usage(e.to_string()))?;
-    }
-    Ok(folder.finish())
+/// The slices of the inputs of side `side` of `sides`, folded.
+fn fold(sides: &Sides, side: usize, per_track: bool) -> Result<Folded, CliError> {
+    let inputs = sides
+        .inputs()
+        .get(side)
+        .ok_or_else(|| CliError::Usage(format!("flame graph: no side {side} among the inputs")))?;
+    sides.engine.fold(inputs, per_track).map_err(query_error)
 }
 
 fn destination<'o>(path: &Path, stdout: &'o mut dyn Write) -> Result<Destination<'o>, CliError> {

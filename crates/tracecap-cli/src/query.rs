@@ -90,6 +90,11 @@ impl Sides {
         })
     }
 
+    /// What was found for each side, in the order of the sides.
+    pub fn inputs(&self) -> &[Inputs] {
+        &self.inputs
+    }
+
     /// Warns of every input that is no capture or was damaged; with `strict`, they make exit 1.
     pub fn finish(&self, strict: bool, err: &mut dyn Write) -> Result<(), CliError> {
         let mut bad = 0;

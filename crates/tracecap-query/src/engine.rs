@@ -1,6 +1,7 @@
 //! The engine: a DataFusion session whose tables are the export's tables over a set of inputs,
 //! and a runtime to run its queries from code that is not async.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::SchemaRef;
@@ -15,6 +16,8 @@ use tracecap_arrow::Table;
 
 use crate::error::Error;
 use crate::faults::{Fault, Faults};
+use crate::flame::stream::fold_captures;
+use crate::flame::{fold_sql, Folded, Folder};
 use crate::inputs::Inputs;
 use crate::provider::InputTable;
 
@@ -141,6 +144,52 @@ impl Engine {
         self.query(sql)?
             .collect::<Result<Vec<_>, _>>()
             .map_err(Error::from)
+    }
+
+    /// The slices of `inputs` folded into the stacks of a flame graph (see [`crate::flame`]),
+    /// with `per_track` each track's name as the root of its stacks.
+    ///
+    /// Capture files are folded straight from their timelines ([`crate::flame::stream`]), on as
+    /// many threads as the engine has partitions, without building the `slices` table; their
+    /// faults are recorded as a query records them ([`Engine::faults`]). Datasets are folded
+    /// from the rows of [`crate::flame::fold_sql`] over their Parquet tables.
+    pub fn fold(&self, inputs: &Inputs, per_track: bool) -> Result<Folded, Error> {
+        let mut folded = fold_captures(
+            &inputs.captures,
+            per_track,
+            self.config.partitions,
+            &self.faults,
+        )?;
+        if !inputs.datasets.is_empty() {
+            folded.merge(&self.fold_datasets(&inputs.datasets, per_track)?);
+        }
+        Ok(folded)
+    }
+
+    /// The slices of `datasets` folded, through the fold query over tables of these datasets
+    /// alone (in a session of their own).
+    fn fold_datasets(&self, datasets: &[PathBuf], per_track: bool) -> Result<Folded, Error> {
+        let session = SessionConfig::new().with_target_partitions(self.config.partitions);
+        let ctx = SessionContext::new_with_config(session);
+        for table in [Table::Slices, Table::Tracks] {
+            let provider = InputTable::new(
+                table,
+                &[],
+                datasets,
+                (self.config.batch_rows, self.config.views),
+                Arc::clone(&self.faults),
+            )?;
+            ctx.register_table(table.name(), Arc::new(provider))?;
+        }
+        let sql = fold_sql(None, per_track);
+        self.runtime.block_on(async {
+            let mut stream = ctx.sql(&sql).await?.execute_stream().await?;
+            let mut folder = Folder::new(per_track);
+            while let Some(batch) = stream.next().await {
+                folder.push(&batch?)?;
+            }
+            Ok::<_, Error>(folder.finish())
+        })
     }
 
     /// The captures found damaged or unreadable by the queries run so far, once each, sorted by

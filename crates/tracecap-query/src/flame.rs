@@ -1,13 +1,18 @@
 //! Flame graphs of the `slices` table: folding slices into stacks and drawing them as SVG.
 //!
 //! [`fold_sql`] is the query whose result [`Folder`] folds. On each track, slices arrive ordered
-//! by start time and then by depth; a stack of open frames follows the nesting. A slice at depth
+//! by start time, then by depth, then by duration; a stack of open frames follows the nesting. A slice at depth
 //! `d` first closes every open frame at depth `d` or deeper, then opens its own frame on top of
 //! the remaining ones (a depth beyond the top of the stack makes the slice a child of the current
 //! top). A closed frame's self time is its duration minus the durations of its direct children
 //! (at least 0), and it is added to the frame's stack: the frame names from the root to the frame,
 //! joined with `;` — the "folded stacks" format of the flame graph tools. Frames without self time
-//! give no line. Slices without a duration (never closed) are left out and counted.
+//! give no line. Slices without a duration (never closed) give no weight and are counted; their
+//! frames stay open, so the slices closed inside them keep them in their stacks.
+//!
+//! [`stream`] folds capture files by the same rules straight from the adapters' timelines, with
+//! a stack of open frames per track and a tree of frames ([`crate::Engine::fold`] takes that road
+//! for capture files, and the query's for datasets).
 //!
 //! Frame names are cleaned so that every folded line reads back unambiguously: `;` becomes `:`,
 //! a tab becomes a space, other control characters (such as `\n`) are removed, surrounding
@@ -28,6 +33,9 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type};
 use datafusion::error::DataFusionError;
 use inferno::flamegraph::{self, Options};
+
+pub mod stream;
+mod tree;
 
 /// The name given to a slice or track whose name is null or empty after cleaning.
 const UNNAMED: &str = "(unnamed)";
@@ -52,7 +60,11 @@ const DRAW_LIMIT: u128 = 1 << 50;
 /// It selects the columns `capture`, `track`, `ts`, `dur`, `depth` and `name` of every slice and,
 /// when `per_track` is set, the name of the slice's track as `track_name` (a left join with the
 /// `tracks` table, so a slice whose track is missing there is still counted, under `track <id>`).
-/// Rows are ordered by capture, track, start time and depth, the order [`Folder::push`] expects.
+/// Rows are ordered by capture, track, start time, depth and duration, the order
+/// [`Folder::push`] expects. The duration comes last because of slices that start at the same
+/// time at the same depth: all of them but the last ended where they began (their duration is
+/// 0), and the last one, with a duration or never closed, is the parent of the deeper slices
+/// that follow.
 ///
 /// `schema` names the schema that holds the `slices` and `tracks` tables (for example `Some("a")`
 /// reads `"a".slices` and `"a".tracks`); it is quoted, so it is used exactly as given.
@@ -66,13 +78,13 @@ pub fn fold_sql(schema: Option<&str>, per_track: bool) -> String {
             "SELECT s.capture, s.track, s.ts, s.dur, s.depth, s.name, t.name AS track_name \
              FROM {prefix}slices s \
              LEFT JOIN {prefix}tracks t ON s.capture = t.capture AND s.track = t.track \
-             ORDER BY s.capture, s.track, s.ts, s.depth"
+             ORDER BY s.capture, s.track, s.ts, s.depth, s.dur NULLS LAST"
         )
     } else {
         format!(
             "SELECT s.capture, s.track, s.ts, s.dur, s.depth, s.name \
              FROM {prefix}slices s \
-             ORDER BY s.capture, s.track, s.ts, s.depth"
+             ORDER BY s.capture, s.track, s.ts, s.depth, s.dur NULLS LAST"
         )
     }
 }
@@ -86,6 +98,14 @@ pub struct Folded {
 }
 
 impl Folded {
+    /// Folded stacks of the given weights, with `skipped_open` slices never closed.
+    pub(crate) fn from_parts(stacks: BTreeMap<String, u64>, skipped_open: u64) -> Self {
+        Folded {
+            stacks,
+            skipped_open,
+        }
+    }
+
     /// The stacks and their weights (nanoseconds of self time), in byte order of the stacks.
     pub fn stacks(&self) -> &BTreeMap<String, u64> {
         &self.stacks
@@ -202,6 +222,8 @@ struct Frame {
     children: u64,
     /// The length of the folded path before this frame's name was appended.
     path_len: usize,
+    /// Whether the slice was never closed (its duration is null): it gives no weight.
+    open: bool,
 }
 
 /// The track whose slices are being folded.
@@ -294,11 +316,15 @@ impl Folder {
                 self.close_top();
             }
 
-            if dur.is_null(row) {
+            let open = dur.is_null(row);
+            if open {
                 self.folded.skipped_open = self.folded.skipped_open.saturating_add(1);
-                continue;
             }
-            let row_dur = u64::try_from(dur.value(row)).unwrap_or(0);
+            let row_dur = if open {
+                0
+            } else {
+                u64::try_from(dur.value(row)).unwrap_or(0)
+            };
             let raw_name = name.is_valid(row).then(|| name.value(row));
             let path_len = self.path.len();
             if !self.path.is_empty() {
@@ -309,6 +335,7 @@ impl Folder {
                 dur: row_dur,
                 children: 0,
                 path_len,
+                open,
             });
         }
         Ok(())
@@ -320,17 +347,18 @@ impl Folder {
         self.folded
     }
 
-    /// Closes the top frame: adds its self time to its stack and its duration to its parent.
+    /// Closes the top frame: adds its self time to its stack and its duration to its parent
+    /// (nothing for a slice never closed).
     fn close_top(&mut self) {
         let Some(frame) = self.frames.pop() else {
             return;
         };
         let self_time = frame.dur.saturating_sub(frame.children);
-        if self_time > 0 {
+        if self_time > 0 && !frame.open {
             add_weight(&mut self.folded.stacks, &self.path, self_time);
         }
         self.path.truncate(frame.path_len);
-        if let Some(parent) = self.frames.last_mut() {
+        if let Some(parent) = self.frames.last_mut().filter(|_| !frame.open) {
             parent.children = parent.children.saturating_add(frame.dur);
         }
     }
@@ -876,7 +904,8 @@ mod tests {
         let folded = fold(&[
             row(1, 0, Some(100), 0, "main"),
             row(1, 10, Some(20), 1, "work"),
-            // Never closed: left out, but it still closes `work`.
+            // Never closed: no weight, and no time taken from `main`, but it still closes
+            // `work` and stays in the stack of the slice closed inside it.
             row(1, 40, None, 1, "hang"),
             row(1, 50, Some(10), 2, "inner"),
             row(1, 200, None, 0, "exit"),
@@ -884,7 +913,7 @@ mod tests {
         assert_eq!(folded.skipped_open(), 2);
         assert_eq!(
             stacks(&folded),
-            vec![("main", 70), ("main;inner", 10), ("main;work", 20)]
+            vec![("main", 80), ("main;hang;inner", 10), ("main;work", 20)]
         );
         let only_open = fold(&[row(1, 0, None, 0, "a")]);
         assert!(only_open.is_empty());
@@ -1135,7 +1164,7 @@ mod tests {
         assert_eq!(
             fold_sql(None, false),
             "SELECT s.capture, s.track, s.ts, s.dur, s.depth, s.name FROM slices s \
-             ORDER BY s.capture, s.track, s.ts, s.depth"
+             ORDER BY s.capture, s.track, s.ts, s.depth, s.dur NULLS LAST"
         );
         let sql = fold_sql(Some("a"), true);
         assert!(

@@ -35,6 +35,7 @@ pub mod plain;
 mod provider;
 mod prune;
 mod views;
+mod walk;
 
 pub use datafusion;
 pub use engine::{Batches, Config, Engine};

@@ -18,8 +18,9 @@ use tokio::sync::mpsc;
 use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::{Options, Table};
 
-use crate::faults::{Fault, FaultKind, Faults};
+use crate::faults::Faults;
 use crate::views;
+use crate::walk::{walk_capture, Stop, WalkError};
 
 /// How many batches may wait between a partition's parsing thread and the engine.
 const DEPTH: usize = 2;
@@ -129,65 +130,35 @@ fn parse<'q>(
     tx: &Sender,
 ) {
     for capture in captures {
-        let source = &capture.source;
-        let unreadable = |why: String| Fault {
-            capture: source.id.clone(),
-            path: source.path.clone(),
-            kind: FaultKind::Unreadable(why),
-        };
-        let input = match tracecap::open(&source.path) {
-            Ok(input) => input,
-            Err(e) => {
-                faults.add(unreadable(e.to_string()));
-                continue;
+        let walked = walk_capture(capture, faults, |input| {
+            let options = Options {
+                batch_rows,
+                path: Some(capture.source.absolute_path()),
+                args,
+                format: Some(capture.format),
+                ..Options::only(table)
+            };
+            let mut send = |_table: Table, batch: RecordBatch| {
+                tx.blocking_send(Ok(views::batch(batch, schema)?))
+                    .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
+            };
+            match tracecap_arrow::capture_batches(&capture.source.id, input, &options, &mut send) {
+                Ok(summary) => Ok(summary.fault),
+                Err(tracecap_arrow::Error::NotACapture { .. }) => Err(WalkError::NotACapture),
+                Err(e) => Err(WalkError::Failed(e)),
             }
-        };
-        let options = Options {
-            batch_rows,
-            path: Some(source.absolute_path()),
-            args,
-            format: Some(capture.format),
-            ..Options::only(table)
-        };
-        let mut send = |_table: Table, batch: RecordBatch| {
-            tx.blocking_send(Ok(views::batch(batch, schema)?))
-                .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
-        };
-        let walked = tracecap_arrow::capture_batches(&source.id, &input, &options, &mut send);
-        // Under the fault guard's recover mode, a file cut while it was read reads as zeros past
-        // its new end: the rows sent cannot be trusted, so the query fails, naming the file.
-        if input.shrunk() {
-            faults.add(Fault {
-                capture: source.id.clone(),
-                path: source.path.clone(),
-                kind: FaultKind::Shrunk,
-            });
-            let why = format!(
-                "{}: the file shrank while it was being read (was it truncated or replaced by another program?)",
-                source.path.display()
-            );
-            let _ = tx.blocking_send(Err(DataFusionError::IoError(std::io::Error::other(why))));
-            return;
-        }
+        });
         match walked {
-            Ok(summary) => {
-                if let Some(fault) = summary.fault {
-                    faults.add(Fault {
-                        capture: source.id.clone(),
-                        path: source.path.clone(),
-                        kind: FaultKind::Damaged(fault),
-                    });
-                }
+            Ok(()) => {}
+            Err(Stop::Shrunk(why)) => {
+                let _ = tx.blocking_send(Err(DataFusionError::IoError(std::io::Error::other(why))));
+                return;
             }
-            Err(tracecap_arrow::Error::NotACapture { .. }) => {
-                faults.add(unreadable("not a capture any more".into()));
-            }
-            Err(e) => {
-                if tx.is_closed() {
-                    return;
+            Err(Stop::Failed(e)) => {
+                if !tx.is_closed() {
+                    let e = DataFusionError::External(format!("{}: {e}", capture.source.id).into());
+                    let _ = tx.blocking_send(Err(e));
                 }
-                let e = DataFusionError::External(format!("{}: {e}", source.id).into());
-                let _ = tx.blocking_send(Err(e));
                 return;
             }
         }
