@@ -1,9 +1,9 @@
 //! Flame graphs folded straight from the adapters' timelines, without the `slices` table.
 //!
 //! [`StackSink`] is a [`Sink`] that keeps, per track, the stack of open frames (as deep as the
-//! track's nesting) and adds each closed frame's self time to its node of a [`StackTree`]: the
+//! track's nesting) and adds each closed frame's self time to its node of a `StackTree`: the
 //! memory of a fold is the deepest stack plus one node per distinct stack, however many slices the
-//! captures hold. [`fold_captures`] walks capture files on threads of their own, each with its own
+//! captures hold. `fold_captures` walks capture files on threads of their own, each with its own
 //! tree, and adds the results up; the stacks do not depend on the number of threads.
 //!
 //! The folding rules are those of [`super::Folder`] on the rows of [`super::fold_sql`]: a frame's
@@ -45,7 +45,7 @@ struct TrackState {
     frames: Vec<Frame>,
 }
 
-/// Folds the timelines of captures into a [`StackTree`] (see the [module documentation](self)).
+/// Folds the timelines of captures into a `StackTree` (see the [module documentation](self)).
 #[derive(Debug)]
 pub struct StackSink {
     per_track: bool,
