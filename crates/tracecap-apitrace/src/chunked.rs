@@ -12,7 +12,7 @@ use crate::header::Header;
 use crate::parsed::{read_kept, Parsed};
 use crate::read::next_event;
 use crate::sig::SigLookup;
-use crate::source::ByteSource;
+use crate::source::{ByteSource, DEFAULT_WINDOW_LIMIT};
 use crate::table::SigTable;
 use crate::value::version_byte;
 
@@ -105,9 +105,6 @@ pub struct ChunkedReader<S, T = SigTable> {
     limit: usize,
     need_until: u64,
 }
-
-/// Default largest window (one event may not be larger than this).
-pub const DEFAULT_WINDOW_LIMIT: usize = 256 << 20;
 
 impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
     /// A reader pulling pieces from `src`, defining signatures into `table`.

@@ -180,14 +180,15 @@ pub use calls::{Call, Calls, ARG_SLACK, MAX_SIG_ARGS};
 #[cfg(feature = "std")]
 pub use capture::Capture;
 #[cfg(feature = "std")]
-pub use chunked::{ChunkedReader, OwnedHeader, DEFAULT_WINDOW_LIMIT};
+pub use chunked::{ChunkedReader, OwnedHeader};
 #[cfg(feature = "std")]
 pub use decompress::{decompress, decompress_limited, detect, Decompressed};
 #[cfg(feature = "std")]
 pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
 #[cfg(feature = "std")]
 pub use source::{
-    ByteSource, ContainerSource, OffsetMap, SliceSource, MAX_SNAPPY_CHUNK, OFFSET_WINDOW,
+    ByteSource, ContainerSource, OffsetMap, SliceSource, DEFAULT_WINDOW_LIMIT, MAX_SNAPPY_CHUNK,
+    OFFSET_WINDOW,
 };
 #[cfg(feature = "alloc")]
 pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};

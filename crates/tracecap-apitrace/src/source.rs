@@ -106,13 +106,17 @@ pub(crate) const MAX_SNAPPY_BLOCK: u64 = 32 + MAX_SNAPPY_CHUNK + MAX_SNAPPY_CHUN
 /// when [`FRAMES_PER_PIECE`] frames have started).
 const PIECE: usize = 256 << 10;
 
+/// Default largest window of a [`ChunkedReader`](crate::ChunkedReader): one event may not be
+/// larger than this. A source's [`OFFSET_WINDOW`] is sized by it.
+pub const DEFAULT_WINDOW_LIMIT: usize = 256 << 20;
+
 /// How far behind the decompression front a [`ContainerSource`] keeps the starts of its pieces
 /// unless told otherwise ([`ContainerSource::with_offset_window`]): the furthest a fault can lie
 /// behind the front in a [`ChunkedReader`](crate::ChunkedReader) with the default window limit.
 /// The reader asks for more bytes when its unread tail (the start of the event being read, which
 /// holds the fault) is less than [`DEFAULT_WINDOW_LIMIT`](crate::DEFAULT_WINDOW_LIMIT) long, and
 /// gets one piece: at most [`MAX_SNAPPY_CHUNK`] bytes (256 KiB for gzip, brotli and zstd).
-pub const OFFSET_WINDOW: u64 = crate::chunked::DEFAULT_WINDOW_LIMIT as u64 + MAX_SNAPPY_CHUNK;
+pub const OFFSET_WINDOW: u64 = DEFAULT_WINDOW_LIMIT as u64 + MAX_SNAPPY_CHUNK;
 
 /// Where the decompressed stream comes from in the file: the stream offset and the file offset
 /// of each snappy chunk or zstd frame decoded lately. A [`ContainerSource`] fills one as it
