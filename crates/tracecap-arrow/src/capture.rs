@@ -1,9 +1,9 @@
 //! One capture to batches: the timeline walk, the format's own walk, then the `captures` row.
 
 use arrow_schema::ArrowError;
-use tracecap::{ConvertError, Format, FormatError, Stats};
+use tracecap::{ConvertError, Format, FormatError};
 
-use crate::captures;
+use crate::captures::{self, CaptureSummary};
 use crate::emit::{BatchSink, Emit};
 use crate::error::Error;
 use crate::formats;
@@ -53,24 +53,6 @@ impl Options {
             ..Options::default()
         }
     }
-}
-
-/// What a walk found.
-#[derive(Clone, Debug)]
-pub struct CaptureSummary {
-    /// The capture's format.
-    pub format: Format,
-    /// The version its header declares (see the `captures` table); `None` when the header
-    /// cannot be read, or when the `captures` table is not built (the version is read only for
-    /// it: for a compressed apitrace trace, reading it means decompressing the start again).
-    pub version: Option<String>,
-    /// Its size in bytes.
-    pub bytes: u64,
-    /// Counts of its timeline (what `tracecap convert` reports), including what came before a
-    /// fault.
-    pub stats: Stats,
-    /// The first fault, if the capture is damaged: every record before it is in the batches.
-    pub fault: Option<FormatError>,
 }
 
 /// Walks the capture `data` (any format [`tracecap::detect`] knows) with the id `id` and hands

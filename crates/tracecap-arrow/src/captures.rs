@@ -6,10 +6,27 @@ use std::sync::Arc;
 use arrow_array::builder::{Int64Builder, StringBuilder, StringDictionaryBuilder};
 use arrow_array::types::Int32Type;
 use arrow_array::ArrayRef;
-use tracecap::Format;
+use tracecap::{Format, FormatError, Stats};
 
-use crate::capture::CaptureSummary;
 use crate::columns::int;
+
+/// What the walk of one capture found, and what its `captures` row holds.
+#[derive(Clone, Debug)]
+pub struct CaptureSummary {
+    /// The capture's format.
+    pub format: Format,
+    /// The version its header declares (see the `captures` table); `None` when the header
+    /// cannot be read, or when the `captures` table is not built (the version is read only for
+    /// it: for a compressed apitrace trace, reading it means decompressing the start again).
+    pub version: Option<String>,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Counts of its timeline (what `tracecap convert` reports), including what came before a
+    /// fault.
+    pub stats: Stats,
+    /// The first fault, if the capture is damaged: every record before it is in the batches.
+    pub fault: Option<FormatError>,
+}
 
 /// The version a capture declares, as its format writes it (`2.1.0` for EasyProfiler, the stream
 /// version for apitrace, the format version for WTF, the header version for syscall_capture and

@@ -73,7 +73,8 @@ mod timeline;
 
 pub use arrow_array;
 pub use arrow_schema;
-pub use capture::{capture_batches, capture_batches_with_progress, CaptureSummary, Options};
+pub use capture::{capture_batches, capture_batches_with_progress, Options};
+pub use captures::CaptureSummary;
 pub use emit::BatchSink;
 pub use error::Error;
 pub use reader::TableReader;

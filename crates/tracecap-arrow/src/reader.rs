@@ -8,7 +8,8 @@ use std::thread::JoinHandle;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 
-use crate::capture::{capture_batches, CaptureSummary, Options};
+use crate::capture::{capture_batches, Options};
+use crate::captures::CaptureSummary;
 use crate::error::Error;
 use crate::table::{Table, Tables};
 
