@@ -24,6 +24,7 @@
     )
 )]
 
+mod cast;
 pub mod diff;
 mod engine;
 mod error;

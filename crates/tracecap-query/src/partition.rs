@@ -18,8 +18,8 @@ use tokio::sync::mpsc;
 use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::{Options, Table};
 
+use crate::cast;
 use crate::faults::Faults;
-use crate::views;
 use crate::walk::{walk_capture, Stop, WalkError};
 
 /// How many batches may wait between a partition's parsing thread and the engine.
@@ -80,8 +80,11 @@ pub(crate) struct CapturePartition {
     pub(crate) table: Table,
     /// Its index among the scan's partitions.
     pub(crate) index: usize,
-    /// The table's schema as the engine sees it ([`views::schema`]).
+    /// The scan's columns as the engine sees them: the projected columns of
+    /// [`crate::schema`] (or of the export's schema).
     pub(crate) schema: SchemaRef,
+    /// The projected columns' indices in the table, `None` for all of them.
+    pub(crate) columns: Option<Arc<[usize]>>,
     pub(crate) queue: Arc<Queue>,
     pub(crate) batch_rows: usize,
     /// Whether the scan reads an `args` column (else its JSON is not built).
@@ -103,9 +106,11 @@ impl PartitionStream for CapturePartition {
         let args = self.args;
         let faults = Arc::clone(&self.faults);
         let schema = Arc::clone(&self.schema);
+        let columns = self.columns.clone();
         std::thread::spawn(move || {
             let captures = std::iter::from_fn(|| queue.take(&cursor));
-            parse((table, &schema), captures, (batch_rows, args), &faults, &tx);
+            let out = (table, columns.as_deref(), &schema);
+            parse(out, captures, (batch_rows, args), &faults, &tx);
         });
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
@@ -119,11 +124,11 @@ impl PartitionStream for CapturePartition {
 
 type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
 
-/// Parses `captures` one after the other for `table`, sending their batches in the engine's
-/// `schema` ([`views::schema`]); stops when the engine drops the stream (a `LIMIT` met, a query
-/// cancelled).
+/// Parses `captures` one after the other for `table`, sending their batches' `columns` (all
+/// of them for `None`) in the engine's `schema`; stops when the engine drops the stream (a
+/// `LIMIT` met, a query cancelled).
 fn parse<'q>(
-    (table, schema): (Table, &SchemaRef),
+    (table, columns, schema): (Table, Option<&[usize]>, &SchemaRef),
     captures: impl Iterator<Item = &'q CaptureFile>,
     (batch_rows, args): (usize, bool),
     faults: &Faults,
@@ -139,7 +144,11 @@ fn parse<'q>(
                 ..Options::only(table)
             };
             let mut send = |_table: Table, batch: RecordBatch| {
-                tx.blocking_send(Ok(views::batch(batch, schema)?))
+                let batch = match columns {
+                    Some(columns) => batch.project(columns)?,
+                    None => batch,
+                };
+                tx.blocking_send(Ok(cast::batch(&batch, schema)?))
                     .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
             };
             match tracecap_arrow::capture_batches(&capture.source.id, input, &options, &mut send) {

@@ -23,7 +23,6 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -50,17 +49,5 @@ fn plain(data_type: &DataType) -> DataType {
 
 /// `batch` with its columns cast to `schema`'s types (a [`schema`] of the batch's own).
 pub fn batch(schema: &SchemaRef, batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
-    let columns = batch
-        .columns()
-        .iter()
-        .zip(schema.fields())
-        .map(|(c, f)| {
-            if c.data_type() == f.data_type() {
-                Ok(Arc::clone(c))
-            } else {
-                cast(c, f.data_type())
-            }
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    RecordBatch::try_new(Arc::clone(schema), columns)
+    crate::cast::batch(batch, schema)
 }

@@ -70,17 +70,18 @@ impl InputTable {
     }
 
     /// The captures to scan, in at most `n` partitions that share them (see [`Queue`]).
+    /// Each partition sends batches of the projected columns only, in `schema`.
     fn partitions(
         &self,
         keep: &[usize],
         n: usize,
-        projection: Option<&Vec<usize>>,
+        (projection, schema): (Option<&Vec<usize>>, &SchemaRef),
     ) -> Vec<Arc<dyn PartitionStream>> {
-        let schema = &self.schema;
-        let args = match (schema.index_of("args"), projection) {
+        let args = match (self.schema.index_of("args"), projection) {
             (Ok(i), Some(p)) => p.contains(&i),
             _ => true,
         };
+        let columns: Option<Arc<[usize]>> = projection.map(|p| p.as_slice().into());
         let mut chosen: Vec<&CaptureFile> =
             keep.iter().filter_map(|&i| self.captures.get(i)).collect();
         if chosen.is_empty() {
@@ -97,6 +98,7 @@ impl InputTable {
                     table: self.table,
                     index,
                     schema: Arc::clone(schema),
+                    columns: columns.clone(),
                     queue: Arc::clone(&queue),
                     batch_rows: self.batch_rows,
                     args,
@@ -163,12 +165,17 @@ impl TableProvider for InputTable {
         let mut plans: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
         let ids: Vec<&str> = self.captures.iter().map(|c| c.source.id.as_str()).collect();
         let keep = prune::keep(state, &self.schema, filters, &ids)?;
-        let partitions = self.partitions(&keep, state.config().target_partitions(), projection);
+        let projected = match projection {
+            Some(p) => Arc::new(self.schema.project(p)?),
+            None => Arc::clone(&self.schema),
+        };
+        let n = state.config().target_partitions();
+        let partitions = self.partitions(&keep, n, (projection, &projected));
         if !partitions.is_empty() {
             let exec = StreamingTableExec::try_new(
-                Arc::clone(&self.schema),
+                Arc::clone(&projected),
                 partitions,
-                projection,
+                None,
                 [],
                 false,
                 limit,
@@ -179,13 +186,7 @@ impl TableProvider for InputTable {
             plans.push(parquet.scan(state, projection, filters, limit).await?);
         }
         match plans.len() {
-            0 => {
-                let schema = match projection {
-                    Some(p) => Arc::new(self.schema.project(p)?),
-                    None => Arc::clone(&self.schema),
-                };
-                Ok(Arc::new(EmptyExec::new(schema)))
-            }
+            0 => Ok(Arc::new(EmptyExec::new(projected))),
             1 => Ok(plans.remove(0)),
             _ => UnionExec::try_new(plans),
         }
