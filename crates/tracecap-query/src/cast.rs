@@ -83,7 +83,11 @@ mod tests {
 
     #[test]
     fn views_and_dictionaries_become_plain_text() {
-        let from = Arc::new(Schema::new(vec![Field::new("n", DataType::Utf8View, false)]));
+        let from = Arc::new(Schema::new(vec![Field::new(
+            "n",
+            DataType::Utf8View,
+            false,
+        )]));
         let to = Arc::new(Schema::new(vec![Field::new("n", DataType::Utf8, false)]));
         let views: ArrayRef = Arc::new(StringViewArray::from(vec!["a", "bc"]));
         let output = batch(&RecordBatch::try_new(from, vec![views]).unwrap(), &to).unwrap();

@@ -25,6 +25,7 @@
 )]
 
 mod cast;
+mod dataset;
 pub mod diff;
 mod engine;
 mod error;

@@ -7,20 +7,17 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session;
-use datafusion::datasource::file_format::parquet::ParquetFormat;
-use datafusion::datasource::listing::{
-    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
-};
+use datafusion::datasource::listing::ListingTable;
 use datafusion::datasource::{TableProvider, TableType};
-use datafusion::error::{DataFusionError, Result};
+use datafusion::error::Result;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
-use tracecap_arrow::dataset::committed_files;
 use tracecap_arrow::Table;
 
+use crate::dataset;
 use crate::faults::Faults;
 use crate::inputs::CaptureFile;
 use crate::partition::{CapturePartition, Queue};
@@ -61,7 +58,7 @@ impl InputTable {
             .collect();
         Ok(InputTable {
             table,
-            datasets: parquet_table(table, &schema, datasets)?,
+            datasets: dataset::table(table, &schema, datasets)?,
             schema,
             captures,
             batch_rows,
@@ -107,33 +104,6 @@ impl InputTable {
             })
             .collect()
     }
-}
-
-/// The Parquet files of `table` in every dataset, as one table: each dataset's
-/// [`committed_files`], so that the rows of a part whose writer was killed before its `captures`
-/// file was in place are left out.
-fn parquet_table(
-    table: Table,
-    schema: &SchemaRef,
-    datasets: &[std::path::PathBuf],
-) -> Result<Option<Arc<ListingTable>>> {
-    let mut urls = Vec::new();
-    for dir in datasets {
-        let files = committed_files(dir, table).map_err(|e| DataFusionError::External(e.into()))?;
-        for file in files {
-            let file = std::path::absolute(&file)?;
-            urls.push(ListingTableUrl::parse(file.display().to_string())?);
-        }
-    }
-    if urls.is_empty() {
-        return Ok(None);
-    }
-    let options =
-        ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
-    let config = ListingTableConfig::new_with_multi_paths(urls)
-        .with_listing_options(options)
-        .with_schema(Arc::clone(schema));
-    Ok(Some(Arc::new(ListingTable::try_new(config)?)))
 }
 
 #[async_trait]
