@@ -36,7 +36,12 @@ struct State<'c, S: Sink> {
     out: Out<'c, S>,
     process: TrackId,
     pid: i32,
-    threads: BTreeMap<(u64, i32), (TrackId, u64)>,
+    /// Each thread's number in `tracks`, by (process track, tid).
+    threads: BTreeMap<(u64, i32), usize>,
+    /// Each thread's track and the end of its last call, by number.
+    tracks: Vec<(TrackId, u64)>,
+    /// The thread of the last call and its number: most calls follow one of the same thread.
+    last: Option<((u64, i32), usize)>,
     clock: u64,
     untimed: bool,
     texts: Vec<String>,
@@ -62,6 +67,8 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         process: TrackId(0),
         pid: header.pid,
         threads: BTreeMap::new(),
+        tracks: Vec::new(),
+        last: None,
         clock: 0,
         untimed,
         texts: Vec::new(),
@@ -153,12 +160,17 @@ impl<S: Sink> State<'_, S> {
             .instant(&Event::new(id, start, "capture start", CATEGORY, &args))
     }
 
-    /// The track of thread `tid` of the current process and the end of its last call,
-    /// declaring the track at the thread's first call.
-    fn thread(&mut self, tid: i32) -> Result<(TrackId, u64), ConvertError<S::Error>> {
+    /// The number of thread `tid` of the current process in `tracks`, declaring its track at
+    /// the thread's first call.
+    fn thread(&mut self, tid: i32) -> Result<usize, ConvertError<S::Error>> {
         let key = (self.process.0, tid);
-        if let Some(&thread) = self.threads.get(&key) {
-            return Ok(thread);
+        match self.last {
+            Some((last, number)) if last == key => return Ok(number),
+            _ => {}
+        }
+        if let Some(&number) = self.threads.get(&key) {
+            self.last = Some((key, number));
+            return Ok(number);
         }
         let mut name = String::new();
         let _ = write!(name, "thread {tid}");
@@ -170,13 +182,19 @@ impl<S: Sink> State<'_, S> {
             },
             &name,
         )?;
-        self.threads.insert(key, (id, 0));
-        Ok((id, 0))
+        let number = self.tracks.len();
+        self.tracks.push((id, 0));
+        self.threads.insert(key, number);
+        self.last = Some((key, number));
+        Ok(number)
     }
 
     fn call(&mut self, call: &Syscall<'_>) -> Written<S> {
         let tid = call.tid.unwrap_or(self.pid);
-        let (track, prev_end) = self.thread(tid)?;
+        let thread = self.thread(tid)?;
+        let Some(&(track, prev_end)) = self.tracks.get(thread) else {
+            return Ok(()); // never: `thread` numbers a thread of `tracks`
+        };
         let (ts, dur) = match call.timestamp_ns {
             Some(t) if !self.untimed => {
                 let dur = call
@@ -196,7 +214,7 @@ impl<S: Sink> State<'_, S> {
         if !self.untimed {
             self.clock = self.clock.max(ts);
         }
-        if let Some(t) = self.threads.get_mut(&(self.process.0, tid)) {
+        if let Some(t) = self.tracks.get_mut(thread) {
             t.1 = ts.saturating_add(dur);
         }
         // Texts of the arguments, in reused buffers (none when the sink reads no arguments).
