@@ -22,7 +22,11 @@ use crate::value::DataType;
 use crate::visit::{Nest, Visitor};
 
 /// The records of the current thread still to read, as a plain slice: the walks keep it in local
-/// variables and hand the position back to the [`Events`] only when they leave the fast path.
+/// variables and hand the position back to the [`Events`] or [`Records`] they came from only when
+/// they leave the fast path.
+///
+/// [`Events`]: crate::Events
+/// [`Records`]: crate::Records
 pub(crate) struct Run<'a> {
     /// The bytes from the next record to the end of the input.
     pub(crate) rest: &'a [u8],

@@ -9,7 +9,8 @@
 //! (thread heads, context switches, blocks and values), fused after the first error.
 //! [`Capture::events_with`] takes any [`KindLookup`] table instead of the owned one
 //! ([`FixedKindTable`] allocates nothing; pass `&table` to keep it), and
-//! [`Events::try_for_each_event`] is the same walk through a closure, faster.
+//! [`Events::try_for_each_event`] is the same walk through a closure, faster; per thread,
+//! [`Records::try_for_each_record`] is to [`Thread::records`] what it is to the iterator.
 //!
 //! ```
 //! use tracecap_easyprofiler::{detect, Capture, FixedKindTable, Item, Record};

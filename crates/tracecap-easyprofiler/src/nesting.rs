@@ -185,6 +185,13 @@ impl Tree<'_> {
         self.slots.get(index).map(|s| s.up)
     }
 
+    /// Index of the first record of the subtree of record `index` (itself when it has no
+    /// children): a subtree is a run of consecutive records that ends with its root.
+    #[inline]
+    pub fn first(&self, index: usize) -> Option<u32> {
+        self.slots.get(index).map(|s| s.first)
+    }
+
     /// Begin and end of record `index`, as they were pushed.
     #[inline]
     pub fn times(&self, index: usize) -> Option<(u64, u64)> {
@@ -360,11 +367,40 @@ mod tests {
         (t.depths().collect(), t.roots(), t.levels())
     }
 
+    fn firsts(records: &[(u64, u64)]) -> Vec<u32> {
+        let mut slots = vec![NestSlot::default(); records.len()];
+        let mut n = Nesting::new(&mut slots);
+        for &(b, e) in records {
+            n.push(b, e).unwrap(); // ok: unit test
+        }
+        let t = n.finish();
+        (0..records.len()).map(|i| t.first(i).unwrap()).collect() // ok: unit test
+    }
+
     #[test]
     fn post_order_tree() {
         // a(0..10) { b(1..4) { c(2..3) }, d(5..9) }, e(11..12)
         let recs = [(2, 3), (1, 4), (5, 9), (0, 10), (11, 12)];
         assert_eq!(depths(&recs), (vec![2, 1, 1, 0, 0], 2, 3));
+        assert_eq!(firsts(&recs), vec![0, 0, 2, 0, 4]);
+    }
+
+    proptest::proptest! {
+        /// The subtree of a record is the records from its first to itself: each of them has a
+        /// greater depth, except the record itself, and the record before the first has no
+        /// greater depth (a subtree ends where its root is, and begins after an earlier one).
+        #[test]
+        fn a_subtree_runs_from_its_first_record(recs in proptest::collection::vec((0u64..60, 0u64..60), 0..80)) {
+            let (depths, _, _) = depths(&recs);
+            for (i, first) in firsts(&recs).into_iter().enumerate() {
+                let first = first as usize;
+                proptest::prop_assert!(first <= i);
+                proptest::prop_assert!(depths[first..i].iter().all(|&d| d > depths[i]));
+                if first > 0 {
+                    proptest::prop_assert!(depths[first - 1] <= depths[i]);
+                }
+            }
+        }
     }
 
     #[test]

@@ -235,6 +235,86 @@ fn fast_and_precise(bytes: &[u8]) -> Option<(Vec<Record<'_>>, Vec<Record<'_>>)> 
     Some((fast, precise))
 }
 
+/// Each thread's records and fault as `Records::try_for_each_record` gives them, against the
+/// iterator; and a walk whose closure refuses the `stop`-th record of a thread, finished by the
+/// iterator, gives the same records (the refused one included) and fault.
+fn each_record_like_the_iterator(bytes: &[u8], stop: usize) {
+    let Ok(c) = Capture::parse(bytes) else { return };
+    let Ok(kinds) = KindTable::new(&c) else {
+        return;
+    };
+    for t in c.threads() {
+        let Ok(t) = t else { break };
+        let mut iterated = Vec::new();
+        let mut fault = None;
+        for r in t.records(&kinds) {
+            match r {
+                Ok(r) => iterated.push(Ok(r)),
+                Err(e) => fault = Some(e),
+            }
+        }
+        iterated.extend(fault.map(Err));
+
+        let mut each = Vec::new();
+        let end = t
+            .records(&kinds)
+            .try_for_each_record(|r| {
+                each.push(Ok(r));
+                Ok::<(), Error>(())
+            })
+            .err();
+        each.extend(end.map(Err));
+        assert_eq!(each, iterated, "whole walk, thread at {}", t.offset);
+
+        let mut resumed = Vec::new();
+        let mut records = t.records(&kinds);
+        let refused = records
+            .try_for_each_record(|r| {
+                resumed.push(Ok(r));
+                if resumed.len() == stop {
+                    return Err(Stop::Refused);
+                }
+                Ok(())
+            })
+            .err();
+        match refused {
+            Some(Stop::Fault(e)) => resumed.push(Err(e)),
+            Some(Stop::Refused) => resumed.extend(records),
+            None => {}
+        }
+        assert_eq!(
+            resumed, iterated,
+            "stopped at {stop}, thread at {}",
+            t.offset
+        );
+    }
+}
+
+/// Why a walk of `each_record_like_the_iterator` stopped.
+enum Stop {
+    Refused,
+    Fault(Error),
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Stop::Fault(e)
+    }
+}
+
+#[test]
+fn every_corpus_file_reads_the_same_records_each_and_iterated() {
+    for (name, bytes) in common::prof_files() {
+        for stop in [1, 2, 3, 100, 1000] {
+            each_record_like_the_iterator(&bytes, stop);
+        }
+        for cut in [bytes.len() / 2, bytes.len() * 3 / 4, bytes.len() - 1] {
+            each_record_like_the_iterator(&bytes[..cut], 7);
+        }
+        println!("{name}");
+    }
+}
+
 #[test]
 fn every_corpus_file_reads_the_same_records_fast_and_precisely() {
     for (name, bytes) in common::prof_files() {
@@ -268,5 +348,6 @@ proptest::proptest! {
             proptest::prop_assert_eq!(&fast[..n], &precise[..n]);
         }
         let _ = common::walk_items(&bytes);
+        each_record_like_the_iterator(&bytes, 5);
     }
 }

@@ -13,18 +13,23 @@
 //!
 //! Times are converted to nanoseconds exactly as the format defines ([`Header::to_ns`]).
 //!
-//! Blocks are stored children-first, so a thread is handled in three passes: the first reads its
-//! (borrowed) records and rebuilds the tree with the crate's [`Nesting`], which keeps each
-//! record's times; the second reads them again and puts at every record's pre-order position what
-//! emission needs (its index, depth, and descriptor id, or its offset when it is a value or has a
-//! run-time name); the third goes through the positions in order and emits slices as begin/end
-//! pairs, each clamped into its parent so that a track is always properly nested, reading only
-//! values and run-time-named blocks from the file again. Scratch is 40 bytes per record of the
-//! *largest thread* (24 for the nesting, 16 for the positions), reused from thread to thread (the
-//! nesting's array is not cleared between threads: every slot is written before it is read); up to
-//! 16 MiB per array it is on the heap, beyond that in a temporary file mapped into memory, so the
-//! heap stays bounded whatever the capture's size. Everything else is sized by descriptors,
-//! threads and nesting depth. When the sink reads no arguments, none are built.
+//! Blocks are stored children-first, so a thread is handled in three passes, of which only the
+//! first reads all its records: it reads each (borrowed) record once, through the crate's fast
+//! walk ([`Records::try_for_each_record`]), rebuilds the tree with the crate's [`Nesting`], which
+//! keeps each record's times, and keeps the record's key (its descriptor id, or its offset
+//! when it is a value or has a run-time name); the second goes through the indices and puts each
+//! record's index at its pre-order position (the first record of its subtree plus its depth); the
+//! third goes through the positions in order and emits slices as begin/end pairs, each clamped
+//! into its parent so that a track is always properly nested, reading only values and
+//! run-time-named blocks from the file again. Scratch is 36 bytes per record of the *largest
+//! thread* (24 for the nesting, 8 for the keys, 4 for the positions), reused from thread to thread
+//! (the nesting's and the keys' arrays are not cleared between threads: every element is written
+//! before it is read); up to 16 MiB per array it is on the heap, beyond that in a temporary file
+//! mapped into memory, so the heap stays bounded whatever the capture's size. Everything else is
+//! sized by descriptors, threads and nesting depth. When the sink reads no arguments, none are
+//! built.
+//!
+//! [`Records::try_for_each_record`]: tracecap_easyprofiler::Records::try_for_each_record
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -33,8 +38,8 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use tracecap_easyprofiler::{
-    Capture, DataType, Element, Header, KindTable, NestSlot, Nesting, Record, Thread,
-    Value as EpValue,
+    Capture, DataType, Element, Error as EpError, Header, KindTable, NestSlot, Nesting, Record,
+    Thread, Value as EpValue,
 };
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -56,32 +61,45 @@ struct Desc<'a> {
     color: String,
 }
 
-/// One record at its pre-order position: what emission needs of it besides its times (which it
-/// finds in the nesting, by `index`). Plain bytes, so that the array of a huge thread can live in
-/// a scratch file.
+/// What emission needs of a record besides its times and depth (which it finds in the nesting):
+/// with [`Key::DESCRIBED`] set, a block or event named by its descriptor, the descriptor id in the
+/// low 32 bits and [`Key::EVENT`] for an event; otherwise the absolute offset of a record to read
+/// again (a value, or a block with a run-time name). Offsets are below 2^63: they index a slice.
+/// Plain bytes, so that the keys of a huge thread can live in a scratch file.
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
-#[repr(C)]
-struct Item {
-    /// [`Item::UNUSED`] for a position no record took (records cut short by a fault); with
-    /// [`Item::DESCRIBED`] set, a block or event named by its descriptor: the descriptor id in the
-    /// low 32 bits, and [`Item::EVENT`] for an event; otherwise the absolute offset of a record to
-    /// read again (a value, or a block with a run-time name). Offsets are below 2^63: they index
-    /// a slice.
-    key: u64,
-    /// Index of the record in file order.
-    index: u32,
-    depth: u32,
-}
+#[repr(transparent)]
+struct Key(u64);
 
-impl Item {
-    const UNUSED: u64 = u64::MAX;
+impl Key {
     const DESCRIBED: u64 = 1 << 63;
     const EVENT: u64 = 1 << 32;
-    const EMPTY: Item = Item {
-        key: Item::UNUSED,
-        index: 0,
-        depth: 0,
-    };
+
+    fn of(record: &Record<'_>) -> Key {
+        match record {
+            Record::Block(b) if b.name.is_empty() => {
+                let event = if b.is_event() { Key::EVENT } else { 0 };
+                Key(Key::DESCRIBED | event | u64::from(b.id))
+            }
+            _ => Key(record.offset()),
+        }
+    }
+}
+
+/// A pre-order position no record took (none should stay so; see pass 2).
+const UNUSED: u32 = u32::MAX;
+
+/// Why pass 1 stopped before the end of a thread's records.
+enum Stop {
+    /// The scratch arrays have no room for another record.
+    Full,
+    /// The file is damaged here.
+    Fault(EpError),
+}
+
+impl From<EpError> for Stop {
+    fn from(e: EpError) -> Self {
+        Stop::Fault(e)
+    }
 }
 
 /// An open node while emitting in pre-order.
@@ -96,10 +114,10 @@ struct Open {
 struct ThreadScratch {
     /// Nesting rebuild: 24 bytes per record.
     slots: Scratch<NestSlot>,
-    /// Pre-order positions: 16 bytes per record.
-    items: Scratch<Item>,
-    /// (depth, index) of the records on the current path of pass 2.
-    stack: Vec<(u32, u32)>,
+    /// Each record's key, in file order: 8 bytes per record.
+    keys: Scratch<Key>,
+    /// The index of the record at each pre-order position: 4 bytes per record.
+    order: Scratch<u32>,
     open: Vec<Open>,
     text: String,
     label: String,
@@ -160,8 +178,8 @@ fn convert_with_budget<S: Sink>(
     };
     let mut scratch = ThreadScratch {
         slots: Scratch::new(budget),
-        items: Scratch::new(budget),
-        stack: Vec::new(),
+        keys: Scratch::new(budget),
+        order: Scratch::new(budget),
         open: Vec::new(),
         text: String::new(),
         label: String::new(),
@@ -267,55 +285,43 @@ fn convert_thread<'a, S: Sink>(
         )?;
     }
 
-    // Pass 1: the tree, as upstream rebuilds it (times in ns).
+    // Pass 1: the tree, as upstream rebuilds it (times in ns), and each record's key: the only
+    // walk over all the records. Each slot and key is written for its record before anything
+    // reads it: no fill needed.
     let n = thread.records_count() as usize;
-    // Each slot is written by its record's push before anything reads it: no fill needed.
     let mut nesting = Nesting::new(s.slots.reuse(n));
-    let mut fault = None;
+    let keys = s.keys.reuse(n);
     let mut good = 0usize;
-    for rec in thread.records(kinds) {
-        match rec {
-            Ok(r) => {
-                if nesting.push(h.to_ns(r.begin()), h.to_ns(r.end())).is_none() {
-                    break;
-                }
-                good += 1;
-            }
-            Err(e) => {
-                fault = Some(e);
-                break;
-            }
+    let (out, total) = (&mut ctx.out, ctx.total);
+    let walked = thread.records(kinds).try_for_each_record(|r| {
+        let Some(key) = keys.get_mut(good) else {
+            return Err(Stop::Full);
+        };
+        if nesting.push(h.to_ns(r.begin()), h.to_ns(r.end())).is_none() {
+            return Err(Stop::Full);
         }
-    }
+        if good % 65536 == 0 {
+            out.progress(r.offset(), total);
+        }
+        *key = Key::of(&r);
+        good += 1;
+        Ok(())
+    });
+    let fault = match walked {
+        Err(Stop::Fault(e)) => Some(e),
+        Ok(()) | Err(Stop::Full) => None,
+    };
     let tree = nesting.finish();
 
-    // Pass 2: where each record goes in pre-order (first of its subtree + depth).
-    let items = s.items.reset(good, Item::EMPTY);
-    s.stack.clear();
-    for (i, rec) in thread.records(kinds).take(good).enumerate() {
-        let Ok(rec) = rec else { break };
-        if i % 65536 == 0 {
-            ctx.out.progress(rec.offset(), ctx.total);
-        }
-        let depth = tree.depth(i).unwrap_or(0);
-        while s.stack.last().is_some_and(|&(d, _)| d > depth) {
-            s.stack.pop();
-        }
-        let first = s.stack.last().map_or(0, |&(_, j)| j as usize + 1);
-        s.stack.push((depth, i as u32));
-        let key = match rec {
-            Record::Block(b) if b.name.is_empty() => {
-                let event = if b.is_event() { Item::EVENT } else { 0 };
-                Item::DESCRIBED | event | u64::from(b.id)
-            }
-            _ => rec.offset(),
-        };
-        if let Some(slot) = items.get_mut(first + depth as usize) {
-            *slot = Item {
-                key,
-                index: i as u32,
-                depth,
-            };
+    // Pass 2: where each record goes in pre-order. A subtree is a run of records ending with its
+    // root, so the records before a record in pre-order are those before its subtree and its
+    // ancestors: the first record of its subtree plus its depth.
+    let order = s.order.reset(good, UNUSED);
+    for i in 0..good {
+        let first = tree.first(i).unwrap_or(0) as usize;
+        let depth = tree.depth(i).unwrap_or(0) as usize;
+        if let Some(slot) = order.get_mut(first + depth) {
+            *slot = i as u32;
         }
     }
 
@@ -325,11 +331,16 @@ fn convert_thread<'a, S: Sink>(
     let mut counters: BTreeMap<u32, TrackId> = BTreeMap::new();
     s.open.clear();
     let mut floor = 0u64;
-    for item in items.iter() {
-        if item.key == Item::UNUSED {
+    for &index in order.iter() {
+        if index == UNUSED {
             continue;
         }
-        while s.open.len() > item.depth as usize {
+        let index = index as usize;
+        let depth = tree.depth(index).unwrap_or(0) as usize;
+        let Some(&Key(key)) = keys.get(index) else {
+            continue;
+        };
+        while s.open.len() > depth {
             if let Some(o) = s.open.pop() {
                 if o.slice {
                     ctx.out.end(track, o.end)?;
@@ -337,15 +348,15 @@ fn convert_thread<'a, S: Sink>(
                 floor = floor.max(o.end);
             }
         }
-        let (begin, end) = tree.times(item.index as usize).unwrap_or((0, 0));
+        let (begin, end) = tree.times(index).unwrap_or((0, 0));
         let (lo, hi) = s.open.last().map_or((0, u64::MAX), |o| (o.begin, o.end));
         let b = begin.max(lo).max(floor).min(hi);
         let e = end.min(hi).max(b);
         floor = b;
-        let (id, name, is_event) = if item.key & Item::DESCRIBED != 0 {
-            (item.key as u32, &[][..], item.key & Item::EVENT != 0)
+        let (id, name, is_event) = if key & Key::DESCRIBED != 0 {
+            (key as u32, &[][..], key & Key::EVENT != 0)
         } else {
-            match thread.record_at(item.key, kinds)? {
+            match thread.record_at(key, kinds)? {
                 Record::Value(v) => {
                     emit_value(ctx, &v, b, track, &mut counters, &mut s.text)?;
                     s.open.push(Open {
