@@ -6,11 +6,9 @@ use tracecap_wire::{Context, Endian, Reader};
 use crate::error::{Error, ErrorKind};
 use crate::fast;
 use crate::header::{detect, Header, SEGMENT_HOST_INFO};
-use crate::record::Syscall;
+use crate::record::{Syscall, SEGMENT_SYSCALL};
 use crate::tlv;
 
-/// Segment tag of a syscall record.
-pub const SEGMENT_SYSCALL: u32 = 2;
 /// Segment tag of a filler (zero bytes that pad a mid-run flush to 1 MiB).
 pub const SEGMENT_FILLER: u32 = 3;
 

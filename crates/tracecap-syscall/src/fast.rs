@@ -7,9 +7,8 @@
 use tracecap_wire::fast::{split_array, split_bytes};
 use tracecap_wire::{padding_to, Endian, Reader};
 
-use crate::capture::SEGMENT_SYSCALL;
 use crate::error::Error;
-use crate::record::Syscall;
+use crate::record::{Syscall, SEGMENT_SYSCALL};
 
 /// The syscall record at the front of `r` (whose rest is `rest`, at absolute `offset`) when the
 /// bytes there are a whole, well-padded syscall segment: `r` moves past it, and the record, read
@@ -40,12 +39,4 @@ pub(crate) fn syscall<'a>(
         Reader::at(payload, value_at),
         endian,
     ))
-}
-
-/// The first `N` bytes of `rest`, which moves past them.
-#[inline]
-pub(crate) fn take<const N: usize>(rest: &mut &[u8]) -> Option<[u8; N]> {
-    let (a, b) = split_array::<N>(rest)?;
-    *rest = b;
-    Some(*a)
 }

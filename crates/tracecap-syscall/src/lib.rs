@@ -110,16 +110,16 @@ pub use arg::{
     Arg, Args, PollFd, PollFdIter, PollFds, SigAction, Stat, Timespec, ARG_FULL, ARG_INT, ARG_INTP,
     ARG_PARTIAL, ARG_POLLFDS, ARG_SIGACTION, ARG_STAT, POLLFD_LEN, SIGACTION_LEN, STAT_LEN,
 };
-pub use capture::{
-    Capture, Entries, Entry, Events, Filler, Gap, MAX_GAP_LEN, SEGMENT_FILLER, SEGMENT_SYSCALL,
-};
+pub use capture::{Capture, Entries, Entry, Events, Filler, Gap, MAX_GAP_LEN, SEGMENT_FILLER};
 pub use error::{Error, ErrorKind};
 pub use header::{
     detect, Header, Uname, FIXED_LEN, FIXED_LEN_OLD, FLAG_BIG_ENDIAN, MAGIC, SEGMENT_HOST_INFO,
     VERSION,
 };
 pub use names::{syscall_name, syscall_number};
-pub use record::{Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP, KNOWN_FLAGS};
+pub use record::{
+    Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP, KNOWN_FLAGS, SEGMENT_SYSCALL,
+};
 pub use tracecap_wire::Endian;
 /// The faults every format shares, held by [`ErrorKind::Shared`] (re-exported from `tracecap-wire`).
 pub use tracecap_wire::ErrorKind as SharedKind;

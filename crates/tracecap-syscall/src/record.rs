@@ -1,13 +1,16 @@
 //! CapturedSyscall records (segment tag 2): number, flags, the optional fixed fields the flags
 //! announce, then argument elements.
 
+use tracecap_wire::fast::split_array;
 use tracecap_wire::zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 use tracecap_wire::{Endian, Reader};
 
 use crate::arg::Args;
 use crate::error::{Error, ErrorKind};
-use crate::fast;
 use crate::names::syscall_name;
+
+/// Segment tag of a syscall record.
+pub const SEGMENT_SYSCALL: u32 = 2;
 
 /// Record flag: the i64 return value is present (absent means 0).
 pub const FLAG_RESULT: u8 = 0x01;
@@ -104,22 +107,22 @@ impl<'a> Syscall<'a> {
         }
         // Each field below was counted in `needed`, so none of the splits can fail.
         let result = if flags & FLAG_RESULT != 0 {
-            fast::take::<8>(&mut rest).map(|b| endian.i64(b))
+            take::<8>(&mut rest).map(|b| endian.i64(b))
         } else {
             None
         };
         let tid = if flags & FLAG_TID != 0 {
-            fast::take::<4>(&mut rest).map(|b| endian.i32(b))
+            take::<4>(&mut rest).map(|b| endian.i32(b))
         } else {
             None
         };
         let timestamp_ns = if flags & FLAG_TIMESTAMP != 0 {
-            fast::take::<8>(&mut rest).map(|b| endian.i64(b))
+            take::<8>(&mut rest).map(|b| endian.i64(b))
         } else {
             None
         };
         let duration_ns = if flags & FLAG_DURATION != 0 {
-            fast::take::<4>(&mut rest).map(|b| endian.f32(b))
+            take::<4>(&mut rest).map(|b| endian.f32(b))
         } else {
             None
         };
@@ -154,4 +157,12 @@ impl<'a> Syscall<'a> {
     pub fn args(&self) -> Args<'a> {
         self.args
     }
+}
+
+/// The first `N` bytes of `rest`, which moves past them.
+#[inline]
+fn take<const N: usize>(rest: &mut &[u8]) -> Option<[u8; N]> {
+    let (a, b) = split_array::<N>(rest)?;
+    *rest = b;
+    Some(*a)
 }

@@ -27,9 +27,10 @@ use crate::arg::{
     Arg, PollFd, Stat, ARG_FULL, ARG_INT, ARG_INTP, ARG_PARTIAL, ARG_POLLFDS, ARG_SIGACTION,
     ARG_STAT,
 };
-use crate::capture::{Capture, Entry, SEGMENT_FILLER, SEGMENT_SYSCALL};
+use crate::capture::{Capture, Entry, SEGMENT_FILLER};
 use crate::error::Error;
 use crate::header::{Header, FLAG_BIG_ENDIAN, IE_HOST_UNAME, MAGIC, SEGMENT_HOST_INFO, VERSION};
+use crate::record::SEGMENT_SYSCALL;
 use crate::record::{Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP};
 
 /// The six uname strings, without NULs.
