@@ -3,10 +3,15 @@
 //! over the files read into memory first (no I/O, no page faults), best of N:
 //!
 //! - apitrace: decompressing the stream, then also framing every event (`Events::next_parsed`);
-//! - Orbit: framing every event and reading its kind;
-//! - EasyProfiler: every record with its nesting level (`Events::visit`);
+//! - Orbit: framing every event and reading its kind; then the fair floor of `slices`: also the
+//!   typed fields (thread, start and end) of the kinds that make rows, and that with Orbit's
+//!   message check of every event (`validate::check_event`, which decides where a damaged
+//!   capture's good events end, as Orbit's own reader does);
+//! - EasyProfiler: every record with its nesting level (`Events::visit`), which is what `slices`
+//!   needs of a record (its times, descriptor and depth);
 //! - syscall_capture: every entry's fixed fields;
-//! - WTF: every event's time, zone and definition.
+//! - WTF: every event's time, zone and definition; then the fair floor of `slices`: also the name
+//!   a renamed scope takes from its argument 0 (looked up in its chunk's strings, UTF-8 checked).
 //!
 //! A walk stops at a capture's first fault. The format is taken from the file's extension.
 //!
@@ -52,6 +57,56 @@ fn orbit(file: &[u8]) -> u64 {
         .events()
         .map_while(Result::ok)
         .fold(0, |acc, ev| acc + ev.kind.index() as u64)
+}
+
+/// The kinds of Orbit event that become rows of `slices` or `instants`, read through their typed
+/// views: `(thread, start, end)` of each.
+fn orbit_slices(file: &[u8], check: bool) -> u64 {
+    use tracecap_orbit::views::EventView;
+    use tracecap_orbit::EventKind as K;
+    let Ok(capture) = tracecap_orbit::Capture::parse(file) else {
+        return 0;
+    };
+    let mut acc = 0u64;
+    for ev in capture.events() {
+        let Ok(ev) = ev else { break };
+        if check && tracecap_orbit::validate::check_event(&ev).is_err() {
+            break;
+        }
+        let makes_rows = matches!(
+            ev.kind,
+            K::FunctionCall
+                | K::ApiScopeStart
+                | K::ApiScopeStop
+                | K::ApiScopeStartAsync
+                | K::ApiScopeStopAsync
+                | K::ApiStringEvent
+                | K::SchedulingSlice
+                | K::ThreadStateSlice
+                | K::GpuJob
+                | K::TracepointEvent
+                | K::PresentEvent
+        );
+        if !makes_rows {
+            continue;
+        }
+        let Ok(view) = ev.view() else { break };
+        let (start, end) = view.time_span().unwrap_or_default();
+        let name = match view {
+            EventView::FunctionCall(v) => v.function_id,
+            _ => 0,
+        };
+        acc ^= u64::from(view.tid().unwrap_or(0)) ^ start ^ end.rotate_left(7) ^ name;
+    }
+    acc
+}
+
+fn orbit_typed(file: &[u8]) -> u64 {
+    orbit_slices(file, false)
+}
+
+fn orbit_checked(file: &[u8]) -> u64 {
+    orbit_slices(file, true)
 }
 
 fn easyprofiler(file: &[u8]) -> u64 {
@@ -102,6 +157,63 @@ fn wtf(file: &[u8]) -> u64 {
     })
 }
 
+/// Every event as [`wtf`] reads it, and a renamed scope's name (argument 0 of a scope enter,
+/// time stamp or mark) found in its chunk's strings and checked as UTF-8. The string indexes of
+/// the last four chunks are kept.
+fn wtf_names(file: &[u8]) -> u64 {
+    let Ok(trace) = tracecap_wtf::Capture::parse(file) else {
+        return 0;
+    };
+    let mut indexes = Vec::with_capacity(KEPT_INDEXES);
+    trace.events().map_while(Result::ok).fold(0, |acc, ev| {
+        let acc = acc ^ u64::from(ev.time) ^ u64::from(ev.def.flags);
+        match renamed_scope(&ev, &mut indexes) {
+            Some(len) => acc.rotate_left(1) ^ len as u64,
+            None => acc,
+        }
+    })
+}
+
+/// The string indexes [`wtf_names`] keeps.
+const KEPT_INDEXES: usize = 4;
+
+/// The length of the name a renamed scope takes from its argument 0, if `ev` is one.
+fn renamed_scope<'a>(
+    ev: &tracecap_wtf::Event<'a>,
+    indexes: &mut Vec<tracecap_wtf::StringIndex<'a>>,
+) -> Option<usize> {
+    use tracecap_wtf::{Builtin, Str, StringIndex, Value};
+    let renamed = matches!(
+        ev.builtin(),
+        Some(Builtin::ScopeEnter | Builtin::TimeStamp | Builtin::Mark)
+    );
+    if !renamed {
+        return None;
+    }
+    let (Value::Ascii(s) | Value::Utf8(s) | Value::Any(s)) = ev.arg(0)? else {
+        return None;
+    };
+    let bytes = match s {
+        Str::Null => None,
+        Str::Inline(b) => Some(b),
+        Str::Ordinal(n) => {
+            let at = ev.strings.offset();
+            let i = match indexes.iter().position(|i| i.table().offset() == at) {
+                Some(i) => i,
+                None => {
+                    if indexes.len() == KEPT_INDEXES {
+                        indexes.remove(0);
+                    }
+                    indexes.push(StringIndex::new(ev.strings));
+                    indexes.len() - 1
+                }
+            };
+            indexes.get(i).and_then(|i| i.resolve(n))
+        }
+    };
+    bytes.and_then(|b| std::str::from_utf8(b).ok()).map(str::len)
+}
+
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
@@ -136,9 +248,12 @@ fn main() -> ExitCode {
         format("apitrace, decompress", "trace", apitrace_decompress),
         format("apitrace, events", "trace", apitrace_events),
         format("Orbit", "orbit", orbit),
+        format("Orbit, typed slices", "orbit", orbit_typed),
+        format("Orbit, checked, typed", "orbit", orbit_checked),
         format("EasyProfiler", "prof", easyprofiler),
         format("syscall_capture", "dat", syscall),
         format("WTF", "wtf-trace", wtf),
+        format("WTF, renamed scopes", "wtf-trace", wtf_names),
     ];
     for path in &paths {
         let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
