@@ -211,7 +211,9 @@ fn renamed_scope<'a>(
             indexes.get(i).and_then(|i| i.resolve(n))
         }
     };
-    bytes.and_then(|b| std::str::from_utf8(b).ok()).map(str::len)
+    bytes
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .map(str::len)
 }
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

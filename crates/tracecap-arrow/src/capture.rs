@@ -26,6 +26,11 @@ pub struct Options {
     /// JSON is written: for a reader that does not look at them (a query that does not select
     /// them).
     pub args: bool,
+    /// The columns read, by index in the schema of each table built (`None`, the default: all
+    /// of them): batches hold these columns only, in this order, and the timeline tables do not
+    /// fill the others. Meant for a walk that builds one table, as a query's scan does (the
+    /// indices are those of [`Table::schema`], whichever table is built).
+    pub columns: Option<std::sync::Arc<[usize]>>,
     /// The capture's format, when the caller knows it (a capture found by the `dataset` module's
     /// `find_sources` carries it): it is not detected again. Default: `None`, detected from the bytes. A capture that is no
     /// longer of that format is read as a damaged one (its fault at the offset where the format
@@ -40,6 +45,7 @@ impl Default for Options {
             tables: Tables::all(),
             path: None,
             args: true,
+            columns: None,
             format: None,
         }
     }
@@ -85,7 +91,8 @@ pub fn capture_batches_with_progress(
             empty: data.is_empty(),
         })?,
     };
-    let mut out = Emit::new(id, options.batch_rows, options.tables, sink);
+    let wanted = (options.tables, options.columns.as_deref());
+    let mut out = Emit::new(id, options.batch_rows, wanted, sink);
     // The timeline is walked even when none of its tables is wanted: the `captures` row needs
     // its time span and fault.
     let mut tables = TimelineTables::new(&mut out, options.args, data.len(), progress);

@@ -6,15 +6,19 @@
 //! [`Dictionary`] columns and its arguments as text. The stack's entries are reused, so a walk
 //! allocates for the deepest nesting, not for every slice. A slice still open when the walk stops
 //! (at a fault) becomes a row with a null `dur`.
+//!
+//! A column nobody reads ([`crate::Options::columns`]) is not filled: its builder is `None`, and
+//! the batch gets an empty placeholder in its place, which [`Emit`] leaves out.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use arrow_array::builder::PrimitiveBuilder;
 use arrow_array::builder::{
     Float64Builder, Int32Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
 };
-use arrow_array::types::Int32Type;
-use arrow_array::{new_null_array, ArrayRef};
+use arrow_array::types::{ArrowPrimitiveType, Int32Type};
+use arrow_array::{new_empty_array, new_null_array, ArrayRef};
 use arrow_schema::{ArrowError, DataType};
 use tracecap::export::write_args;
 use tracecap::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind};
@@ -63,14 +67,19 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
                 0
             }
         };
-        let slices = Slices::with_room(room(Table::Slices), want_args);
-        let instants = Instants::with_room(room(Table::Instants), want_args);
+        let slices = Slices::with_room(room(Table::Slices), |c| out.wants_column(c), want_args);
+        let instants =
+            Instants::with_room(room(Table::Instants), |c| out.wants_column(c), want_args);
+        let counters = Counters::new(|c| out.wants_column(c));
+        // Arguments are rendered only for an `args` column that is built.
+        let want_args = (out.wants(Table::Slices) && slices.args.is_some())
+            || (out.wants(Table::Instants) && instants.args.is_some());
         TimelineTables {
             out,
             tracks: Tracks::default(),
             slices,
             instants,
-            counters: Counters::default(),
+            counters,
             stacks: Stacks::default(),
             args: Vec::new(),
             want_args,
@@ -94,17 +103,22 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
             ..
         } = self;
         out.emit(Table::Tracks, tracks.finish())?;
-        out.emit(Table::Slices, slices.finish()?)?;
-        out.emit(Table::Instants, instants.finish()?)?;
-        out.emit(Table::Counters, counters.finish())
+        let rows = slices.rows;
+        out.emit_rows(Table::Slices, rows, slices.finish()?)?;
+        let rows = instants.rows;
+        out.emit_rows(Table::Instants, rows, instants.finish()?)?;
+        let rows = counters.rows;
+        out.emit_rows(Table::Counters, rows, counters.finish())
     }
 
-    /// `args` as JSON text in `self.args`; false when there are none (or they are not wanted).
+    /// `args` as JSON text in `self.args`; false when there are none (or they are not wanted),
+    /// and then `self.args` is not to be read.
+    #[inline]
     fn args_json(&mut self, args: &[Arg<'_>]) -> bool {
-        self.args.clear();
         if args.is_empty() || !self.want_args {
             return false;
         }
+        self.args.clear();
         // ok: writing to a Vec cannot fail
         let _ = write_args(&mut self.args, args);
         true
@@ -117,11 +131,17 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
     /// Hands over the slices so far; the open slices' keys move to the next batch's
     /// dictionaries.
     fn flush_slices(&mut self) -> Result<(), ArrowError> {
-        self.out.emit(Table::Slices, self.slices.finish()?)?;
+        let rows = self.slices.rows;
+        self.out
+            .emit_rows(Table::Slices, rows, self.slices.finish()?)?;
         for stack in self.stacks.iter_mut() {
             for open in stack.open_mut() {
-                open.name = self.slices.name.carry(open.name);
-                open.category = self.slices.category.carry(open.category);
+                if let Some(name) = &mut self.slices.name {
+                    open.name = name.carry(open.name);
+                }
+                if let Some(category) = &mut self.slices.category {
+                    open.category = category.carry(open.category);
+                }
             }
         }
         Ok(())
@@ -147,8 +167,16 @@ impl Sink for TimelineTables<'_, '_> {
             return Ok(());
         }
         let has_args = self.args_json(event.args);
-        let name = self.slices.name.intern_named(event.name_id, event.name);
-        let category = self.slices.category.intern(event.category);
+        let name = self
+            .slices
+            .name
+            .as_mut()
+            .map_or(0, |d| d.intern_named(event.name_id, event.name));
+        let category = self
+            .slices
+            .category
+            .as_mut()
+            .map_or(0, |d| d.intern(event.category));
         let stack = self.stacks.get_or_insert(event.track);
         stack.push(
             event.ts,
@@ -199,7 +227,9 @@ impl Sink for TimelineTables<'_, '_> {
         let args = has_args.then_some(self.args.as_slice()).and_then(utf8);
         self.instants.push(event, args);
         if self.full(self.instants.rows) {
-            self.out.emit(Table::Instants, self.instants.finish()?)?;
+            let rows = self.instants.rows;
+            self.out
+                .emit_rows(Table::Instants, rows, self.instants.finish()?)?;
         }
         Ok(())
     }
@@ -210,7 +240,9 @@ impl Sink for TimelineTables<'_, '_> {
         }
         self.counters.push(track, ts, value);
         if self.full(self.counters.rows) {
-            self.out.emit(Table::Counters, self.counters.finish())?;
+            let rows = self.counters.rows;
+            self.out
+                .emit_rows(Table::Counters, rows, self.counters.finish())?;
         }
         Ok(())
     }
@@ -224,12 +256,18 @@ impl Sink for TimelineTables<'_, '_> {
     }
 }
 
-/// The `args` column of a batch of `rows` rows: what `builder` holds, or nulls when the column
-/// is not built.
-fn finish_args(builder: &mut Option<StringBuilder>, rows: usize, room: usize) -> ArrayRef {
+/// The `args` column of a batch of `rows` rows: what `builder` holds; when it is not built,
+/// nulls if the column is `read`, else an empty placeholder.
+fn finish_args(
+    builder: &mut Option<StringBuilder>,
+    read: bool,
+    rows: usize,
+    room: usize,
+) -> ArrayRef {
     match builder {
         Some(b) => finish_text(b, room),
-        None => new_null_array(&DataType::Utf8, rows),
+        None if read => new_null_array(&DataType::Utf8, rows),
+        None => new_empty_array(&DataType::Utf8),
     }
 }
 
@@ -387,40 +425,84 @@ impl Tracks {
     }
 }
 
+/// The builder `make` gives, for column `column` of a timeline table (its index in the schema,
+/// `capture` being 0) when that column is `wanted`.
+fn built<B>(wanted: &impl Fn(usize) -> bool, column: usize, make: impl FnOnce() -> B) -> Option<B> {
+    wanted(column).then(make)
+}
+
+/// What a numeric builder holds as a column, or an empty placeholder for a column not built.
+fn finish_built<T: ArrowPrimitiveType>(
+    builder: &mut Option<PrimitiveBuilder<T>>,
+    room: usize,
+) -> ArrayRef {
+    match builder {
+        Some(b) => finish_numbers(b, room),
+        None => new_empty_array(&T::DATA_TYPE),
+    }
+}
+
+/// [`finish_built`] for a [`Dictionary`].
+fn finish_dictionary(column: &mut Option<Dictionary>) -> Result<ArrayRef, ArrowError> {
+    match column {
+        Some(d) => d.finish(),
+        None => Ok(new_empty_array(&DataType::Utf8)),
+    }
+}
+
+/// Appends `value` to a column that is built.
+#[inline]
+fn append<T: ArrowPrimitiveType>(builder: &mut Option<PrimitiveBuilder<T>>, value: T::Native) {
+    if let Some(b) = builder {
+        b.append_value(value);
+    }
+}
+
 #[derive(Default)]
 struct Slices {
     rows: usize,
     /// Rows a batch holds (room made for them up front).
     room: usize,
-    track: Int64Builder,
-    ts: Int64Builder,
-    dur: Int64Builder,
-    depth: Int32Builder,
-    name: Dictionary,
-    category: Dictionary,
+    track: Option<Int64Builder>,
+    ts: Option<Int64Builder>,
+    dur: Option<Int64Builder>,
+    depth: Option<Int32Builder>,
+    name: Option<Dictionary>,
+    category: Option<Dictionary>,
     /// The `args` column, when it is built (else it is all null).
     args: Option<StringBuilder>,
+    /// Whether the `args` column is read (built, or null when arguments are not wanted).
+    args_read: bool,
 }
 
 impl Slices {
-    fn with_room(rows: usize, want_args: bool) -> Self {
+    /// The columns `wanted` (by index in the schema), with room for `rows` rows; `args` only
+    /// when `want_args` too.
+    fn with_room(rows: usize, wanted: impl Fn(usize) -> bool, want_args: bool) -> Self {
+        let numbers = || Int64Builder::with_capacity(rows);
+        let text = || Dictionary::with_room(rows);
         Slices {
             room: rows,
-            track: Int64Builder::with_capacity(rows),
-            ts: Int64Builder::with_capacity(rows),
-            dur: Int64Builder::with_capacity(rows),
-            depth: Int32Builder::with_capacity(rows),
-            name: Dictionary::with_room(rows),
-            category: Dictionary::with_room(rows),
-            args: want_args.then(|| StringBuilder::with_capacity(rows, 0)),
-            ..Slices::default()
+            track: built(&wanted, 1, numbers),
+            ts: built(&wanted, 2, numbers),
+            dur: built(&wanted, 3, numbers),
+            depth: built(&wanted, 4, || Int32Builder::with_capacity(rows)),
+            name: built(&wanted, 5, text),
+            category: built(&wanted, 6, text),
+            args: built(&wanted, 7, || StringBuilder::with_capacity(rows, 0)).filter(|_| want_args),
+            args_read: wanted(7),
+            rows: 0,
         }
     }
 
     fn push(&mut self, track: TrackId, open: &Open, dur: Option<u64>, depth: usize) {
         self.row(track, open.ts, dur, depth);
-        self.name.push_key(open.name);
-        self.category.push_key(open.category);
+        if let Some(name) = &mut self.name {
+            name.push_key(open.name);
+        }
+        if let Some(category) = &mut self.category {
+            category.push_key(open.category);
+        }
         if let Some(args) = &mut self.args {
             args.append_option(open.has_args.then_some(open.args.as_str()));
         }
@@ -428,8 +510,12 @@ impl Slices {
 
     fn push_event(&mut self, e: &Event<'_>, dur: Option<u64>, depth: usize, args: Option<&str>) {
         self.row(e.track, e.ts, dur, depth);
-        self.name.push_named(e.name_id, e.name);
-        self.category.push(e.category);
+        if let Some(name) = &mut self.name {
+            name.push_named(e.name_id, e.name);
+        }
+        if let Some(category) = &mut self.category {
+            category.push(e.category);
+        }
         if let Some(column) = &mut self.args {
             column.append_option(args);
         }
@@ -438,23 +524,24 @@ impl Slices {
     /// The row's numbers (the caller adds its text).
     fn row(&mut self, track: TrackId, ts: u64, dur: Option<u64>, depth: usize) {
         self.rows += 1;
-        self.track.append_value(int(track.0));
-        self.ts.append_value(int(ts));
-        self.dur.append_option(dur.map(int));
-        self.depth
-            .append_value(i32::try_from(depth).unwrap_or(i32::MAX));
+        append(&mut self.track, int(track.0));
+        append(&mut self.ts, int(ts));
+        if let Some(column) = &mut self.dur {
+            column.append_option(dur.map(int));
+        }
+        append(&mut self.depth, i32::try_from(depth).unwrap_or(i32::MAX));
     }
 
     fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
         let rows = std::mem::take(&mut self.rows);
         Ok(vec![
-            finish_numbers(&mut self.track, self.room),
-            finish_numbers(&mut self.ts, self.room),
-            finish_numbers(&mut self.dur, self.room),
-            finish_numbers(&mut self.depth, self.room),
-            self.name.finish()?,
-            self.category.finish()?,
-            finish_args(&mut self.args, rows, self.room),
+            finish_built(&mut self.track, self.room),
+            finish_built(&mut self.ts, self.room),
+            finish_built(&mut self.dur, self.room),
+            finish_built(&mut self.depth, self.room),
+            finish_dictionary(&mut self.name)?,
+            finish_dictionary(&mut self.category)?,
+            finish_args(&mut self.args, self.args_read, rows, self.room),
         ])
     }
 }
@@ -464,33 +551,43 @@ struct Instants {
     rows: usize,
     /// Rows a batch holds (room made for them up front).
     room: usize,
-    track: Int64Builder,
-    ts: Int64Builder,
-    name: Dictionary,
-    category: Dictionary,
+    track: Option<Int64Builder>,
+    ts: Option<Int64Builder>,
+    name: Option<Dictionary>,
+    category: Option<Dictionary>,
     /// The `args` column, when it is built (else it is all null).
     args: Option<StringBuilder>,
+    /// As [`Slices::args_read`].
+    args_read: bool,
 }
 
 impl Instants {
-    fn with_room(rows: usize, want_args: bool) -> Self {
+    /// As [`Slices::with_room`].
+    fn with_room(rows: usize, wanted: impl Fn(usize) -> bool, want_args: bool) -> Self {
+        let numbers = || Int64Builder::with_capacity(rows);
+        let text = || Dictionary::with_room(rows);
         Instants {
             room: rows,
-            track: Int64Builder::with_capacity(rows),
-            ts: Int64Builder::with_capacity(rows),
-            name: Dictionary::with_room(rows),
-            category: Dictionary::with_room(rows),
-            args: want_args.then(|| StringBuilder::with_capacity(rows, 0)),
-            ..Instants::default()
+            track: built(&wanted, 1, numbers),
+            ts: built(&wanted, 2, numbers),
+            name: built(&wanted, 3, text),
+            category: built(&wanted, 4, text),
+            args: built(&wanted, 5, || StringBuilder::with_capacity(rows, 0)).filter(|_| want_args),
+            args_read: wanted(5),
+            rows: 0,
         }
     }
 
     fn push(&mut self, e: &Event<'_>, args: Option<&str>) {
         self.rows += 1;
-        self.track.append_value(int(e.track.0));
-        self.ts.append_value(int(e.ts));
-        self.name.push_named(e.name_id, e.name);
-        self.category.push(e.category);
+        append(&mut self.track, int(e.track.0));
+        append(&mut self.ts, int(e.ts));
+        if let Some(name) = &mut self.name {
+            name.push_named(e.name_id, e.name);
+        }
+        if let Some(category) = &mut self.category {
+            category.push(e.category);
+        }
         if let Some(column) = &mut self.args {
             column.append_option(args);
         }
@@ -499,11 +596,11 @@ impl Instants {
     fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
         let rows = std::mem::take(&mut self.rows);
         Ok(vec![
-            finish_numbers(&mut self.track, self.room),
-            finish_numbers(&mut self.ts, self.room),
-            self.name.finish()?,
-            self.category.finish()?,
-            finish_args(&mut self.args, rows, self.room),
+            finish_built(&mut self.track, self.room),
+            finish_built(&mut self.ts, self.room),
+            finish_dictionary(&mut self.name)?,
+            finish_dictionary(&mut self.category)?,
+            finish_args(&mut self.args, self.args_read, rows, self.room),
         ])
     }
 }
@@ -511,28 +608,41 @@ impl Instants {
 #[derive(Default)]
 struct Counters {
     rows: usize,
-    track: Int64Builder,
-    ts: Int64Builder,
-    value: Float64Builder,
+    track: Option<Int64Builder>,
+    ts: Option<Int64Builder>,
+    value: Option<Float64Builder>,
 }
 
 impl Counters {
+    /// The columns `wanted` (by index in the schema).
+    fn new(wanted: impl Fn(usize) -> bool) -> Self {
+        Counters {
+            rows: 0,
+            track: built(&wanted, 1, Int64Builder::new),
+            ts: built(&wanted, 2, Int64Builder::new),
+            value: built(&wanted, 3, Float64Builder::new),
+        }
+    }
+
     fn push(&mut self, track: TrackId, ts: u64, value: CounterValue) {
         self.rows += 1;
-        self.track.append_value(int(track.0));
-        self.ts.append_value(int(ts));
-        self.value.append_value(match value {
-            CounterValue::Int(x) => x as f64,
-            CounterValue::Double(x) => x,
-        });
+        append(&mut self.track, int(track.0));
+        append(&mut self.ts, int(ts));
+        append(
+            &mut self.value,
+            match value {
+                CounterValue::Int(x) => x as f64,
+                CounterValue::Double(x) => x,
+            },
+        );
     }
 
     fn finish(&mut self) -> Vec<ArrayRef> {
         self.rows = 0;
         vec![
-            Arc::new(self.track.finish()),
-            Arc::new(self.ts.finish()),
-            Arc::new(self.value.finish()),
+            finish_built(&mut self.track, 0),
+            finish_built(&mut self.ts, 0),
+            finish_built(&mut self.value, 0),
         ]
     }
 }

@@ -87,8 +87,6 @@ pub(crate) struct CapturePartition {
     pub(crate) columns: Option<Arc<[usize]>>,
     pub(crate) queue: Arc<Queue>,
     pub(crate) batch_rows: usize,
-    /// Whether the scan reads an `args` column (else its JSON is not built).
-    pub(crate) args: bool,
     pub(crate) faults: Arc<Faults>,
 }
 
@@ -103,14 +101,18 @@ impl PartitionStream for CapturePartition {
         let queue = Arc::clone(&self.queue);
         let cursor = queue.cursor(self.index);
         let batch_rows = self.batch_rows;
-        let args = self.args;
         let faults = Arc::clone(&self.faults);
         let schema = Arc::clone(&self.schema);
         let columns = self.columns.clone();
         std::thread::spawn(move || {
             let captures = std::iter::from_fn(|| queue.take(&cursor));
-            let out = (table, columns.as_deref(), &schema);
-            parse(out, captures, (batch_rows, args), &faults, &tx);
+            parse(
+                (table, columns, &schema),
+                captures,
+                batch_rows,
+                &faults,
+                &tx,
+            );
         });
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
@@ -124,13 +126,13 @@ impl PartitionStream for CapturePartition {
 
 type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
 
-/// Parses `captures` one after the other for `table`, sending their batches' `columns` (all
-/// of them for `None`) in the engine's `schema`; stops when the engine drops the stream (a
-/// `LIMIT` met, a query cancelled).
+/// Parses `captures` one after the other for `table`, sending their batches of `columns` (all
+/// of them for `None`; the others are not built) in the engine's `schema`; stops when the
+/// engine drops the stream (a `LIMIT` met, a query cancelled).
 fn parse<'q>(
-    (table, columns, schema): (Table, Option<&[usize]>, &SchemaRef),
+    (table, columns, schema): (Table, Option<Arc<[usize]>>, &SchemaRef),
     captures: impl Iterator<Item = &'q CaptureFile>,
-    (batch_rows, args): (usize, bool),
+    batch_rows: usize,
     faults: &Faults,
     tx: &Sender,
 ) {
@@ -139,15 +141,11 @@ fn parse<'q>(
             let options = Options {
                 batch_rows,
                 path: Some(capture.source.absolute_path()),
-                args,
+                columns: columns.clone(),
                 format: Some(capture.format),
                 ..Options::only(table)
             };
             let mut send = |_table: Table, batch: RecordBatch| {
-                let batch = match columns {
-                    Some(columns) => batch.project(columns)?,
-                    None => batch,
-                };
                 tx.blocking_send(Ok(cast::batch(&batch, schema)?))
                     .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
             };

@@ -74,10 +74,6 @@ impl InputTable {
         n: usize,
         (projection, schema): (Option<&Vec<usize>>, &SchemaRef),
     ) -> Vec<Arc<dyn PartitionStream>> {
-        let args = match (self.schema.index_of("args"), projection) {
-            (Ok(i), Some(p)) => p.contains(&i),
-            _ => true,
-        };
         let columns: Option<Arc<[usize]>> = projection.map(|p| p.as_slice().into());
         let mut chosen: Vec<&CaptureFile> =
             keep.iter().filter_map(|&i| self.captures.get(i)).collect();
@@ -98,7 +94,6 @@ impl InputTable {
                     columns: columns.clone(),
                     queue: Arc::clone(&queue),
                     batch_rows: self.batch_rows,
-                    args,
                     faults: Arc::clone(&self.faults),
                 }) as Arc<dyn PartitionStream>
             })
