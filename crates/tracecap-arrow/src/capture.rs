@@ -22,7 +22,7 @@ pub struct Options {
     pub path: Option<String>,
     /// Whether the `args` columns of `slices` and `instants` are built. Default: true. When
     /// false they are null, the adapters are told that no arguments are read
-    /// ([`tracecap::timeline::Sink::wants_args`]) and skip decoding and rendering them, and no
+    /// ([`tracecap::timeline::Sink::wants`]) and skip decoding and rendering them, and no
     /// JSON is written: for a reader that does not look at them (a query that does not select
     /// them).
     pub args: bool,

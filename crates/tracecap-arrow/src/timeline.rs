@@ -21,7 +21,7 @@ use arrow_array::types::{ArrowPrimitiveType, Int32Type};
 use arrow_array::{new_empty_array, new_null_array, ArrayRef};
 use arrow_schema::{ArrowError, DataType};
 use tracecap::export::write_args;
-use tracecap::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind};
+use tracecap::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Wants};
 
 use crate::columns::{finish_numbers, finish_text, int};
 use crate::dictionary::{Dictionary, Key};
@@ -251,8 +251,17 @@ impl Sink for TimelineTables<'_, '_> {
         (self.progress)(done);
     }
 
-    fn wants_args(&self) -> bool {
-        self.want_args
+    /// The kinds of event of the tables wanted; every kind when `tracks` or `captures` is
+    /// (the tracks of every kind are listed, and the `captures` row counts every event).
+    fn wants(&self) -> Wants {
+        let everything = self.out.wants(Table::Tracks) || self.out.wants(Table::Captures);
+        let wants = |table| everything || self.out.wants(table);
+        Wants {
+            slices: wants(Table::Slices),
+            instants: wants(Table::Instants),
+            counters: wants(Table::Counters),
+            args: self.want_args,
+        }
     }
 }
 

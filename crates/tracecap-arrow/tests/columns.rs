@@ -2,6 +2,8 @@
 //! those columns of what a walk of every column hands over: the columns it does not build change
 //! nothing in the ones it does.
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -45,15 +47,7 @@ fn captures() -> Vec<PathBuf> {
         samples.join("sample_small.prof"),
         samples.join("gen_small.prof"),
     ];
-    for (format, ext) in [
-        ("easyprofiler", "prof"),
-        ("syscall", "dat"),
-        ("apitrace", "trace"),
-        ("wtf", "wtf-trace"),
-        ("orbit", "orbit"),
-    ] {
-        files.extend(tracecap_testkit::corpus_paths(format, &[], ext));
-    }
+    files.extend(common::corpus_files());
     files
 }
 

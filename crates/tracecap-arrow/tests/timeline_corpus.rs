@@ -4,16 +4,7 @@ mod common;
 
 #[test]
 fn every_corpus_capture_matches_chrome_json() {
-    let mut files = Vec::new();
-    for (format, ext) in [
-        ("easyprofiler", "prof"),
-        ("syscall", "dat"),
-        ("apitrace", "trace"),
-        ("wtf", "wtf-trace"),
-        ("orbit", "orbit"),
-    ] {
-        files.extend(tracecap_testkit::corpus_paths(format, &[], ext));
-    }
+    let files = common::corpus_files();
     if files.is_empty() {
         return;
     }

@@ -4,7 +4,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use tracecap::export::{ChromeJson, Perfetto, Target};
-use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId};
+use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, Wants};
 use tracecap::{ConvertError, Stats};
 
 use crate::destination::Destination;
@@ -71,8 +71,8 @@ impl<S: Sink> Sink for Progress<'_, S> {
             bar.set(done);
         }
     }
-    fn wants_args(&self) -> bool {
-        self.inner.wants_args()
+    fn wants(&self) -> Wants {
+        self.inner.wants()
     }
 }
 

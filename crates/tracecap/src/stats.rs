@@ -1,8 +1,9 @@
 //! Counting what goes through a sink: the summary `tracecap convert` prints.
 
-use crate::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind};
+use crate::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind, Wants};
 
-/// Counts of a converted timeline.
+/// Counts of a converted timeline: of what reached the sink, so a sink that does not read a kind
+/// of event ([`Sink::wants`]) sees none counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Tracks of every kind.
@@ -113,7 +114,7 @@ impl<S: Sink> Sink for Counting<S> {
         self.inner.progress(done, total)
     }
 
-    fn wants_args(&self) -> bool {
-        self.inner.wants_args()
+    fn wants(&self) -> Wants {
+        self.inner.wants()
     }
 }

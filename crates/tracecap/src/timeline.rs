@@ -252,12 +252,61 @@ pub trait Sink {
         let _ = (done, total);
     }
 
-    /// Whether the sink reads the events' [`Event::args`]. When it does not, an adapter may pass
-    /// events with fewer arguments, or none, and skip the work of decoding and rendering them;
-    /// the tracks, names, categories, times and flows it sends are the same either way. Asked
-    /// once, before the first call.
-    fn wants_args(&self) -> bool {
-        true
+    /// What the sink reads of the timeline. An adapter skips the calls of the kinds it does not
+    /// read, and may skip the work of making them; without [`Wants::args`] it may pass events
+    /// with fewer arguments, or none, and skip decoding and rendering them. The tracks, and the
+    /// names, categories, times and flows of the events it does send, are the same either way.
+    /// Asked once, before the first call.
+    fn wants(&self) -> Wants {
+        Wants::ALL
+    }
+}
+
+/// What a sink reads of the timeline ([`Sink::wants`]). Tracks are always declared.
+///
+/// ```
+/// use tracecap::timeline::Wants;
+///
+/// let slices_only = Wants { slices: true, ..Wants::NOTHING };
+/// assert!(!slices_only.args && !slices_only.instants);
+/// assert_eq!(Wants::ALL.without_args(), Wants { args: false, ..Wants::ALL });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wants {
+    /// Slices: [`Sink::begin`], [`Sink::end`] and [`Sink::complete`].
+    pub slices: bool,
+    /// Instants: [`Sink::instant`].
+    pub instants: bool,
+    /// Counter samples: [`Sink::counter`].
+    pub counters: bool,
+    /// The arguments of the events sent ([`Event::args`]).
+    pub args: bool,
+}
+
+impl Wants {
+    /// Every event, with its arguments.
+    pub const ALL: Wants = Wants {
+        slices: true,
+        instants: true,
+        counters: true,
+        args: true,
+    };
+
+    /// No event (tracks only).
+    pub const NOTHING: Wants = Wants {
+        slices: false,
+        instants: false,
+        counters: false,
+        args: false,
+    };
+
+    /// The same events, without their arguments.
+    #[must_use]
+    pub const fn without_args(self) -> Wants {
+        Wants {
+            args: false,
+            ..self
+        }
     }
 }
 
@@ -303,8 +352,9 @@ impl Sink for Discard {
     fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
         Ok(())
     }
-    fn wants_args(&self) -> bool {
-        false
+    /// Every event, so that the counts of a walk are a conversion's; no arguments.
+    fn wants(&self) -> Wants {
+        Wants::ALL.without_args()
     }
 }
 
@@ -332,7 +382,7 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     fn progress(&mut self, done: u64, total: u64) {
         (**self).progress(done, total)
     }
-    fn wants_args(&self) -> bool {
-        (**self).wants_args()
+    fn wants(&self) -> Wants {
+        (**self).wants()
     }
 }

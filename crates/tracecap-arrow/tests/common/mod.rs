@@ -10,6 +10,21 @@ use arrow_array::{Array, RecordBatch};
 use serde_json::Value;
 use tracecap_arrow::{capture_batches, CaptureSummary, Options, Table};
 
+/// Every corpus capture of every format (none without the corpus).
+pub fn corpus_files() -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for (format, ext) in [
+        ("easyprofiler", "prof"),
+        ("syscall", "dat"),
+        ("apitrace", "trace"),
+        ("wtf", "wtf-trace"),
+        ("orbit", "orbit"),
+    ] {
+        files.extend(tracecap_testkit::corpus_paths(format, &[], ext));
+    }
+    files
+}
+
 /// Every batch of every table of `data`, by table, with the summary.
 pub fn batches(
     id: &str,

@@ -16,7 +16,7 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::fast::RandomState;
-use tracecap::timeline::{ByNameId, CounterValue, Event, Sink, Track, TrackId};
+use tracecap::timeline::{ByNameId, CounterValue, Event, Sink, Track, TrackId, Wants};
 use tracecap::{ConvertError, FormatError};
 use tracecap_arrow::arrow_schema::ArrowError;
 use tracecap_arrow::dataset::CaptureFile;
@@ -195,8 +195,11 @@ impl Sink for StackSink {
         Ok(())
     }
 
-    fn wants_args(&self) -> bool {
-        false
+    fn wants(&self) -> Wants {
+        Wants {
+            slices: true,
+            ..Wants::NOTHING
+        }
     }
 }
 

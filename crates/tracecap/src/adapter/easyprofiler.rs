@@ -486,6 +486,11 @@ fn emit_value<S: Sink>(
     counters: &mut BTreeMap<u32, TrackId>,
     text: &mut String,
 ) -> Result<(), ConvertError<S::Error>> {
+    let wants = ctx.out.wants();
+    if !wants.counters && !wants.instants && counters.contains_key(&v.id) {
+        // A sample of a counter already declared, which nobody reads.
+        return Ok(());
+    }
     let desc = ctx.descs.get(v.id as usize);
     let name: &str = desc.map_or("value", |d| &d.name);
     if let Some(value) = counter_value(v) {

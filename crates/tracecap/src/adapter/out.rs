@@ -2,32 +2,39 @@
 //! errors come back as [`ConvertError::Sink`], so an adapter writes `out.end(track, ts)?`.
 
 use crate::error::ConvertError;
-use crate::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind};
+use crate::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind, Wants};
 
 /// What an adapter's writes return.
 pub(super) type Written<S> = Result<(), ConvertError<<S as Sink>::Error>>;
 
-/// A sink, the next track id, and whether the sink reads arguments.
+/// A sink, the next track id, and what the sink reads: the calls of a kind of event it does not
+/// read are not made.
 pub(super) struct Out<'s, S: Sink> {
     pub(super) sink: &'s mut S,
     last_track: u64,
-    want_args: bool,
+    wants: Wants,
 }
 
 impl<'s, S: Sink> Out<'s, S> {
     /// Writes into `sink`; the first track gets id `first_track`.
     pub(super) fn new(sink: &'s mut S, first_track: u64) -> Self {
         Out {
-            want_args: sink.wants_args(),
+            wants: sink.wants(),
             sink,
             last_track: first_track.saturating_sub(1),
         }
     }
 
-    /// Whether the sink reads events' arguments ([`Sink::wants_args`], asked once): when not,
-    /// an adapter need not decode or render them.
+    /// What the sink reads ([`Sink::wants`], asked once): an adapter need not make what it
+    /// does not.
+    pub(super) fn wants(&self) -> Wants {
+        self.wants
+    }
+
+    /// Whether the sink reads events' arguments: when not, an adapter need not decode or render
+    /// them.
     pub(super) fn wants_args(&self) -> bool {
-        self.want_args
+        self.wants.args
     }
 
     /// A new track id, not yet declared to the sink.
@@ -68,30 +75,45 @@ impl<'s, S: Sink> Out<'s, S> {
     /// Opens a slice.
     #[inline]
     pub(super) fn begin(&mut self, event: &Event<'_>) -> Written<S> {
+        if !self.wants.slices {
+            return Ok(());
+        }
         self.sink.begin(event).map_err(ConvertError::Sink)
     }
 
     /// Closes the innermost open slice of `track`.
     #[inline]
     pub(super) fn end(&mut self, track: TrackId, ts: u64) -> Written<S> {
+        if !self.wants.slices {
+            return Ok(());
+        }
         self.sink.end(track, ts).map_err(ConvertError::Sink)
     }
 
     /// A slice whose duration is known.
     #[inline]
     pub(super) fn complete(&mut self, event: &Event<'_>, dur: u64) -> Written<S> {
+        if !self.wants.slices {
+            return Ok(());
+        }
         self.sink.complete(event, dur).map_err(ConvertError::Sink)
     }
 
     /// An instant.
     #[inline]
     pub(super) fn instant(&mut self, event: &Event<'_>) -> Written<S> {
+        if !self.wants.instants {
+            return Ok(());
+        }
         self.sink.instant(event).map_err(ConvertError::Sink)
     }
 
     /// A counter sample.
     #[inline]
     pub(super) fn counter(&mut self, track: TrackId, ts: u64, value: CounterValue) -> Written<S> {
+        if !self.wants.counters {
+            return Ok(());
+        }
         self.sink
             .counter(track, ts, value)
             .map_err(ConvertError::Sink)

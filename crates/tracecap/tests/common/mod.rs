@@ -8,7 +8,7 @@ pub mod orbit;
 
 use std::collections::HashMap;
 
-use tracecap::timeline::{CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind};
+use tracecap::timeline::{CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind, Wants};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ev {
@@ -109,14 +109,26 @@ impl Sink for Recorder {
 
 /// Writes down every call of a walk as a line, arguments apart, for comparing a walk for a sink
 /// that reads arguments with one for a sink that does not.
-#[derive(Default)]
 pub struct Log {
-    /// What [`Sink::wants_args`] answers.
+    /// Whether [`Sink::wants`] asks for arguments.
     pub args: bool,
+    /// The kinds of event [`Sink::wants`] asks for (its `args` aside).
+    pub kinds: Wants,
     /// One line per call: what it is, its track, times, name, category and flows.
     pub lines: Vec<String>,
     /// One line per argument received, with the index of its call's line.
     pub arg_lines: Vec<String>,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Log {
+            args: false,
+            kinds: Wants::ALL,
+            lines: Vec::new(),
+            arg_lines: Vec::new(),
+        }
+    }
 }
 
 impl Log {
@@ -160,8 +172,11 @@ impl Sink for Log {
         self.lines.push(format!("counter {track:?} {ts} {v:?}"));
         Ok(())
     }
-    fn wants_args(&self) -> bool {
-        self.args
+    fn wants(&self) -> Wants {
+        Wants {
+            args: self.args,
+            ..self.kinds
+        }
     }
 }
 
@@ -189,4 +204,65 @@ pub fn same_without_args(format: tracecap::Format, bytes: &[u8], what: &str) -> 
         assert_eq!(a, b, "{what}: call {i} differs");
     }
     (with.arg_lines.len(), without.arg_lines.len())
+}
+
+/// Walks `bytes` as `format` for a sink that reads every kind of event and for sinks that each
+/// read one kind (slices, instants, counters), and checks that each of those hears the same
+/// tracks, the calls of its kind as the first heard them, and the same fault. Returns the
+/// number of calls of each kind.
+pub fn same_for_fewer_kinds(format: tracecap::Format, bytes: &[u8], what: &str) -> [usize; 3] {
+    let walk = |kinds| {
+        let mut log = Log {
+            args: true,
+            kinds,
+            ..Log::default()
+        };
+        let (_, result) = tracecap::adapter::convert_counted(format, bytes, &mut log);
+        (log.lines, format!("{result:?}"))
+    };
+    let (all, all_end) = walk(Wants::ALL);
+    let kinds: [(Wants, &[&str]); 3] = [
+        (
+            Wants {
+                slices: true,
+                ..Wants::NOTHING
+            },
+            &["begin ", "end ", "complete "],
+        ),
+        (
+            Wants {
+                instants: true,
+                ..Wants::NOTHING
+            },
+            &["instant "],
+        ),
+        (
+            Wants {
+                counters: true,
+                ..Wants::NOTHING
+            },
+            &["counter "],
+        ),
+    ];
+    let mut counts = [0; 3];
+    for ((kinds, calls), count) in kinds.into_iter().zip(&mut counts) {
+        let (some, some_end) = walk(kinds);
+        assert_eq!(all_end, some_end, "{what}: {kinds:?}: the fault differs");
+        let of_kind = |line: &&String| calls.iter().any(|c| line.starts_with(c));
+        let expected: Vec<&String> = all
+            .iter()
+            .filter(|l| l.starts_with("Track") || of_kind(l))
+            .collect();
+        let heard: Vec<&String> = some.iter().collect();
+        assert_eq!(
+            expected.len(),
+            heard.len(),
+            "{what}: {kinds:?}: calls differ"
+        );
+        for (i, (a, b)) in expected.iter().zip(&heard).enumerate() {
+            assert_eq!(a, b, "{what}: {kinds:?}: call {i} differs");
+        }
+        *count = some.iter().filter(of_kind).count();
+    }
+    counts
 }
