@@ -72,7 +72,7 @@ impl<'a> Emit<'a> {
     /// first, `capture`, which is added here). Nothing is sent for zero rows or an unwanted table.
     pub(crate) fn emit(&mut self, table: Table, columns: Vec<ArrayRef>) -> Result<(), ArrowError> {
         let rows = columns.first().map_or(0, |c| c.len());
-        self.emit_rows(table, rows, columns)
+        self.emit_rows(table, (rows, columns))
     }
 
     /// [`Emit::emit`] of a batch of `rows` rows, whose unwanted columns (see
@@ -80,8 +80,7 @@ impl<'a> Emit<'a> {
     pub(crate) fn emit_rows(
         &mut self,
         table: Table,
-        rows: usize,
-        columns: Vec<ArrayRef>,
+        (rows, columns): (usize, Vec<ArrayRef>),
     ) -> Result<(), ArrowError> {
         if rows == 0 || !self.wants(table) {
             return Ok(());

@@ -103,12 +103,9 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
             ..
         } = self;
         out.emit(Table::Tracks, tracks.finish())?;
-        let rows = slices.rows;
-        out.emit_rows(Table::Slices, rows, slices.finish()?)?;
-        let rows = instants.rows;
-        out.emit_rows(Table::Instants, rows, instants.finish()?)?;
-        let rows = counters.rows;
-        out.emit_rows(Table::Counters, rows, counters.finish())
+        out.emit_rows(Table::Slices, slices.finish()?)?;
+        out.emit_rows(Table::Instants, instants.finish()?)?;
+        out.emit_rows(Table::Counters, counters.finish())
     }
 
     /// `args` as JSON text in `self.args`; false when there are none (or they are not wanted),
@@ -131,9 +128,7 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
     /// Hands over the slices so far; the open slices' keys move to the next batch's
     /// dictionaries.
     fn flush_slices(&mut self) -> Result<(), ArrowError> {
-        let rows = self.slices.rows;
-        self.out
-            .emit_rows(Table::Slices, rows, self.slices.finish()?)?;
+        self.out.emit_rows(Table::Slices, self.slices.finish()?)?;
         for stack in self.stacks.iter_mut() {
             for open in stack.open_mut() {
                 if let Some(name) = &mut self.slices.name {
@@ -227,9 +222,8 @@ impl Sink for TimelineTables<'_, '_> {
         let args = has_args.then_some(self.args.as_slice()).and_then(utf8);
         self.instants.push(event, args);
         if self.full(self.instants.rows) {
-            let rows = self.instants.rows;
             self.out
-                .emit_rows(Table::Instants, rows, self.instants.finish()?)?;
+                .emit_rows(Table::Instants, self.instants.finish()?)?;
         }
         Ok(())
     }
@@ -240,9 +234,8 @@ impl Sink for TimelineTables<'_, '_> {
         }
         self.counters.push(track, ts, value);
         if self.full(self.counters.rows) {
-            let rows = self.counters.rows;
             self.out
-                .emit_rows(Table::Counters, rows, self.counters.finish())?;
+                .emit_rows(Table::Counters, self.counters.finish())?;
         }
         Ok(())
     }
@@ -541,9 +534,10 @@ impl Slices {
         append(&mut self.depth, i32::try_from(depth).unwrap_or(i32::MAX));
     }
 
-    fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
+    /// The rows so far: their number, and a column each (placeholders for those not built).
+    fn finish(&mut self) -> Result<(usize, Vec<ArrayRef>), ArrowError> {
         let rows = std::mem::take(&mut self.rows);
-        Ok(vec![
+        let columns = vec![
             finish_built(&mut self.track, self.room),
             finish_built(&mut self.ts, self.room),
             finish_built(&mut self.dur, self.room),
@@ -551,7 +545,8 @@ impl Slices {
             finish_dictionary(&mut self.name)?,
             finish_dictionary(&mut self.category)?,
             finish_args(&mut self.args, self.args_read, rows, self.room),
-        ])
+        ];
+        Ok((rows, columns))
     }
 }
 
@@ -602,15 +597,17 @@ impl Instants {
         }
     }
 
-    fn finish(&mut self) -> Result<Vec<ArrayRef>, ArrowError> {
+    /// The rows so far: their number, and a column each (placeholders for those not built).
+    fn finish(&mut self) -> Result<(usize, Vec<ArrayRef>), ArrowError> {
         let rows = std::mem::take(&mut self.rows);
-        Ok(vec![
+        let columns = vec![
             finish_built(&mut self.track, self.room),
             finish_built(&mut self.ts, self.room),
             finish_dictionary(&mut self.name)?,
             finish_dictionary(&mut self.category)?,
             finish_args(&mut self.args, self.args_read, rows, self.room),
-        ])
+        ];
+        Ok((rows, columns))
     }
 }
 
@@ -646,12 +643,13 @@ impl Counters {
         );
     }
 
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        self.rows = 0;
-        vec![
+    /// As [`Slices::finish`].
+    fn finish(&mut self) -> (usize, Vec<ArrayRef>) {
+        let columns = vec![
             finish_built(&mut self.track, 0),
             finish_built(&mut self.ts, 0),
             finish_built(&mut self.value, 0),
-        ]
+        ];
+        (std::mem::take(&mut self.rows), columns)
     }
 }

@@ -7,7 +7,7 @@ use crate::bookmark::Bookmark;
 use crate::capture::{read_signature, records_missing, Capture};
 use crate::context_switch::ContextSwitch;
 use crate::error::Error;
-use crate::fast::Run;
+use crate::fast::{Run, Walk};
 use crate::lookup::KindLookup;
 use crate::record::{read_record, Record};
 use crate::thread::{read_thread_head, Thread};
@@ -303,6 +303,36 @@ impl<'a, K: KindLookup> Iterator for Events<'a, K> {
     }
 }
 
+impl<'a, K: KindLookup> Walk<'a> for Events<'a, K> {
+    type Item = Item<'a>;
+    type Kinds = K;
+
+    #[inline(always)]
+    fn kinds(&self) -> &K {
+        &self.kinds
+    }
+
+    #[inline(always)]
+    fn item(record: Record<'a>) -> Item<'a> {
+        Item::Record(record)
+    }
+
+    #[inline(always)]
+    fn take_run(&self) -> Run<'a> {
+        Events::take_run(self)
+    }
+
+    #[inline(always)]
+    fn put_run(&mut self, run: &Run<'a>) {
+        Events::put_run(self, run)
+    }
+
+    #[inline(always)]
+    fn next_checked(&mut self) -> Option<Result<Item<'a>, Error>> {
+        self.next_slow()
+    }
+}
+
 impl<'a, K: KindLookup> Events<'a, K> {
     /// Gives every remaining item to `f`, in file order, as the iterator would yield them; stops
     /// at the first error (the file's, or one `f` returns) and returns it.
@@ -310,31 +340,11 @@ impl<'a, K: KindLookup> Events<'a, K> {
     /// The same walk as iterating, but faster when `f` is small enough to inline: records are read
     /// in a loop over the thread's bytes, and each item goes straight to `f` instead of through
     /// `Option<Result<Item>>`.
-    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    pub fn try_for_each_event<F>(&mut self, f: F) -> Result<(), Error>
     where
         F: FnMut(Item<'a>) -> Result<(), Error>,
     {
-        let mut run = self.take_run();
-        loop {
-            // One call site for `f`, so that it is inlined and the item never built in memory.
-            let item = match run.next(&self.kinds) {
-                Some(rec) => Item::Record(rec),
-                None => {
-                    self.put_run(&run);
-                    let item = match self.next_slow() {
-                        Some(Ok(item)) => item,
-                        Some(Err(e)) => return Err(e),
-                        None => return Ok(()),
-                    };
-                    run = self.take_run();
-                    item
-                }
-            };
-            if let Err(e) = f(item) {
-                self.put_run(&run);
-                return Err(e);
-            }
-        }
+        crate::fast::try_for_each(self, f)
     }
 
     /// The fast path's view of where the walk stands: the current thread's records still to

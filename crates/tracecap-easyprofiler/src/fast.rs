@@ -1,6 +1,8 @@
 //! The hot path: whole, well-formed records read straight from the bytes, through the split
-//! reads of [`tracecap_wire::fast`], one at a time from a thread's [`Run`] of records. (The full
-//! walk's own loop, which reads, nests and visits records in one pass, is in `visit.rs`.) Each
+//! reads of [`tracecap_wire::fast`], one at a time from a thread's [`Run`] of records, and
+//! [`try_for_each`], the loop of `Events::try_for_each_event` and `Records::try_for_each_record`.
+//! (The full walk's own loop, which reads, nests and visits records in one pass, is in
+//! `visit.rs`.) Each
 //! function here reads what the checked readers read, or gives up (`None`, or leaving the run
 //! where it stopped) and lets the checked reader find and report the fault;
 //! `tests/fast_path.rs` holds the two to the same records and faults.
@@ -12,6 +14,7 @@ use tracecap_wire::fast::{split_bytes, split_u16_le, touch_ahead};
 use tracecap_wire::zerocopy::FromBytes;
 
 use crate::descriptor::DescriptorKind;
+use crate::error::Error;
 use crate::lookup::KindLookup;
 use crate::record::{Block, Record, RecordHead, Value, ValueHead};
 use crate::value::DataType;
@@ -45,6 +48,58 @@ impl<'a> Run<'a> {
         self.rest = after;
         self.left -= 1;
         Some(rec)
+    }
+}
+
+/// A walk the fast path drives ([`crate::Events`], [`crate::Records`]): where it stands as a
+/// [`Run`], and its checked reader for what a run does not cover.
+pub(crate) trait Walk<'a> {
+    /// What the walk yields.
+    type Item;
+    /// The descriptor kinds its records are read with.
+    type Kinds: KindLookup;
+    fn kinds(&self) -> &Self::Kinds;
+    /// A record read by the fast path, as an item.
+    fn item(record: Record<'a>) -> Self::Item;
+    /// The records still to read, for the fast path.
+    fn take_run(&self) -> Run<'a>;
+    /// Hands the position of a run taken by [`Walk::take_run`] back.
+    fn put_run(&mut self, run: &Run<'a>);
+    /// The next item from the checked reader: `None` at the end.
+    fn next_checked(&mut self) -> Option<Result<Self::Item, Error>>;
+}
+
+/// Gives every remaining item of `walk` to `f`, in order, as the checked reader would yield
+/// them; stops at the first error (the file's, or one `f` returns) and returns it. Records are
+/// read by the fast path while they are whole and well-formed, and by the checked reader
+/// otherwise.
+#[inline(always)]
+pub(crate) fn try_for_each<'a, W, E, F>(walk: &mut W, mut f: F) -> Result<(), E>
+where
+    W: Walk<'a>,
+    E: From<Error>,
+    F: FnMut(W::Item) -> Result<(), E>,
+{
+    let mut run = walk.take_run();
+    loop {
+        // One call site for `f`, so that it is inlined and the item never built in memory.
+        let item = match run.next(walk.kinds()) {
+            Some(record) => W::item(record),
+            None => {
+                walk.put_run(&run);
+                let item = match walk.next_checked() {
+                    Some(Ok(item)) => item,
+                    Some(Err(e)) => return Err(e.into()),
+                    None => return Ok(()),
+                };
+                run = walk.take_run();
+                item
+            }
+        };
+        if let Err(e) = f(item) {
+            walk.put_run(&run);
+            return Err(e);
+        }
     }
 }
 

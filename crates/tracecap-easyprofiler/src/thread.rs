@@ -5,7 +5,7 @@ use tracecap_wire::Reader;
 use crate::context_switch::ContextSwitch;
 use crate::descriptor::until_nul;
 use crate::error::Error;
-use crate::fast::Run;
+use crate::fast::{Run, Walk};
 use crate::lookup::KindLookup;
 use crate::record::{read_record, Record};
 use crate::version::Version;
@@ -329,32 +329,27 @@ impl<'a, K: KindLookup> Records<'a, K> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn try_for_each_record<E, F>(&mut self, mut f: F) -> Result<(), E>
+    pub fn try_for_each_record<E, F>(&mut self, f: F) -> Result<(), E>
     where
         E: From<Error>,
         F: FnMut(Record<'a>) -> Result<(), E>,
     {
-        let mut run = self.take_run();
-        loop {
-            // One call site for `f`, so that it is inlined.
-            let record = match run.next(&self.kinds) {
-                Some(record) => record,
-                None => {
-                    self.put_run(&run);
-                    let record = match self.next() {
-                        Some(Ok(record)) => record,
-                        Some(Err(e)) => return Err(e.into()),
-                        None => return Ok(()),
-                    };
-                    run = self.take_run();
-                    record
-                }
-            };
-            if let Err(e) = f(record) {
-                self.put_run(&run);
-                return Err(e);
-            }
-        }
+        crate::fast::try_for_each(self, f)
+    }
+}
+
+impl<'a, K: KindLookup> Walk<'a> for Records<'a, K> {
+    type Item = Record<'a>;
+    type Kinds = K;
+
+    #[inline(always)]
+    fn kinds(&self) -> &K {
+        &self.kinds
+    }
+
+    #[inline(always)]
+    fn item(record: Record<'a>) -> Record<'a> {
+        record
     }
 
     /// The records still to read, for the fast path (none after a fault).
@@ -368,7 +363,6 @@ impl<'a, K: KindLookup> Records<'a, K> {
         }
     }
 
-    /// Hands the position of a run taken by [`Records::take_run`] back to the iterator.
     #[inline(always)]
     fn put_run(&mut self, run: &Run<'a>) {
         if !self.failed {
@@ -377,6 +371,11 @@ impl<'a, K: KindLookup> Records<'a, K> {
                 .r
                 .skip(self.r.remaining().saturating_sub(run.rest.len()));
         }
+    }
+
+    #[inline(always)]
+    fn next_checked(&mut self) -> Option<Result<Record<'a>, Error>> {
+        self.next()
     }
 }
 
