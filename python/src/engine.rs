@@ -114,7 +114,7 @@ impl Sides {
                 let all = batches
                     .map(|b| b.and_then(|b| plain::batch(&schema, &b)))
                     .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| tracecap_query::Error::Query(e.into()))?;
+                    .map_err(tracecap_query::Error::from)?;
                 Ok((schema, all))
             })
             .map_err(query_error)?;

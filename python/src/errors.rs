@@ -1,6 +1,7 @@
 //! The exceptions: a bad capture raises `CaptureError` (a `ValueError`) with `.path`, `.format`
 //! and `.offset`; I/O errors raise `OSError` (its subclasses, such as `FileNotFoundError`);
-//! SQL that cannot be planned or run raises `ValueError` with the engine's message.
+//! SQL that cannot be planned or run raises `ValueError` with the engine's message, and so does a
+//! dataset's Parquet file that cannot be read (the message names it).
 
 use std::ffi::CString;
 use std::fmt::Display;
@@ -54,6 +55,8 @@ pub(crate) fn query_error(e: tracecap_query::Error) -> PyErr {
     match e {
         tracecap_query::Error::Io(io) => io.into(),
         tracecap_query::Error::Inputs(e) => arrow_error(e),
+        // A dataset's file that cannot be read: bad data, named in the message.
+        tracecap_query::Error::Dataset(e) => PyValueError::new_err(e.to_string()),
         // A file that shrank under a query fails it with an I/O error (the rest are the SQL's).
         tracecap_query::Error::Query(e) => match e.find_root() {
             datafusion::error::DataFusionError::IoError(io) => PyOSError::new_err(io.to_string()),

@@ -5,6 +5,7 @@ computed in plain Python, and against the `tracecap` CLI."""
 import hashlib
 import json
 import math
+import re
 import shutil
 import warnings
 
@@ -295,6 +296,22 @@ def test_export_refuses_a_folder_with_files(tmp_path, sample_path):
     with pytest.raises((ValueError, OSError)):
         tracecap.export(sample_path, tmp_path / "ds")
     assert [p.name for p in (tmp_path / "ds").iterdir()] == ["notes.txt"]
+
+
+@pytest.mark.parametrize("damage", ["cut", "pages"])
+def test_query_names_a_damaged_dataset_file(tmp_path, damage):
+    tracecap.export(str(SAMPLES), tmp_path / "ds")
+    part = sorted((tmp_path / "ds" / "slices").glob("*.parquet"))[0]
+    data = bytearray(part.read_bytes())
+    if damage == "cut":
+        del data[100:]
+    else:
+        # The footer intact: the reader fails decoding the pages, after it read them.
+        for i in range(200, min(1200, len(data) // 2)):
+            data[i] ^= 0x5A
+    part.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="damaged Parquet file " + re.escape(str(part))):
+        pa.table(tracecap.query("select * from slices", tmp_path / "ds"))
 
 
 @pytest.mark.parametrize("format", ["easyprofiler", "syscall", "apitrace", "wtf", "orbit"])

@@ -504,7 +504,8 @@ fn read_ids(path: &Path, ids: &mut HashSet<String>) -> Result<(), Error> {
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err)?;
     let mask = ProjectionMask::roots(builder.parquet_schema(), [0]);
     for batch in builder.with_projection(mask).build().map_err(parquet_err)? {
-        let batch = batch?;
+        let batch =
+            batch.map_err(|e| io_error(path, std::io::ErrorKind::InvalidData, &e.to_string()))?;
         let col = batch.column(0);
         for i in 0..col.len() {
             if let Some(id) = text(col.as_ref(), i) {
@@ -798,7 +799,9 @@ pub fn read_table(dir: &Path, table: Table) -> Result<Vec<RecordBatch>, Error> {
             .and_then(|b| b.build())
             .map_err(parquet_err)?;
         for batch in reader {
-            batches.push(batch?);
+            let batch = batch
+                .map_err(|e| io_error(&path, std::io::ErrorKind::InvalidData, &e.to_string()))?;
+            batches.push(batch);
         }
     }
     Ok(batches)

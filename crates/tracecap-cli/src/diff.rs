@@ -3,12 +3,33 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use tracecap_query::datafusion::arrow::array::{ArrayRef, AsArray, StringArray};
+use tracecap_query::datafusion::arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef};
+use tracecap_query::datafusion::arrow::error::ArrowError;
+use tracecap_query::datafusion::arrow::record_batch::{
+    RecordBatch, RecordBatchIterator, RecordBatchReader,
+};
 use tracecap_query::diff;
 
 use crate::error::CliError;
 use crate::query::{query_error, Sides};
-use crate::results::{self, ResultFormat};
+use crate::results::{self, Layout, ResultFormat};
+
+/// The columns a table of `diff` shows after the keys, unless `--wide`: what changed, narrow
+/// enough for a terminal. CSV, JSON and Parquet have every column.
+const TABLE_COLUMNS: [&str; 6] = [
+    "a_count",
+    "b_count",
+    "a_total",
+    "b_total",
+    "change_pct",
+    "status",
+];
+
+/// The columns of [`TABLE_COLUMNS`] that are durations in ns, shown with a unit.
+const DURATIONS: [&str; 2] = ["a_total", "b_total"];
 
 /// The command line of `tracecap diff`.
 pub struct DiffArgs {
@@ -26,6 +47,8 @@ pub struct DiffArgs {
     pub output: Option<PathBuf>,
     /// A differential flame graph to write as well.
     pub flamegraph: Option<PathBuf>,
+    /// Every column in a table too, durations in ns.
+    pub wide: bool,
     /// Print the SQL instead of running it.
     pub sql: bool,
     /// Exit 1 when an input is damaged or no capture.
@@ -61,10 +84,110 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<
         args.output.as_deref(),
     )?;
     let mut batches = sides.engine.query(&query).map_err(query_error)?;
-    results::write(&mut batches, args.format, args.output.as_deref(), out)?;
+    if args.format == ResultFormat::Table && !args.wide {
+        let mut narrow = narrow(&mut batches, keys.len())?;
+        let layout = Layout {
+            right: DURATIONS.to_vec(),
+            width: args
+                .output
+                .is_none()
+                .then(results::terminal_width)
+                .flatten(),
+            cut: keys.len(),
+        };
+        results::write_table(&mut narrow, &layout, args.output.as_deref(), out)?;
+    } else {
+        results::write(&mut batches, args.format, args.output.as_deref(), out)?;
+    }
     drop(batches);
     if let Some(svg) = &args.flamegraph {
         crate::flamegraph::diff(&sides, svg)?;
     }
     sides.finish(args.strict, err)
+}
+
+/// The diff's rows with the keys and [`TABLE_COLUMNS`] only, durations as text with a unit.
+fn narrow(
+    batches: &mut dyn RecordBatchReader,
+    keys: usize,
+) -> Result<impl RecordBatchReader, CliError> {
+    let schema = batches.schema();
+    let names = TABLE_COLUMNS.iter().map(|name| schema.index_of(name));
+    let columns: Vec<usize> = (0..keys)
+        .map(Ok)
+        .chain(names)
+        .collect::<Result<_, ArrowError>>()
+        .map_err(results::query_error)?;
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|&c| {
+            let field = schema.field(c);
+            if DURATIONS.contains(&field.name().as_str()) {
+                Field::new(field.name(), DataType::Utf8, true)
+            } else {
+                field.clone()
+            }
+        })
+        .collect();
+    let narrow: SchemaRef = Arc::new(Schema::new(fields));
+    let mut out = Vec::new();
+    for batch in batches {
+        let batch = batch.map_err(results::query_error)?;
+        let arrays: Vec<ArrayRef> = columns
+            .iter()
+            .map(|&c| {
+                let column = batch.column(c);
+                match column.as_primitive_opt::<Int64Type>() {
+                    Some(ns) if DURATIONS.contains(&schema.field(c).name().as_str()) => {
+                        let text: StringArray = ns.iter().map(|v| v.map(with_unit)).collect();
+                        Arc::new(text) as ArrayRef
+                    }
+                    _ => Arc::clone(column),
+                }
+            })
+            .collect();
+        let batch =
+            RecordBatch::try_new(Arc::clone(&narrow), arrays).map_err(results::query_error)?;
+        out.push(Ok(batch));
+    }
+    Ok(RecordBatchIterator::new(out, narrow))
+}
+
+/// `ns` nanoseconds with the unit that keeps three significant digits or fewer before it:
+/// `812 ns`, `5.43 µs`, `61.9 ms`, `14.5 s`.
+fn with_unit(ns: i64) -> String {
+    let size = ns.unsigned_abs();
+    if size < 1_000 {
+        return format!("{ns} ns");
+    }
+    let sign = if ns < 0 { "-" } else { "" };
+    let (value, unit) = match size {
+        ..1_000_000 => (size as f64 / 1e3, "µs"),
+        1_000_000..1_000_000_000 => (size as f64 / 1e6, "ms"),
+        _ => (size as f64 / 1e9, "s"),
+    };
+    let decimals = match value {
+        v if v < 10.0 => 2,
+        v if v < 100.0 => 1,
+        _ => 0,
+    };
+    format!("{sign}{value:.decimals$} {unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_unit;
+
+    #[test]
+    fn durations_keep_three_digits_and_a_unit() {
+        assert_eq!(with_unit(0), "0 ns");
+        assert_eq!(with_unit(812), "812 ns");
+        assert_eq!(with_unit(-999), "-999 ns");
+        assert_eq!(with_unit(5_432), "5.43 µs");
+        assert_eq!(with_unit(61_860_000), "61.9 ms");
+        assert_eq!(with_unit(805_629), "806 µs");
+        assert_eq!(with_unit(-14_548_555_000), "-14.5 s");
+        assert_eq!(with_unit(3_600_000_000_000), "3600 s");
+        assert_eq!(with_unit(i64::MIN), "-9223372037 s");
+    }
 }

@@ -120,7 +120,8 @@ Exit codes:
   0  success (damaged inputs only warn, unless --strict)
   1  --strict and an input was damaged or no capture; or no input held a
      capture or a dataset
-  2  the SQL is wrong (DataFusion's message), usage or I/O error"
+  2  the SQL is wrong (DataFusion's message), a dataset's Parquet file is
+     damaged (the message names it), usage or I/O error"
     };
 }
 
@@ -149,7 +150,9 @@ the change of the total (ns and %), largest change first. With groups of
 captures (--a X --a Y --b Z ...), totals are means per capture, a_sd and b_sd
 their standard deviations, and t Welch's t statistic: status `noise` marks a
 change smaller than twice its standard error. Only closed slices count.
-`--sql` prints the query, which runs on `tracecap query` inputs a.* and b.*.
+The table shows counts, totals (with a unit), change_pct and status, cut to
+the terminal's width; --wide shows every column (csv, json and parquet always
+do). `--sql` prints the query, which runs on `tracecap query` inputs a.*, b.*.
 
 Examples:
   tracecap diff before.prof after.prof

@@ -167,6 +167,10 @@ enum Command {
         /// Also draw the differential flame graph (red: slower in B, blue: faster).
         #[arg(long, value_name = "SVG")]
         flamegraph: Option<PathBuf>,
+        /// Show every column in the table, durations in ns (csv, json and parquet always have
+        /// every column).
+        #[arg(long)]
+        wide: bool,
         /// Print the diff's SQL and exit.
         #[arg(long)]
         sql: bool,
@@ -307,6 +311,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             format,
             output,
             flamegraph,
+            wide,
             sql,
             strict,
             threads,
@@ -319,6 +324,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 format,
                 output,
                 flamegraph,
+                wide,
                 sql,
                 strict,
                 threads,

@@ -59,7 +59,7 @@ pub fn write(
         (_, None) => Destination::Stdout(stdout),
     };
     let rows = match format {
-        ResultFormat::Table => table(batches, &mut dest)?,
+        ResultFormat::Table => table(batches, &Layout::default(), &mut dest)?,
         ResultFormat::Csv => {
             let mut w = csv::WriterBuilder::new().with_header(true).build(&mut dest);
             each(batches, |b| w.write(b))?
@@ -108,8 +108,12 @@ fn each(
     Ok(rows)
 }
 
-/// An error of the query while it runs (DataFusion's message).
+/// An error of the query while it runs (DataFusion's message, or the dataset file it could not
+/// read).
 pub fn query_error(e: ArrowError) -> CliError {
+    if let Some(damaged) = tracecap_query::DamagedFile::find(&e) {
+        return CliError::Usage(damaged.to_string());
+    }
     match e {
         ArrowError::ExternalError(inner) => CliError::Usage(inner.to_string()),
         ArrowError::IoError(_, io) => CliError::Io(io),
@@ -126,12 +130,61 @@ fn write_error(e: ArrowError) -> CliError {
 
 /// The aligned table: a header, a rule, and at most [`TABLE_ROWS`] rows (numbers to the right);
 /// says how many rows there were, or that there were more.
-fn table(batches: &mut dyn RecordBatchReader, out: &mut dyn Write) -> Result<u64, CliError> {
+/// How a table is laid out beyond its defaults.
+#[derive(Debug, Default)]
+pub struct Layout {
+    /// Columns aligned right besides the numeric ones (text that reads as a quantity).
+    pub right: Vec<&'static str>,
+    /// The width the lines must fit, when known: the cells of the first [`Layout::cut`] columns
+    /// are cut to fit, the widest column first, to no fewer than [`CUT_MIN`] characters.
+    pub width: Option<usize>,
+    /// How many columns, from the first, may be cut to fit [`Layout::width`].
+    pub cut: usize,
+}
+
+/// The fewest characters a column is cut to for [`Layout::width`].
+const CUT_MIN: usize = 12;
+
+/// Writes `batches` as a table laid out by `layout` to `output` (standard output when `None` or
+/// `-`).
+pub fn write_table(
+    batches: &mut dyn RecordBatchReader,
+    layout: &Layout,
+    output: Option<&Path>,
+    stdout: &mut dyn Write,
+) -> Result<u64, CliError> {
+    let mut dest = match output.filter(|p| *p != Path::new("-")) {
+        Some(path) => Destination::File(tracecap::output::Output::create(path)?),
+        None => Destination::Stdout(stdout),
+    };
+    let rows = table(batches, layout, &mut dest)?;
+    dest.commit()?;
+    Ok(rows)
+}
+
+/// The width of the terminal standard output is, when it is one: `COLUMNS` when set, else 80.
+/// `COLUMNS` alone also sets it when standard output is no terminal.
+pub fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok());
+    match columns {
+        Some(c) if c > 0 => Some(c),
+        _ => std::io::stdout().is_terminal().then_some(80),
+    }
+}
+
+fn table(
+    batches: &mut dyn RecordBatchReader,
+    layout: &Layout,
+    out: &mut dyn Write,
+) -> Result<u64, CliError> {
     let schema = batches.schema();
     let right: Vec<bool> = schema
         .fields()
         .iter()
-        .map(|f| f.data_type().is_numeric())
+        .map(|f| f.data_type().is_numeric() || layout.right.contains(&f.name().as_str()))
         .collect();
     let mut cells: Vec<Vec<String>> = vec![schema.fields().iter().map(|f| cut(f.name())).collect()];
     let options = FormatOptions::default().with_null("NULL");
@@ -160,16 +213,36 @@ fn table(batches: &mut dyn RecordBatchReader, out: &mut dyn Write) -> Result<u64
             break;
         }
     }
-    let widths: Vec<usize> = (0..right.len())
-        .map(|c| {
-            cells
-                .iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let column_width = |cells: &[Vec<String>], c: usize| {
+        cells
+            .iter()
+            .filter_map(|r| r.get(c))
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let mut widths: Vec<usize> = (0..right.len()).map(|c| column_width(&cells, c)).collect();
+    if let Some(width) = layout.width {
+        let cut = layout.cut.min(widths.len());
+        let line =
+            |widths: &[usize]| widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+        let mut over = line(&widths).saturating_sub(width);
+        while over > 0 {
+            let widest = (0..cut).max_by_key(|&c| widths[c]);
+            match widest {
+                Some(c) if widths[c] > CUT_MIN => {
+                    widths[c] -= 1;
+                    over -= 1;
+                }
+                _ => break,
+            }
+        }
+        for row in &mut cells {
+            for (cell, &w) in row.iter_mut().zip(&widths).take(cut) {
+                *cell = cut_to(cell, w);
+            }
+        }
+    }
     for (i, row) in cells.iter().enumerate() {
         let mut line = String::new();
         for (c, cell) in row.iter().enumerate() {
@@ -224,10 +297,15 @@ fn cut(text: &str) -> String {
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    if one_line.chars().count() <= CELL_CHARS {
-        one_line
+    cut_to(&one_line, CELL_CHARS)
+}
+
+/// `text` cut to `chars` characters, the last of them `…` when it was longer.
+fn cut_to(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars {
+        text.to_string()
     } else {
-        let mut s: String = one_line.chars().take(CELL_CHARS - 1).collect();
+        let mut s: String = text.chars().take(chars.saturating_sub(1)).collect();
         s.push('…');
         s
     }

@@ -268,6 +268,154 @@ fn diff_takes_two_inputs_or_two_groups() {
 }
 
 #[test]
+fn a_diff_table_reads_on_a_terminal_and_counts_are_integers() {
+    let s = sample("sample_small.prof");
+    let g = sample("gen_small.prof");
+    let at = |width: &str, extra: &[&str]| {
+        let mut args = vec!["diff", s.as_str(), g.as_str()];
+        args.extend_from_slice(extra);
+        let out = common::tracecap_env(&args, &[("COLUMNS", width)]);
+        assert_eq!(out.0, 0, "{}", out.2);
+        out.1
+    };
+    let narrow = at("80", &[]);
+    let lines: Vec<&str> = narrow.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        [
+            "name",
+            "a_count",
+            "b_count",
+            "a_total",
+            "b_total",
+            "change_pct",
+            "status"
+        ]
+    );
+    for line in &lines {
+        assert!(
+            line.chars().count() <= 80,
+            "{} wide: {line}",
+            line.chars().count()
+        );
+    }
+    // `Frame`: 20 slices in A, none in B; totals with a unit, aligned right.
+    let frame = lines.iter().find(|l| l.starts_with("Frame ")).unwrap();
+    let cells: Vec<&str> = frame.split_whitespace().collect();
+    assert_eq!(cells[1..3], ["20", "0"], "{frame}");
+    assert_eq!(cells[3..7], ["14.5", "ms", "0", "ns"], "{frame}");
+    let header_end = lines[0].find("a_total").unwrap() + "a_total".len();
+    assert_eq!(frame.find("ms").unwrap() + 2, header_end, "{narrow}");
+
+    // Names longer than the room left are cut to fit, down to 12 characters.
+    let tight = at("40", &[]);
+    let cut = tight.lines().nth(2).unwrap();
+    assert!(
+        cut.split("  ").next().unwrap().chars().count() <= 12,
+        "{tight}"
+    );
+
+    // Every column with --wide, durations in ns; counts are integers in every format.
+    let wide = at("80", &["--wide"]);
+    assert!(wide.lines().next().unwrap().contains("a_p95"), "{wide}");
+    assert!(
+        wide.lines()
+            .any(|l| l.starts_with("Frame ") && l.contains(" 14548555 ")),
+        "{wide}"
+    );
+    let csv = at("80", &["--format", "csv"]);
+    let frame = csv.lines().find(|l| l.starts_with("Frame,")).unwrap();
+    assert!(frame.starts_with("Frame,20,0,14548555,0,"), "{frame}");
+}
+
+/// A dataset of the two samples, with the files of `table` handed to `damage`.
+fn damaged_dataset(tag: &str, table: &str, damage: impl Fn(&mut Vec<u8>)) -> (TempDir, PathBuf) {
+    let dir = scratch(tag, "dataset");
+    let ds = dir.join("ds");
+    let out = run(&[
+        "export",
+        &sample("sample_small.prof"),
+        &sample("gen_small.prof"),
+        "-o",
+        &ds.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(ds.join(table))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let damaged = files.swap_remove(0);
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    damage(&mut bytes);
+    std::fs::write(&damaged, bytes).unwrap();
+    (dir, damaged)
+}
+
+#[test]
+fn a_damaged_file_of_a_dataset_fails_the_query_and_is_named() {
+    // Cut short (no footer), its pages scrambled (the footer intact: the reader fails while
+    // decoding, after the bytes were read), and overwritten with text.
+    type Damage = fn(&mut Vec<u8>);
+    let damages: [(&str, Damage); 3] = [
+        ("cut", |b| b.truncate(100)),
+        ("pages", |b| {
+            let end = (b.len() / 2).min(1200);
+            for x in &mut b[200..end] {
+                *x ^= 0x5a;
+            }
+        }),
+        ("text", |b| *b = b"not parquet at all".to_vec()),
+    ];
+    for (what, damage) in damages {
+        let (_dir, file) = damaged_dataset(&format!("damaged-{what}"), "slices", damage);
+        let ds = file
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .display()
+            .to_string();
+        let want = format!("damaged Parquet file {}: ", file.display());
+        let mut commands = vec![vec![
+            "query",
+            "SELECT * FROM slices",
+            ds.as_str(),
+            "--format",
+            "csv",
+        ]];
+        // Scrambled pages fail only the queries that read them; a file without its footer
+        // fails every query of its table.
+        if what != "pages" {
+            commands.extend([
+                vec![
+                    "query",
+                    "SELECT name, sum(dur) FROM slices GROUP BY name",
+                    ds.as_str(),
+                ],
+                vec!["flamegraph", ds.as_str(), "--folded"],
+                vec!["diff", ds.as_str(), ds.as_str()],
+            ]);
+        }
+        for args in commands {
+            let out = run(&args);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{what} {args:?}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).contains(&want),
+                "{what} {args:?}: {}",
+                stderr(&out)
+            );
+        }
+    }
+}
+
+#[test]
 fn flamegraph_draws_an_svg_or_prints_folded_stacks() {
     let s = sample("sample_small.prof");
     let folded = run(&["flamegraph", &s, "--folded"]);

@@ -4,16 +4,22 @@
 //! dictionary-encoded. A reader that follows it decodes each text column as a dictionary, which
 //! the engine would then cast row by row to the views its tables hold ([`crate::schema`]): about
 //! a third of the time of a `GROUP BY name` over a dataset. When the table's text columns are
-//! views, the files are read with [`ViewParquet`] instead, whose reader hands DataFusion each
+//! views, the files are read with [`DatasetParquet`] instead, whose reader hands DataFusion each
 //! file's metadata without that key: text columns are then text, and DataFusion's Parquet
 //! reader decodes them straight into views.
+//!
+//! A file that cannot be read (cut short, overwritten, not Parquet) fails the query with a
+//! [`DamagedFile`] error that names it, whether the engine met it gathering statistics, reading
+//! its bytes or decoding them ([`Opened`]).
 
+use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use bytes::Bytes;
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::arrow::error::ArrowError;
 use datafusion::catalog::Session;
 use datafusion::common::{GetExt, Statistics};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
@@ -30,10 +36,13 @@ use datafusion::datasource::physical_plan::{
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::{DataFusionError, Result};
+use datafusion::object_store::path::Path as ObjectPath;
 use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::parquet::arrow::arrow_reader::ArrowReaderOptions;
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use datafusion::parquet::arrow::async_reader::AsyncFileReader;
 use datafusion::parquet::arrow::ARROW_SCHEMA_META_KEY;
+use datafusion::parquet::errors::{ParquetError, Result as ParquetResult};
 use datafusion::parquet::file::metadata::{FileMetaData, ParquetMetaData, ParquetMetaDataBuilder};
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::ExecutionPlan;
@@ -49,6 +58,7 @@ pub(crate) fn table(
     table: Table,
     schema: &SchemaRef,
     datasets: &[std::path::PathBuf],
+    opened: &Arc<Opened>,
 ) -> Result<Option<Arc<ListingTable>>> {
     let mut urls = Vec::new();
     for dir in datasets {
@@ -65,11 +75,11 @@ pub(crate) fn table(
         .fields()
         .iter()
         .any(|f| f.data_type() == &DataType::Utf8View);
-    let format: Arc<dyn FileFormat> = if views {
-        Arc::new(ViewParquet::default())
-    } else {
-        Arc::new(ParquetFormat::default())
-    };
+    let format: Arc<dyn FileFormat> = Arc::new(DatasetParquet {
+        parquet: ParquetFormat::default(),
+        text_as_text: views,
+        opened: Arc::clone(opened),
+    });
     let options = ListingOptions::new(format).with_file_extension(".parquet");
     let config = ListingTableConfig::new_with_multi_paths(urls)
         .with_listing_options(options)
@@ -77,15 +87,126 @@ pub(crate) fn table(
     Ok(Some(Arc::new(ListingTable::try_new(config)?)))
 }
 
-/// Parquet, with each file read as if it embedded no Arrow schema (see the module's docs).
-/// Everything but the reader is [`ParquetFormat`]'s.
+/// A Parquet file of a dataset that could not be read: its path and the reader's message.
+#[derive(Debug)]
+pub struct DamagedFile {
+    /// The file, as the engine opened it.
+    pub path: String,
+    /// What the Parquet reader said.
+    pub message: String,
+}
+
+impl DamagedFile {
+    fn new(location: &ObjectPath, error: &dyn std::error::Error) -> Self {
+        let message = error.to_string();
+        // The reader's errors start with what they are, which the path already says.
+        let message = message
+            .trim_start_matches("Parquet error: ")
+            .trim_start_matches("Parquet error: ");
+        DamagedFile {
+            path: format!("/{location}"),
+            message: message.to_string(),
+        }
+    }
+
+    /// The first `DamagedFile` among `error` and its sources (the engine wraps it in its own
+    /// errors).
+    pub fn find<'e>(error: &'e (dyn std::error::Error + 'static)) -> Option<&'e DamagedFile> {
+        let mut at = Some(error);
+        while let Some(e) = at {
+            if let Some(d) = e.downcast_ref::<DamagedFile>() {
+                return Some(d);
+            }
+            at = e.source();
+        }
+        None
+    }
+}
+
+/// The dataset files the engine opened, the most recent last: where the file behind a failed
+/// read is looked for when the error does not name it (the Parquet reader's decoding errors,
+/// raised after the bytes were fetched, do not).
 #[derive(Debug, Default)]
-pub(crate) struct ViewParquet {
+pub(crate) struct Opened(Mutex<Vec<ObjectPath>>);
+
+impl Opened {
+    fn note(&self, location: &ObjectPath) {
+        let mut opened = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if opened.last() != Some(location) {
+            opened.push(location.clone());
+        }
+    }
+
+    /// `error` naming its file: as it is when it does, or when it is no Parquet error; else the
+    /// first of the opened files, the most recent first, that cannot be read whole (the error
+    /// as it is when they all can).
+    pub(crate) fn name_file(&self, error: DataFusionError) -> DataFusionError {
+        if DamagedFile::find(&error).is_some() || !from_parquet(&error) {
+            return error;
+        }
+        let opened = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut checked = HashSet::new();
+        for location in opened.iter().rev() {
+            if !checked.insert(location) {
+                continue;
+            }
+            if let Err(e) = read_whole(location) {
+                return DataFusionError::External(Box::new(DamagedFile::new(location, &*e)));
+            }
+        }
+        error
+    }
+}
+
+/// Whether `error` or one of its sources is the Parquet reader's.
+fn from_parquet(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut at = Some(error);
+    while let Some(e) = at {
+        let parquet = e.is::<ParquetError>()
+            || matches!(
+                e.downcast_ref::<ArrowError>(),
+                Some(ArrowError::ParquetError(_))
+            )
+            || matches!(
+                e.downcast_ref::<DataFusionError>(),
+                Some(DataFusionError::ParquetError(_))
+            );
+        if parquet {
+            return true;
+        }
+        at = e.source();
+    }
+    false
+}
+
+/// Reads every row of the file at `location`, keeping none.
+fn read_whole(location: &ObjectPath) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let file = std::fs::File::open(format!("/{location}"))?;
+    for batch in ParquetRecordBatchReaderBuilder::try_new(file)?.build()? {
+        batch?;
+    }
+    Ok(())
+}
+
+impl std::fmt::Display for DamagedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "damaged Parquet file {}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for DamagedFile {}
+
+/// Parquet whose errors name the file; with `text_as_text`, each file is read as if it embedded
+/// no Arrow schema (see the module's docs). Everything else is [`ParquetFormat`]'s.
+#[derive(Debug)]
+pub(crate) struct DatasetParquet {
     parquet: ParquetFormat,
+    text_as_text: bool,
+    opened: Arc<Opened>,
 }
 
 #[async_trait]
-impl FileFormat for ViewParquet {
+impl FileFormat for DatasetParquet {
     fn get_ext(&self) -> String {
         self.parquet.get_ext()
     }
@@ -114,9 +235,13 @@ impl FileFormat for ViewParquet {
         table_schema: SchemaRef,
         object: &ObjectMeta,
     ) -> Result<Statistics> {
+        self.opened.note(&object.location);
         self.parquet
             .infer_stats(state, store, table_schema, object)
             .await
+            .map_err(|e| {
+                DataFusionError::External(Box::new(DamagedFile::new(&object.location, &e)))
+            })
     }
 
     async fn create_physical_plan(
@@ -129,9 +254,11 @@ impl FileFormat for ViewParquet {
         };
         let store = state.runtime_env().object_store(&conf.object_store_url)?;
         let cache = state.runtime_env().cache_manager.get_file_metadata_cache();
-        let files = Arc::new(TextAsText(CachedParquetFileReaderFactory::new(
-            store, cache,
-        )));
+        let files = Arc::new(DatasetFiles {
+            files: CachedParquetFileReaderFactory::new(store, cache),
+            text_as_text: self.text_as_text,
+            opened: Arc::clone(&self.opened),
+        });
         let source = source
             .clone()
             .with_table_parquet_options(self.parquet.options().clone())
@@ -147,18 +274,22 @@ impl FileFormat for ViewParquet {
     }
 }
 
-impl GetExt for ViewParquet {
+impl GetExt for DatasetParquet {
     fn get_ext(&self) -> String {
         self.parquet.get_ext()
     }
 }
 
-/// Opens files as DataFusion's cached reader does, and hands out their metadata without the
-/// embedded Arrow schema.
+/// Opens files as DataFusion's cached reader does; their errors name the file, and with
+/// `text_as_text` their metadata comes without the embedded Arrow schema.
 #[derive(Debug)]
-struct TextAsText(CachedParquetFileReaderFactory);
+struct DatasetFiles {
+    files: CachedParquetFileReaderFactory,
+    text_as_text: bool,
+    opened: Arc<Opened>,
+}
 
-impl ParquetFileReaderFactory for TextAsText {
+impl ParquetFileReaderFactory for DatasetFiles {
     fn create_reader(
         &self,
         partition_index: usize,
@@ -166,38 +297,64 @@ impl ParquetFileReaderFactory for TextAsText {
         metadata_size_hint: Option<usize>,
         metrics: &ExecutionPlanMetricsSet,
     ) -> Result<Box<dyn AsyncFileReader + Send>> {
-        let reader = self
-            .0
-            .create_reader(partition_index, file, metadata_size_hint, metrics)?;
-        Ok(Box::new(NoArrowSchema(reader)))
+        let location = file.object_meta.location.clone();
+        self.opened.note(&location);
+        let reader =
+            self.files
+                .create_reader(partition_index, file, metadata_size_hint, metrics)?;
+        Ok(Box::new(DatasetFile {
+            reader,
+            location,
+            text_as_text: self.text_as_text,
+        }))
     }
 }
 
-struct NoArrowSchema(Box<dyn AsyncFileReader + Send>);
+struct DatasetFile {
+    reader: Box<dyn AsyncFileReader + Send>,
+    location: ObjectPath,
+    text_as_text: bool,
+}
 
-impl AsyncFileReader for NoArrowSchema {
-    fn get_bytes(
-        &mut self,
-        range: Range<u64>,
-    ) -> BoxFuture<'_, datafusion::parquet::errors::Result<Bytes>> {
-        self.0.get_bytes(range)
+impl DatasetFile {
+    fn named(&self, e: ParquetError) -> ParquetError {
+        ParquetError::External(Box::new(DamagedFile::new(&self.location, &e)))
+    }
+}
+
+impl AsyncFileReader for DatasetFile {
+    fn get_bytes(&mut self, range: Range<u64>) -> BoxFuture<'_, ParquetResult<Bytes>> {
+        async move {
+            let got = self.reader.get_bytes(range).await;
+            got.map_err(|e| self.named(e))
+        }
+        .boxed()
     }
 
     fn get_byte_ranges(
         &mut self,
         ranges: Vec<Range<u64>>,
-    ) -> BoxFuture<'_, datafusion::parquet::errors::Result<Vec<Bytes>>> {
-        self.0.get_byte_ranges(ranges)
+    ) -> BoxFuture<'_, ParquetResult<Vec<Bytes>>> {
+        async move {
+            let got = self.reader.get_byte_ranges(ranges).await;
+            got.map_err(|e| self.named(e))
+        }
+        .boxed()
     }
 
     fn get_metadata<'a>(
         &'a mut self,
         options: Option<&'a ArrowReaderOptions>,
-    ) -> BoxFuture<'a, datafusion::parquet::errors::Result<Arc<ParquetMetaData>>> {
-        self.0
-            .get_metadata(options)
-            .map(|metadata| metadata.map(without_arrow_schema))
-            .boxed()
+    ) -> BoxFuture<'a, ParquetResult<Arc<ParquetMetaData>>> {
+        async move {
+            let got = self.reader.get_metadata(options).await;
+            match got {
+                Ok(metadata) if self.text_as_text => Ok(without_arrow_schema(metadata)),
+                Ok(metadata) => Ok(metadata),
+                Err(e) => Err(self.named(e)),
+            }
+        }
+        .boxed()
     }
 }
 

@@ -89,8 +89,8 @@ pub const COLUMNS: [&str; 16] = [
 ///
 /// Its columns: the keys, then
 /// - `a_count`, `b_count`: slices per capture (the mean over the side's captures, a capture
-///   without the key counting 0);
-/// - `a_total`, `b_total`: total duration per capture, ns (the same mean);
+///   without the key counting 0, rounded to an integer);
+/// - `a_total`, `b_total`: total duration per capture, ns (the same mean, rounded);
 /// - `a_mean`, `b_mean`, `a_p50`, `b_p50`, `a_p95`, `b_p95`: the mean, median and 95th
 ///   percentile of the slices' durations, ns, over all slices of the side;
 /// - `change`: `b_total - a_total`, ns; `change_pct`: it in percent of `a_total`;
@@ -138,7 +138,8 @@ tested AS (
   FROM per_capture
 )
 SELECT {list},
-  CAST(a_cnt AS DOUBLE) / a_n AS a_count, CAST(b_cnt AS DOUBLE) / b_n AS b_count,
+  CAST(round(CAST(a_cnt AS DOUBLE) / a_n) AS BIGINT) AS a_count,
+  CAST(round(CAST(b_cnt AS DOUBLE) / b_n) AS BIGINT) AS b_count,
   CAST(round(a_tot) AS BIGINT) AS a_total, CAST(round(b_tot) AS BIGINT) AS b_total,
   CAST(round(CAST(a_sum AS DOUBLE) / nullif(a_cnt, 0)) AS BIGINT) AS a_mean,
   CAST(round(CAST(b_sum AS DOUBLE) / nullif(b_cnt, 0)) AS BIGINT) AS b_mean,

@@ -14,6 +14,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 use tracecap_arrow::Table;
 
+use crate::dataset::Opened;
 use crate::error::Error;
 use crate::faults::{Fault, Faults};
 use crate::flame::stream::fold_captures;
@@ -65,6 +66,7 @@ pub struct Engine {
     ctx: SessionContext,
     config: Config,
     faults: Arc<Faults>,
+    opened: Arc<Opened>,
 }
 
 impl Engine {
@@ -87,6 +89,7 @@ impl Engine {
                 ..config.clone()
             },
             faults: Arc::default(),
+            opened: Arc::default(),
         })
     }
 
@@ -113,7 +116,7 @@ impl Engine {
                 &inputs.captures,
                 &inputs.datasets,
                 (self.config.batch_rows, self.config.views),
-                Arc::clone(&self.faults),
+                (Arc::clone(&self.faults), &self.opened),
             )?;
             let name = match schema {
                 Some(s) => TableReference::partial(s, table.name()),
@@ -128,14 +131,18 @@ impl Engine {
     /// Plans `sql` and starts running it: its result, batch by batch. Errors in the SQL are
     /// reported here; errors while running, by the batches.
     pub fn query(&self, sql: &str) -> Result<Batches, Error> {
-        let stream = self.runtime.block_on(async {
-            let frame = self.ctx.sql(sql).await?;
-            frame.execute_stream().await
-        })?;
+        let stream = self
+            .runtime
+            .block_on(async {
+                let frame = self.ctx.sql(sql).await?;
+                frame.execute_stream().await
+            })
+            .map_err(|e| self.opened.name_file(e))?;
         Ok(Batches {
             runtime: self.runtime.handle().clone(),
             schema: stream.schema(),
             stream,
+            opened: Arc::clone(&self.opened),
         })
     }
 
@@ -177,7 +184,7 @@ impl Engine {
                 &[],
                 datasets,
                 (self.config.batch_rows, self.config.views),
-                Arc::clone(&self.faults),
+                (Arc::clone(&self.faults), &self.opened),
             )?;
             ctx.register_table(table.name(), Arc::new(provider))?;
         }
@@ -186,7 +193,7 @@ impl Engine {
             let mut stream = ctx.sql(&sql).await?.execute_stream().await?;
             let mut folder = Folder::new(per_track);
             while let Some(batch) = stream.next().await {
-                folder.push(&batch?)?;
+                folder.push(&batch.map_err(|e| self.opened.name_file(e))?)?;
             }
             Ok::<_, Error>(folder.finish())
         })
@@ -224,6 +231,7 @@ pub struct Batches {
     runtime: tokio::runtime::Handle,
     schema: SchemaRef,
     stream: SendableRecordBatchStream,
+    opened: Arc<Opened>,
 }
 
 impl Iterator for Batches {
@@ -231,7 +239,7 @@ impl Iterator for Batches {
 
     fn next(&mut self) -> Option<Self::Item> {
         let next = self.runtime.block_on(self.stream.next())?;
-        Some(next.map_err(|e| ArrowError::ExternalError(Box::new(e))))
+        Some(next.map_err(|e| ArrowError::ExternalError(Box::new(self.opened.name_file(e)))))
     }
 }
 

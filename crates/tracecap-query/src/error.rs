@@ -8,6 +8,9 @@ use std::fmt;
 pub enum Error {
     /// Finding or reading the inputs failed.
     Inputs(tracecap_arrow::Error),
+    /// A Parquet file of a dataset could not be read (cut short, overwritten, not Parquet): the
+    /// dataset is the user's data, so the query fails and names the file.
+    Dataset(crate::DamagedFile),
     /// The engine refused or failed the query: bad SQL, an unknown table or column, a type
     /// error, or a failure while running it (DataFusion's message).
     Query(datafusion::error::DataFusionError),
@@ -26,6 +29,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Inputs(e) => write!(f, "{e}"),
+            Error::Dataset(e) => write!(f, "{e}"),
             Error::Query(e) => write!(f, "{e}"),
             Error::Io(e) => write!(f, "{e}"),
         }
@@ -36,6 +40,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Inputs(e) => Some(e),
+            Error::Dataset(e) => Some(e),
             Error::Query(e) => Some(e),
             Error::Io(e) => Some(e),
         }
@@ -50,7 +55,13 @@ impl From<tracecap_arrow::Error> for Error {
 
 impl From<datafusion::error::DataFusionError> for Error {
     fn from(e: datafusion::error::DataFusionError) -> Self {
-        Error::Query(e)
+        match crate::DamagedFile::find(&e) {
+            Some(d) => Error::Dataset(crate::DamagedFile {
+                path: d.path.clone(),
+                message: d.message.clone(),
+            }),
+            None => Error::Query(e),
+        }
     }
 }
 
@@ -62,6 +73,6 @@ impl From<std::io::Error> for Error {
 
 impl From<datafusion::arrow::error::ArrowError> for Error {
     fn from(e: datafusion::arrow::error::ArrowError) -> Self {
-        Error::Query(e.into())
+        Error::from(datafusion::error::DataFusionError::from(e))
     }
 }

@@ -40,6 +40,7 @@ mod views;
 mod walk;
 
 pub use datafusion;
+pub use dataset::DamagedFile;
 pub use engine::{Batches, Config, Engine};
 pub use error::Error;
 pub use faults::{Fault, FaultKind};

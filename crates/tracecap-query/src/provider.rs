@@ -44,7 +44,7 @@ impl InputTable {
         captures: &[CaptureFile],
         datasets: &[std::path::PathBuf],
         (batch_rows, views): (usize, bool),
-        faults: Arc<Faults>,
+        (faults, opened): (Arc<Faults>, &Arc<dataset::Opened>),
     ) -> Result<InputTable> {
         let schema = if views {
             views::schema(table)
@@ -58,7 +58,7 @@ impl InputTable {
             .collect();
         Ok(InputTable {
             table,
-            datasets: dataset::table(table, &schema, datasets)?,
+            datasets: dataset::table(table, &schema, datasets, opened)?,
             schema,
             captures,
             batch_rows,
