@@ -4,7 +4,7 @@ use arrow_schema::ArrowError;
 use tracecap::{ConvertError, Format, FormatError};
 
 use crate::captures::{self, CaptureSummary};
-use crate::emit::{BatchSink, Emit};
+use crate::emit::{BatchSink, Emit, Schemas};
 use crate::error::Error;
 use crate::formats;
 use crate::table::{Table, Tables};
@@ -91,7 +91,11 @@ pub fn capture_batches_with_progress(
             empty: data.is_empty(),
         })?,
     };
-    let wanted = (options.tables, options.columns.as_deref());
+    let wanted = (
+        options.tables,
+        options.columns.as_deref(),
+        Table::schema as Schemas,
+    );
     let mut out = Emit::new(id, options.batch_rows, wanted, sink);
     // The timeline is walked even when none of its tables is wanted: the `captures` row needs
     // its time span and fault.

@@ -22,12 +22,16 @@ impl<F: FnMut(Table, RecordBatch) -> Result<(), ArrowError>> BatchSink for F {
     }
 }
 
-/// A walk's output: the capture's id, the batch size, the wanted tables and columns, and the
-/// sink.
+/// Each table's schema, as the walk's caller gives it (see [`Emit::new`]).
+pub(crate) type Schemas = fn(Table) -> SchemaRef;
+
+/// A walk's output: the capture's id, the batch size, the wanted tables and columns, the tables'
+/// schemas, and the sink.
 pub(crate) struct Emit<'a> {
     capture: &'a str,
     batch_rows: usize,
     tables: Tables,
+    schemas: Schemas,
     /// The wanted columns of every table, by index in its schema (`None`: all).
     columns: Option<&'a [usize]>,
     /// The schema of each table projected to `columns`, made at its first batch.
@@ -36,16 +40,20 @@ pub(crate) struct Emit<'a> {
 }
 
 impl<'a> Emit<'a> {
+    /// The output of the walk of `capture` into `sink`, in batches of `batch_rows`, of the
+    /// `tables` and `columns` wanted; `schemas` gives each table's full schema (the builders
+    /// that hand over the columns know them; this only joins and projects them).
     pub(crate) fn new(
         capture: &'a str,
         batch_rows: usize,
-        (tables, columns): (Tables, Option<&'a [usize]>),
+        (tables, columns, schemas): (Tables, Option<&'a [usize]>, Schemas),
         sink: &'a mut dyn BatchSink,
     ) -> Self {
         Emit {
             capture,
             batch_rows: batch_rows.max(1),
             tables,
+            schemas,
             columns,
             projected: Default::default(),
             sink,
@@ -89,7 +97,7 @@ impl<'a> Emit<'a> {
             let mut all = Vec::with_capacity(columns.len() + 1);
             all.push(capture_column(self.capture, rows));
             all.extend(columns);
-            let batch = RecordBatch::try_new(table.schema(), all)?;
+            let batch = RecordBatch::try_new((self.schemas)(table), all)?;
             return self.sink.batch(table, batch);
         };
         let schema = self.projected(table, wanted)?;
@@ -111,7 +119,7 @@ impl<'a> Emit<'a> {
         if let Some(Some(schema)) = slot.as_deref() {
             return Ok(Arc::clone(schema));
         }
-        let full = table.schema();
+        let full = (self.schemas)(table);
         if let Some(&past) = wanted.iter().find(|&&i| i >= full.fields().len()) {
             return Err(no_column(table, past));
         }

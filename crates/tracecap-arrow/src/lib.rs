@@ -68,6 +68,7 @@ mod emit;
 mod error;
 mod formats;
 mod reader;
+mod schema;
 mod table;
 mod timeline;
 

@@ -1,12 +1,7 @@
-//! The tables: their names, which format each belongs to, and their schemas.
+//! The tables: their names, which format each belongs to, and sets of them. Their columns are
+//! [`Table::schema`]'s (`schema.rs`).
 
-use std::sync::{Arc, OnceLock};
-
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use tracecap::Format;
-
-use crate::columns::{capture_field, dict_utf8};
-use crate::formats;
 
 /// A table of the export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -92,89 +87,12 @@ impl Table {
     pub fn holds(self, format: Format) -> bool {
         self.format().is_none_or(|f| f == format)
     }
-
-    /// Its schema (the same for every capture; the first column is always `capture`).
-    pub fn schema(self) -> SchemaRef {
-        static SCHEMAS: OnceLock<Vec<SchemaRef>> = OnceLock::new();
-        let all = SCHEMAS.get_or_init(|| Table::ALL.iter().map(|t| Arc::new(t.build())).collect());
-        match all.get(self as usize) {
-            Some(s) => Arc::clone(s),
-            None => Arc::new(self.build()), // ok: never, ALL holds every table in order
-        }
-    }
-
-    fn build(self) -> Schema {
-        let mut fields = vec![capture_field()];
-        fields.extend(match self {
-            Table::Captures => captures_fields(),
-            Table::Tracks => tracks_fields(),
-            Table::Slices => slices_fields(),
-            Table::Instants => instants_fields(),
-            Table::Counters => counters_fields(),
-            other => formats::fields(other),
-        });
-        Schema::new(fields)
-    }
 }
 
 impl std::fmt::Display for Table {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
-}
-
-fn captures_fields() -> Vec<Field> {
-    vec![
-        Field::new("path", DataType::Utf8, false),
-        dict_utf8("format", false),
-        Field::new("version", DataType::Utf8, true),
-        Field::new("bytes", DataType::Int64, false),
-        Field::new("start_ns", DataType::Int64, true),
-        Field::new("end_ns", DataType::Int64, true),
-        Field::new("fault", DataType::Utf8, true),
-        Field::new("fault_offset", DataType::Int64, true),
-    ]
-}
-
-fn tracks_fields() -> Vec<Field> {
-    vec![
-        Field::new("track", DataType::Int64, false),
-        Field::new("parent", DataType::Int64, true),
-        dict_utf8("kind", false),
-        Field::new("name", DataType::Utf8, false),
-        Field::new("pid", DataType::Int64, true),
-        Field::new("tid", DataType::Int64, true),
-    ]
-}
-
-fn slices_fields() -> Vec<Field> {
-    vec![
-        Field::new("track", DataType::Int64, false),
-        Field::new("ts", DataType::Int64, false),
-        Field::new("dur", DataType::Int64, true),
-        Field::new("depth", DataType::Int32, false),
-        dict_utf8("name", false),
-        dict_utf8("category", false),
-        Field::new("args", DataType::Utf8, true),
-    ]
-}
-
-fn instants_fields() -> Vec<Field> {
-    vec![
-        Field::new("track", DataType::Int64, false),
-        Field::new("ts", DataType::Int64, false),
-        dict_utf8("name", false),
-        dict_utf8("category", false),
-        Field::new("args", DataType::Utf8, true),
-    ]
-}
-
-fn counters_fields() -> Vec<Field> {
-    vec![
-        Field::new("track", DataType::Int64, false),
-        Field::new("ts", DataType::Int64, false),
-        Field::new("value", DataType::Float64, false),
-    ]
 }
 
 /// A set of tables: which ones a walk builds.
@@ -225,12 +143,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_round_trip_and_schemas_start_with_the_capture() {
+    fn names_round_trip() {
         for t in Table::ALL {
             assert_eq!(Table::from_name(t.name()), Some(t));
-            let schema = t.schema();
-            assert_eq!(schema.field(0).name(), "capture");
-            assert!(schema.fields().len() > 1, "{t}");
         }
         assert_eq!(Table::from_name("nope"), None);
     }
