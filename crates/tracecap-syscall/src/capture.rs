@@ -5,22 +5,13 @@ use tracecap_wire::{Context, Endian, Reader};
 
 use crate::error::{Error, ErrorKind};
 use crate::fast;
+use crate::gap::MAX_GAP_LEN;
 use crate::header::{detect, Header, SEGMENT_HOST_INFO};
 use crate::record::{Syscall, SEGMENT_SYSCALL};
 use crate::tlv;
 
 /// Segment tag of a filler (zero bytes that pad a mid-run flush to 1 MiB).
 pub const SEGMENT_FILLER: u32 = 3;
-
-/// The longest run of zero bytes the reader accepts between segments: 1 MiB less 8 bytes.
-///
-/// The writer's zero gap is as long as the part of its working buffer that a mid-run flush wrote.
-/// Every mid-run flush writes exactly 1,048,576 bytes, and at least the 8-byte tag and length of
-/// its closing filler segment are among them, so the flushed records take at most 1,048,568
-/// bytes. A longer run of zero bytes is not the writer's gap: it is reported as
-/// [`ErrorKind::LongZeroRun`] at the offset of its first byte, and the walk looks at no more than
-/// this many bytes (plus one word) of it.
-pub const MAX_GAP_LEN: u64 = (1 << 20) - 8;
 
 /// [`MAX_GAP_LEN`] in 4-byte words.
 const MAX_GAP_WORDS: usize = (MAX_GAP_LEN / 4) as usize;

@@ -20,7 +20,7 @@ pub enum ErrorKind {
     /// ([`MAX_GAP_LEN`](crate::MAX_GAP_LEN) bytes); the offset is the run's first byte.
     #[error(
         "run of zero bytes longer than the writer's largest gap ({} bytes)",
-        crate::MAX_GAP_LEN
+        crate::gap::MAX_GAP_LEN
     )]
     LongZeroRun,
     /// A VariableHeaderPart segment (tag 1) that does not follow a fixed header.

@@ -99,6 +99,7 @@ mod arg;
 mod capture;
 mod error;
 mod fast;
+mod gap;
 mod header;
 mod names;
 mod record;
@@ -110,8 +111,9 @@ pub use arg::{
     Arg, Args, PollFd, PollFdIter, PollFds, SigAction, Stat, Timespec, ARG_FULL, ARG_INT, ARG_INTP,
     ARG_PARTIAL, ARG_POLLFDS, ARG_SIGACTION, ARG_STAT, POLLFD_LEN, SIGACTION_LEN, STAT_LEN,
 };
-pub use capture::{Capture, Entries, Entry, Events, Filler, Gap, MAX_GAP_LEN, SEGMENT_FILLER};
+pub use capture::{Capture, Entries, Entry, Events, Filler, Gap, SEGMENT_FILLER};
 pub use error::{Error, ErrorKind};
+pub use gap::MAX_GAP_LEN;
 pub use header::{
     detect, Header, Uname, FIXED_LEN, FIXED_LEN_OLD, FLAG_BIG_ENDIAN, MAGIC, SEGMENT_HOST_INFO,
     VERSION,
