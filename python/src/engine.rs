@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use tracecap_query::{diff as diff_sql, plain, Config, Engine, FaultKind, Inputs};
+use tracecap_query::{diff as diff_sql, plain, Cache, Config, Engine, FaultKind, Inputs};
 
 use crate::capture::table_named;
-use crate::errors::{capture_error, query_error, warn_or_raise};
+use crate::errors::{capture_error, query_error, warn_notes, warn_or_raise};
 use crate::inputs::paths;
 use crate::stream::{Source, Stream};
 
@@ -22,11 +22,12 @@ struct Sides {
 impl Sides {
     /// Finds the inputs of each side and registers their tables (in the default schema, or in
     /// the schemas `a` and `b`), their text as views or, without `views`, as the export's
-    /// dictionaries ([`Config::views`]). A side with nothing to query is a `ValueError`.
+    /// dictionaries ([`Config::views`]), reading and filling the cache of parsed tables with
+    /// `cache`. A side with nothing to query is a `ValueError`.
     fn open(
         py: Python<'_>,
         sides: Vec<(Option<&'static str>, Vec<PathBuf>)>,
-        (threads, views): (Option<usize>, bool),
+        (threads, views, cache): (Option<usize>, bool, bool),
     ) -> PyResult<Sides> {
         if threads == Some(0) {
             return Err(PyValueError::new_err("threads must be at least 1"));
@@ -34,6 +35,7 @@ impl Sides {
         let config = Config {
             partitions: threads.unwrap_or(Config::default().partitions),
             views,
+            cache: cache.then(Cache::from_env).flatten().map(Arc::new),
             ..Config::default()
         };
         let (engine, found) = py
@@ -99,6 +101,9 @@ impl Sides {
             };
             problems.push((fault.to_string(), err));
         }
+        if let Some(cache) = &self.engine.config().cache {
+            warn_notes(py, cache.notes())?;
+        }
         warn_or_raise(py, problems, strict)
     }
 
@@ -131,17 +136,18 @@ impl Sides {
 /// Inputs that are no capture are reported as `RuntimeWarning`s when the scan starts; with
 /// `strict=True` the first of them raises `CaptureError`.
 #[pyfunction]
-#[pyo3(signature = (inputs, table, *, strict = false, threads = None))]
+#[pyo3(signature = (inputs, table, *, strict = false, threads = None, cache = true))]
 pub fn scan(
     py: Python<'_>,
     inputs: &Bound<'_, PyAny>,
     table: &str,
     strict: bool,
     threads: Option<usize>,
+    cache: bool,
 ) -> PyResult<Stream> {
     let table = table_named(table)?;
     // The export's types: a scan gives the tables as `tracecap.export` writes them.
-    let sides = Sides::open(py, vec![(None, paths(inputs)?)], (threads, false))?;
+    let sides = Sides::open(py, vec![(None, paths(inputs)?)], (threads, false, cache))?;
     sides.finish(py, strict)?;
     let schema = table.schema();
     // Every column by name, so that a dataset's files and the captures give the table's schema.
@@ -168,15 +174,16 @@ pub fn scan(
 /// Inputs that are no capture, and damaged captures (queried up to their fault), are reported as
 /// `RuntimeWarning`s; with `strict=True` the first of them raises `CaptureError`.
 #[pyfunction]
-#[pyo3(signature = (sql, inputs, *, strict = false, threads = None))]
+#[pyo3(signature = (sql, inputs, *, strict = false, threads = None, cache = true))]
 pub fn query(
     py: Python<'_>,
     sql: &str,
     inputs: &Bound<'_, PyAny>,
     strict: bool,
     threads: Option<usize>,
+    cache: bool,
 ) -> PyResult<Stream> {
-    let sides = Sides::open(py, vec![(None, paths(inputs)?)], (threads, true))?;
+    let sides = Sides::open(py, vec![(None, paths(inputs)?)], (threads, true, cache))?;
     let result = sides.collect(py, sql, "query result".into())?;
     sides.finish(py, strict)?;
     Ok(result)
@@ -187,7 +194,7 @@ pub fn query(
 /// several captures a side, the spread across them and a `status` (see docs/query.md). Sorted by
 /// the largest change in total time. Warnings and `strict` as in `query`.
 #[pyfunction]
-#[pyo3(signature = (a, b, *, by = "name", strict = false, threads = None))]
+#[pyo3(signature = (a, b, *, by = "name", strict = false, threads = None, cache = true))]
 pub fn diff(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -195,6 +202,7 @@ pub fn diff(
     by: &str,
     strict: bool,
     threads: Option<usize>,
+    cache: bool,
 ) -> PyResult<Stream> {
     let keys = diff_sql::keys(by).ok_or_else(|| {
         PyValueError::new_err(format!(
@@ -204,7 +212,7 @@ pub fn diff(
     let sides = Sides::open(
         py,
         vec![(Some("a"), paths(a)?), (Some("b"), paths(b)?)],
-        (threads, true),
+        (threads, true, cache),
     )?;
     let result = sides.collect(py, &diff_sql::sql(&keys), format!("diff by {by}"))?;
     sides.finish(py, strict)?;

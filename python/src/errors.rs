@@ -92,3 +92,13 @@ pub(crate) fn warn_or_raise(
     }
     Ok(())
 }
+
+/// A `RuntimeWarning` of each note (what went wrong with the cache of parsed tables), whatever
+/// `strict` says: the answer was not affected.
+pub(crate) fn warn_notes(py: Python<'_>, notes: Vec<String>) -> PyResult<()> {
+    let category = py.get_type::<PyRuntimeWarning>();
+    for note in notes {
+        PyErr::warn(py, &category, &CString::new(note.replace('\0', " "))?, 1)?;
+    }
+    Ok(())
+}

@@ -9,6 +9,9 @@
   ``target/release``); the tests that need it are skipped with a reason when it is absent.
 - ``cli_export``: the folder of ``tracecap export CAPTURE``, made once per capture.
 
+The cache of parsed tables that ``query``, ``scan`` and ``diff`` use is a folder of the test
+session (``TRACECAP_CACHE_DIR``), never the user's.
+
 Tests take one capture at a time through parameters filled here (``pytest_generate_tests``),
 with the capture's path in the corpus as the test id:
 
@@ -18,8 +21,10 @@ with the capture's path in the corpus as the test id:
 - ``sample_path``: every bundled sample (these run without the corpus).
 """
 
+import os
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -34,6 +39,19 @@ from support import (
     rel,
     sample_paths,
 )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache():
+    """The cache of parsed tables of this session: a folder of its own, removed at its end."""
+    with tempfile.TemporaryDirectory(prefix="tracecap-pytest-cache-") as folder:
+        before = os.environ.get("TRACECAP_CACHE_DIR")
+        os.environ["TRACECAP_CACHE_DIR"] = folder
+        yield folder
+        if before is None:
+            del os.environ["TRACECAP_CACHE_DIR"]
+        else:
+            os.environ["TRACECAP_CACHE_DIR"] = before
 
 
 def _corpus_params(make):

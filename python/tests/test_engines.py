@@ -136,6 +136,20 @@ def test_query_empty_directory(tmp_path):
         tracecap.query("select count(*) from slices", tmp_path)
 
 
+def test_query_answers_again_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACECAP_CACHE_DIR", str(tmp_path / "cache"))
+    sql = "select capture, name, ts, dur from slices order by capture, ts, name, dur"
+    parsed = pa.table(tracecap.query(sql, SAMPLES, cache=False))
+    assert not (tmp_path / "cache").exists()
+    first = pa.table(tracecap.query(sql, SAMPLES))
+    entries = sorted((tmp_path / "cache" / "v1").glob("*.parquet"))
+    assert len(entries) == len(sample_paths())
+    second = pa.table(tracecap.query(sql, SAMPLES))
+    assert first.equals(parsed) and second.equals(parsed)
+    scanned = pa.table(tracecap.scan(SAMPLES, "slices"))
+    assert scanned.num_rows == parsed.num_rows
+
+
 # -- diff ----------------------------------------------------------------------------------------
 
 

@@ -96,11 +96,23 @@ def open(path: _Path) -> Capture:
     """Opens the capture at `path` (memory-mapped; the format is detected from its bytes)."""
 
 def scan(
-    inputs: _Inputs, table: str, *, strict: bool = False, threads: int | None = None
+    inputs: _Inputs,
+    table: str,
+    *,
+    strict: bool = False,
+    threads: int | None = None,
+    cache: bool = True,
 ) -> Stream:
-    """The table `table` of every capture and dataset in `inputs`, parsed as it is read on `threads` threads."""
+    """The table `table` of every capture and dataset in `inputs`, parsed as it is read on `threads` threads (or read from the cache of parsed tables)."""
 
-def query(sql: str, inputs: _Inputs, *, strict: bool = False, threads: int | None = None) -> Stream:
+def query(
+    sql: str,
+    inputs: _Inputs,
+    *,
+    strict: bool = False,
+    threads: int | None = None,
+    cache: bool = True,
+) -> Stream:
     """Runs the SQL `sql` over `inputs` (captures, directories, datasets) and returns its result."""
 
 def diff(
@@ -110,6 +122,7 @@ def diff(
     by: str = "name",
     strict: bool = False,
     threads: int | None = None,
+    cache: bool = True,
 ) -> Stream:
     """Compares the slices of `a` and `b` grouped `by` `name`, `track,name` or `category`."""
 

@@ -55,6 +55,8 @@ pub struct DiffArgs {
     pub strict: bool,
     /// Partitions run at once.
     pub threads: Option<usize>,
+    /// Read and fill the cache of parsed tables.
+    pub cache: bool,
 }
 
 /// Runs `tracecap diff`.
@@ -80,7 +82,7 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     };
     let sides = Sides::open(
         &[(Some("a"), &a), (Some("b"), &b)],
-        args.threads,
+        (args.threads, args.cache),
         args.output.as_deref(),
     )?;
     let mut batches = sides.engine.query(&query).map_err(query_error)?;

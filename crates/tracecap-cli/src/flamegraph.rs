@@ -42,7 +42,7 @@ pub fn run(
     }
     let sides = Sides::open(
         &[(None, &args.inputs)],
-        args.threads,
+        (args.threads, false),
         args.output.as_deref(),
     )?;
     let folded = fold(&sides, 0, args.per_track)?;

@@ -178,3 +178,28 @@ Examples:
 ",
     query_common!()
 );
+
+/// `tracecap cache --help`.
+pub const CACHE: &str =
+    "`tracecap query` and `tracecap diff` keep the tables they parse from a capture
+file in a cache, and read them from it while the file is unchanged (same device,
+inode, size, modification and change times, and the same tracecap build): a
+question asked again of the same captures skips the parse. Only the columns a
+query read are kept; a later query that reads more parses the capture again
+and keeps both. Damaged captures, files changed in the last two seconds and
+scans cut short (LIMIT, an error, Ctrl-C) are not kept.
+
+Where: TRACECAP_CACHE_DIR, else $XDG_CACHE_HOME/tracecap, else
+~/.cache/tracecap (created readable by you alone). Its size is kept under
+TRACECAP_CACHE_SIZE (bytes, or 512M, 4G...; default 2G), the entries used
+least recently removed first. --no-cache on query and diff parses every
+capture and leaves the cache alone.
+
+Examples:
+  tracecap cache            (same as tracecap cache info)
+  tracecap cache clear
+
+Exit codes:
+  0  success
+  2  no cache folder can be named, or an I/O error
+";

@@ -7,6 +7,7 @@
 //! 2 usage or I/O errors.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod cache;
 mod convert;
 mod destination;
 mod detect;
@@ -142,6 +143,9 @@ enum Command {
         /// Partitions run at once [default: every core].
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// Parse every capture, neither reading nor filling the cache of parsed tables.
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Compare the slices of two captures, or of two groups of inputs.
     #[command(after_help = help::DIFF)]
@@ -180,6 +184,9 @@ enum Command {
         /// Partitions run at once [default: every core].
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// Parse every capture, neither reading nor filling the cache of parsed tables.
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Draw the slices of captures as an interactive SVG flame graph.
     #[command(after_help = help::FLAMEGRAPH)]
@@ -205,6 +212,13 @@ enum Command {
         /// Partitions run at once [default: every core].
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+    },
+    /// What the cache of parsed tables holds, or empty it.
+    #[command(after_help = help::CACHE)]
+    Cache {
+        /// `info` (its folder, entries, bytes and limit) or `clear` (remove every entry).
+        #[arg(value_enum, default_value = "info")]
+        action: cache::Action,
     },
 }
 
@@ -292,6 +306,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             output,
             strict,
             threads,
+            no_cache,
         } => {
             let args = query::QueryArgs {
                 sql,
@@ -300,6 +315,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 output,
                 strict,
                 threads,
+                cache: !no_cache,
             };
             query::run(&args, out, err)?;
         }
@@ -315,6 +331,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             sql,
             strict,
             threads,
+            no_cache,
         } => {
             let args = diff::DiffArgs {
                 pair,
@@ -328,6 +345,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 sql,
                 strict,
                 threads,
+                cache: !no_cache,
             };
             diff::run(&args, out, err)?;
         }
@@ -351,6 +369,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             };
             flamegraph::run(&args, out, err)?;
         }
+        Command::Cache { action } => cache::run(action, out)?,
     }
     out.flush()?;
     Ok(())

@@ -3,8 +3,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
 use tracecap_arrow::Table;
-use tracecap_query::{Config, Engine, Inputs};
+
+use tracecap_query::{Cache, Config, Engine, Inputs};
 
 use crate::error::CliError;
 use crate::results::{self, ResultFormat};
@@ -23,6 +25,8 @@ pub struct QueryArgs {
     pub strict: bool,
     /// Partitions run at once.
     pub threads: Option<usize>,
+    /// Read and fill the cache of parsed tables.
+    pub cache: bool,
 }
 
 /// Runs `tracecap query`.
@@ -32,7 +36,7 @@ pub fn run(args: &QueryArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
     let sides = Sides::open(
         &[(None, &args.inputs)],
-        args.threads,
+        (args.threads, args.cache),
         args.output.as_deref(),
     )?;
     let mut batches = sides.engine.query(sql).map_err(query_error)?;
@@ -50,15 +54,17 @@ pub struct Sides {
 }
 
 impl Sides {
-    /// Finds the inputs of each side and registers them. An output file among the inputs is
-    /// refused, and so are sides with nothing to query.
+    /// Finds the inputs of each side and registers them, with `threads` partitions and, with
+    /// `cache`, the cache of parsed tables the environment names ([`Cache::from_env`]). An
+    /// output file among the inputs is refused, and so are sides with nothing to query.
     pub fn open(
         sides: &[(Option<&str>, &Vec<PathBuf>)],
-        threads: Option<usize>,
+        (threads, cache): (Option<usize>, bool),
         output: Option<&Path>,
     ) -> Result<Sides, CliError> {
         let config = Config {
             partitions: threads.unwrap_or(Config::default().partitions),
+            cache: cache.then(Cache::from_env).flatten().map(Arc::new),
             ..Config::default()
         };
         let engine = Engine::new(&config).map_err(query_error)?;
@@ -115,6 +121,11 @@ impl Sides {
         for fault in self.engine.faults() {
             writeln!(err, "warning: {fault}")?;
             bad += 1;
+        }
+        if let Some(cache) = &self.engine.config().cache {
+            for note in cache.notes() {
+                writeln!(err, "warning: {note}")?;
+            }
         }
         if strict && bad > 0 {
             return Err(CliError::Verdict(format!(

@@ -14,6 +14,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
 use tracecap_arrow::Table;
 
+use crate::cache::Cache;
 use crate::dataset::Opened;
 use crate::error::Error;
 use crate::faults::{Fault, Faults};
@@ -34,6 +35,9 @@ pub struct Config {
     /// (true, the default: the engine groups and compares views fastest; see [`crate::schema`])
     /// or dictionary-encoded as in the export (for a reader that wants the export's own types).
     pub views: bool,
+    /// The cache of parsed tables that scans of capture files read and fill (see [`Cache`]);
+    /// `None` (the default) parses every capture each time.
+    pub cache: Option<Arc<Cache>>,
 }
 
 impl Default for Config {
@@ -42,6 +46,7 @@ impl Default for Config {
             partitions: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch_rows: tracecap_arrow::Options::default().batch_rows,
             views: true,
+            cache: None,
         }
     }
 }
@@ -116,7 +121,11 @@ impl Engine {
                 &inputs.captures,
                 &inputs.datasets,
                 (self.config.batch_rows, self.config.views),
-                (Arc::clone(&self.faults), &self.opened),
+                (
+                    Arc::clone(&self.faults),
+                    &self.opened,
+                    self.config.cache.clone(),
+                ),
             )?;
             let name = match schema {
                 Some(s) => TableReference::partial(s, table.name()),
@@ -184,7 +193,11 @@ impl Engine {
                 &[],
                 datasets,
                 (self.config.batch_rows, self.config.views),
-                (Arc::clone(&self.faults), &self.opened),
+                (
+                    Arc::clone(&self.faults),
+                    &self.opened,
+                    self.config.cache.clone(),
+                ),
             )?;
             ctx.register_table(table.name(), Arc::new(provider))?;
         }
@@ -197,6 +210,11 @@ impl Engine {
             }
             Ok::<_, Error>(folder.finish())
         })
+    }
+
+    /// How its queries run.
+    pub fn config(&self) -> &Config {
+        &self.config
     }
 
     /// The captures found damaged or unreadable by the queries run so far, once each, sorted by

@@ -24,6 +24,7 @@
     )
 )]
 
+mod cache;
 mod cast;
 mod dataset;
 pub mod diff;
@@ -39,6 +40,7 @@ mod prune;
 mod views;
 mod walk;
 
+pub use cache::{Cache, CacheInfo};
 pub use datafusion;
 pub use dataset::DamagedFile;
 pub use engine::{Batches, Config, Engine};

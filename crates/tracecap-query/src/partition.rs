@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
-use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::error::DataFusionError;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::{Options, Table};
 
+use crate::cache::{Cache, Fill};
 use crate::cast;
 use crate::faults::Faults;
 use crate::walk::{walk_capture, Stop, WalkError};
@@ -88,6 +89,8 @@ pub(crate) struct CapturePartition {
     pub(crate) queue: Arc<Queue>,
     pub(crate) batch_rows: usize,
     pub(crate) faults: Arc<Faults>,
+    /// The cache of parsed tables, and the table's whole schema as the engine sees it.
+    pub(crate) cache: Option<(Arc<Cache>, SchemaRef)>,
 }
 
 impl PartitionStream for CapturePartition {
@@ -104,15 +107,17 @@ impl PartitionStream for CapturePartition {
         let faults = Arc::clone(&self.faults);
         let schema = Arc::clone(&self.schema);
         let columns = self.columns.clone();
+        let cache = self.cache.clone();
         std::thread::spawn(move || {
             let captures = std::iter::from_fn(|| queue.take(&cursor));
-            parse(
-                (table, columns, &schema),
-                captures,
+            let scan = Scan {
+                table,
+                columns,
+                schema,
                 batch_rows,
-                &faults,
-                &tx,
-            );
+                cache,
+            };
+            scan.run(captures, &faults, &tx);
         });
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
@@ -126,51 +131,183 @@ impl PartitionStream for CapturePartition {
 
 type Sender = mpsc::Sender<Result<RecordBatch, DataFusionError>>;
 
-/// Parses `captures` one after the other for `table`, sending their batches of `columns` (all
-/// of them for `None`; the others are not built) in the engine's `schema`; stops when the
-/// engine drops the stream (a `LIMIT` met, a query cancelled).
-fn parse<'q>(
-    (table, columns, schema): (Table, Option<Arc<[usize]>>, &SchemaRef),
-    captures: impl Iterator<Item = &'q CaptureFile>,
+/// What a partition scans: the columns of `table` the engine wants, in its `schema`.
+struct Scan {
+    table: Table,
+    /// The wanted columns' indices in the table (`None`: all of them, in order).
+    columns: Option<Arc<[usize]>>,
+    schema: SchemaRef,
     batch_rows: usize,
-    faults: &Faults,
-    tx: &Sender,
-) {
-    for capture in captures {
+    cache: Option<(Arc<Cache>, SchemaRef)>,
+}
+
+impl Scan {
+    /// Reads `captures` one after the other, each from the cache or parsed, sending their
+    /// batches; stops when the engine drops the stream (a `LIMIT` met, a query cancelled).
+    fn run<'q>(
+        &self,
+        captures: impl Iterator<Item = &'q CaptureFile>,
+        faults: &Faults,
+        tx: &Sender,
+    ) {
+        for capture in captures {
+            let done = match &self.cache {
+                Some((cache, whole)) => self.cached(capture, (cache, whole), faults, tx),
+                None => self.parse(capture, self.plain(), None, faults, tx),
+            };
+            if !done || tx.is_closed() {
+                return;
+            }
+        }
+    }
+
+    /// Sends `capture`'s batches from its cache entry when it holds the wanted columns; else
+    /// parses it for those and the entry's, sending the wanted ones and filling the entry.
+    fn cached(
+        &self,
+        capture: &CaptureFile,
+        (cache, whole): (&Arc<Cache>, &SchemaRef),
+        faults: &Faults,
+        tx: &Sender,
+    ) -> bool {
+        let all: Vec<usize> = (0..whole.fields().len()).collect();
+        let wanted: Vec<usize> = self.columns.as_deref().map_or(all, <[usize]>::to_vec);
+        let Some(entry) = cache.entry(capture, self.table, whole) else {
+            return self.parse(capture, self.plain(), None, faults, tx);
+        };
+        let stored = cache.columns(&entry).unwrap_or_default();
+        if !stored.is_empty() && wanted.iter().all(|c| stored.contains(c)) {
+            let mut send = |batch| send(tx, batch);
+            match cache.read(&entry, (&stored, &wanted), &self.schema, &mut send) {
+                Ok(true) => return true,
+                Ok(false) => {} // unreadable, removed: parse
+                Err(e) => {
+                    if !tx.is_closed() {
+                        let _ =
+                            tx.blocking_send(Err(DataFusionError::ArrowError(Box::new(e), None)));
+                    }
+                    return false;
+                }
+            }
+        }
+        // Parse for the union, kept in the table's order; never no column (an entry holds at
+        // least `capture`, so a later `count(*)` is answered from it).
+        let mut keep: Vec<usize> = stored.into_iter().chain(wanted.iter().copied()).collect();
+        keep.sort_unstable();
+        keep.dedup();
+        if keep.is_empty() {
+            keep.push(0);
+        }
+        let Ok(kept) = whole.project(&keep).map(Arc::new) else {
+            return self.parse(capture, self.plain(), None, faults, tx);
+        };
+        let positions: Vec<usize> = wanted
+            .iter()
+            .filter_map(|c| keep.iter().position(|k| k == c))
+            .collect();
+        let fill = cache
+            .fill(&entry, &keep, &kept)
+            .map(|f| (f, cache.as_ref()));
+        let parse = Parse {
+            columns: Some(keep.as_slice().into()),
+            schema: &kept,
+            sent: Some(positions),
+        };
+        self.parse(capture, parse, fill, faults, tx)
+    }
+
+    /// The parse of the wanted columns alone.
+    fn plain(&self) -> Parse<'_> {
+        Parse {
+            columns: self.columns.clone(),
+            schema: &self.schema,
+            sent: None,
+        }
+    }
+
+    /// Parses `capture` as `how` says and sends the wanted columns; with a fill, writes every
+    /// batch to it too, and commits it if the capture was read whole. `false` when the scan
+    /// must stop.
+    fn parse(
+        &self,
+        capture: &CaptureFile,
+        how: Parse<'_>,
+        mut fill: Option<(Fill, &Cache)>,
+        faults: &Faults,
+        tx: &Sender,
+    ) -> bool {
+        let Parse {
+            columns,
+            schema,
+            sent,
+        } = how;
+        let mut whole = false;
         let walked = walk_capture(capture, faults, |input| {
             let options = Options {
-                batch_rows,
+                batch_rows: self.batch_rows,
                 path: Some(capture.source.absolute_path()),
                 columns: columns.clone(),
                 format: Some(capture.format),
-                ..Options::only(table)
+                ..Options::only(self.table)
             };
-            let mut send = |_table: Table, batch: RecordBatch| {
-                tx.blocking_send(Ok(cast::batch(&batch, schema)?))
-                    .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
+            let mut each = |_table: Table, batch: RecordBatch| {
+                let batch = cast::batch(&batch, schema)?;
+                if fill.as_mut().is_some_and(|(f, _)| f.write(&batch).is_err()) {
+                    fill = None; // the entry is dropped; the query goes on
+                }
+                let Some(positions) = &sent else {
+                    return send(tx, batch);
+                };
+                let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+                let columns = batch.project(positions)?.columns().to_vec();
+                send(
+                    tx,
+                    RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)?,
+                )
             };
-            match tracecap_arrow::capture_batches(&capture.source.id, input, &options, &mut send) {
-                Ok(summary) => Ok(summary.fault),
+            match tracecap_arrow::capture_batches(&capture.source.id, input, &options, &mut each) {
+                Ok(summary) => {
+                    whole = summary.fault.is_none();
+                    Ok(summary.fault)
+                }
                 Err(tracecap_arrow::Error::NotACapture { .. }) => Err(WalkError::NotACapture),
                 Err(e) => Err(WalkError::Failed(e)),
             }
         });
         match walked {
-            Ok(()) => {}
+            Ok(()) => {
+                if let Some((f, cache)) = fill {
+                    if whole && !tx.is_closed() {
+                        cache.commit(f, capture);
+                    }
+                }
+                true
+            }
             Err(Stop::Shrunk(why)) => {
                 let _ = tx.blocking_send(Err(DataFusionError::IoError(std::io::Error::other(why))));
-                return;
+                false
             }
             Err(Stop::Failed(e)) => {
                 if !tx.is_closed() {
                     let e = DataFusionError::External(format!("{}: {e}", capture.source.id).into());
                     let _ = tx.blocking_send(Err(e));
                 }
-                return;
+                false
             }
         }
-        if tx.is_closed() {
-            return;
-        }
     }
+}
+
+/// How a capture is parsed: for `columns`, whose batches come in `schema`; with `sent`, only
+/// the columns at those positions go to the engine (the others fill the cache).
+struct Parse<'s> {
+    columns: Option<Arc<[usize]>>,
+    schema: &'s SchemaRef,
+    sent: Option<Vec<usize>>,
+}
+
+/// Hands `batch` to the engine: an error once it stopped reading.
+fn send(tx: &Sender, batch: RecordBatch) -> Result<(), ArrowError> {
+    tx.blocking_send(Ok(batch))
+        .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
 }

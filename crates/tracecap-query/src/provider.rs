@@ -17,6 +17,7 @@ use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
 use tracecap_arrow::Table;
 
+use crate::cache::Cache;
 use crate::dataset;
 use crate::faults::Faults;
 use crate::inputs::CaptureFile;
@@ -36,6 +37,7 @@ pub(crate) struct InputTable {
     datasets: Option<Arc<ListingTable>>,
     batch_rows: usize,
     faults: Arc<Faults>,
+    cache: Option<Arc<Cache>>,
 }
 
 impl InputTable {
@@ -44,7 +46,7 @@ impl InputTable {
         captures: &[CaptureFile],
         datasets: &[std::path::PathBuf],
         (batch_rows, views): (usize, bool),
-        (faults, opened): (Arc<Faults>, &Arc<dataset::Opened>),
+        (faults, opened, cache): (Arc<Faults>, &Arc<dataset::Opened>, Option<Arc<Cache>>),
     ) -> Result<InputTable> {
         let schema = if views {
             views::schema(table)
@@ -63,6 +65,7 @@ impl InputTable {
             captures,
             batch_rows,
             faults,
+            cache,
         })
     }
 
@@ -95,6 +98,7 @@ impl InputTable {
                     queue: Arc::clone(&queue),
                     batch_rows: self.batch_rows,
                     faults: Arc::clone(&self.faults),
+                    cache: self.cache.clone().map(|c| (c, Arc::clone(&self.schema))),
                 }) as Arc<dyn PartitionStream>
             })
             .collect()

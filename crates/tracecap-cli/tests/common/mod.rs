@@ -11,6 +11,7 @@ use tracecap_syscall::write::{CaptureWriter, HeaderModel, SyscallModel};
 pub fn tracecap_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
         .args(args)
+        .env("TRACECAP_CACHE_DIR", test_cache())
         .envs(env.iter().copied())
         .output()
         .unwrap();
@@ -114,6 +115,7 @@ pub fn big_capture(records: u32) -> Vec<u8> {
 pub fn run(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_tracecap"))
         .args(args)
+        .env("TRACECAP_CACHE_DIR", test_cache())
         .output()
         .expect("run tracecap")
 }
@@ -144,4 +146,10 @@ pub fn tree(dir: &Path) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+/// The cache of parsed tables the tests' runs share (not the user's): one folder for every test
+/// process, which the cache allows.
+pub fn test_cache() -> PathBuf {
+    std::env::temp_dir().join("tracecap-tests-cache")
 }

@@ -1,0 +1,288 @@
+//! The cache of parsed tables: answers from it equal the parse's on every table of the samples
+//! and the corpus; an entry grows to the columns queries read; a changed, cut, rewritten (same
+//! size, modification time set back) or deleted capture is parsed again, never answered from a
+//! stale entry; a scan cut short by `LIMIT` keeps nothing; an unreadable entry is removed,
+//! noted and parsed around.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use tracecap_arrow::Table;
+use tracecap_query::{Cache, Config, Engine, Inputs};
+use tracecap_testkit::TempDir;
+
+const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
+
+/// The result's rows as text, sorted (scans of several partitions give rows in any order).
+fn rows(batches: &[RecordBatch]) -> Vec<String> {
+    let options = FormatOptions::default().with_null("NULL");
+    let mut out = Vec::new();
+    for b in batches {
+        let formatters: Vec<_> = b
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+            .collect();
+        for r in 0..b.num_rows() {
+            let cells: Vec<String> = formatters.iter().map(|f| f.value(r).to_string()).collect();
+            out.push(cells.join("|"));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// An engine over `inputs`, with `cache` (none: every capture parsed).
+fn engine(inputs: &[PathBuf], cache: Option<&Arc<Cache>>, batch_rows: usize) -> Engine {
+    let config = Config {
+        cache: cache.cloned(),
+        batch_rows,
+        ..Config::default()
+    };
+    let engine = Engine::new(&config).unwrap();
+    engine
+        .register(None, &Inputs::find(inputs).unwrap())
+        .unwrap();
+    engine
+}
+
+fn query(inputs: &[PathBuf], cache: Option<&Arc<Cache>>, sql: &str) -> Vec<String> {
+    rows(&engine(inputs, cache, 65_536).collect(sql).unwrap())
+}
+
+fn entries(cache: &Cache) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(cache.dir())
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// The samples and, when it is there, the corpus (files left alone long ago: cacheable).
+fn inputs() -> Vec<PathBuf> {
+    let mut inputs = vec![PathBuf::from(SAMPLES)];
+    if let Some(corpus) = tracecap_testkit::corpus("") {
+        inputs.push(corpus);
+    }
+    inputs
+}
+
+#[test]
+fn answers_from_the_cache_equal_the_parse_on_every_table() {
+    let dir = TempDir::new("cache-equal");
+    let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));
+    let inputs = inputs();
+    for table in Table::ALL {
+        let sql = format!("SELECT * FROM {}", table.name());
+        let parsed = query(&inputs, None, &sql);
+        let (hits, misses) = cache.hits_and_misses();
+        let filled = query(&inputs, Some(&cache), &sql);
+        let (hits_1, misses_1) = cache.hits_and_misses();
+        let second = engine(&inputs, Some(&cache), 65_536);
+        let cached = rows(&second.collect(&sql).unwrap());
+        let (hits_2, misses_2) = cache.hits_and_misses();
+        assert_eq!(filled, parsed, "{table}: the scan that fills the cache");
+        assert_eq!(cached, parsed, "{table}: the scan answered from the cache");
+        assert!(misses_1 > misses, "{table}: the first scan parses");
+        assert_eq!(hits_1, hits, "{table}: nothing to hit on the first scan");
+        assert!(hits_2 > hits_1, "{table}: the second scan reads the cache");
+        // Only the damaged captures, which are not kept, are parsed again.
+        let damaged = second.faults().len() as u64;
+        assert_eq!(
+            misses_2 - misses_1,
+            damaged,
+            "{table}: the second scan parses"
+        );
+    }
+    assert!(cache.notes().is_empty(), "{:?}", cache.notes());
+}
+
+#[test]
+fn an_entry_grows_to_the_columns_queries_read() {
+    let dir = TempDir::new("cache-columns");
+    let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));
+    let samples = [PathBuf::from(SAMPLES)];
+    let counted = |sql: &str| {
+        let before = cache.hits_and_misses();
+        let got = query(&samples, Some(&cache), sql);
+        assert_eq!(got, query(&samples, None, sql), "{sql}");
+        let after = cache.hits_and_misses();
+        (after.0 - before.0, after.1 - before.1)
+    };
+    let captures = std::fs::read_dir(SAMPLES)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "prof")
+        })
+        .count() as u64;
+    assert_eq!(counted("SELECT name FROM slices"), (0, captures));
+    assert_eq!(counted("SELECT count(*) FROM slices"), (captures, 0));
+    // `dur` is not kept yet: parsed again, for `name` and `dur` both.
+    assert_eq!(
+        counted("SELECT name, sum(dur) FROM slices GROUP BY name"),
+        (0, captures)
+    );
+    assert_eq!(counted("SELECT dur, name FROM slices"), (captures, 0));
+    assert_eq!(
+        counted("SELECT sum(dur) FROM slices WHERE name = 'frame'"),
+        (captures, 0)
+    );
+    // One entry per capture and table, whatever the columns.
+    assert_eq!(entries(&cache).len() as u64, captures);
+}
+
+/// A copy of `from` at `to`, its modification time an hour back and left alone for the
+/// cache's settling time.
+fn settled_copy(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap();
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(to)
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+}
+
+fn settle() {
+    std::thread::sleep(Cache::SETTLE + Duration::from_millis(100));
+}
+
+#[test]
+fn a_changed_capture_is_parsed_again_never_answered_stale() {
+    let dir = TempDir::new("cache-stale");
+    let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));
+    let a = Path::new(SAMPLES).join("sample_small.prof");
+    let b = Path::new(SAMPLES).join("gen_small.prof");
+    let file = dir.join("c.prof");
+    let inputs = [file.clone()];
+    let sql = "SELECT * FROM slices";
+    let check = |what: &str| {
+        let want = query(&inputs, None, sql);
+        let got = query(&inputs, Some(&cache), sql);
+        assert_eq!(got, want, "{what}");
+        got
+    };
+
+    settled_copy(&a, &file);
+    settle();
+    let first = check("first");
+    assert_eq!(check("from the cache"), first);
+    assert!(cache.hits_and_misses().0 > 0);
+
+    // The same size, other content, the modification time set back to what it was: only its
+    // change time tells.
+    let was = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(&a).unwrap();
+    let at = bytes.windows(5).position(|w| w == b"frame").unwrap();
+    bytes[at..at + 5].copy_from_slice(b"FRAME");
+    std::fs::write(&file, &bytes).unwrap();
+    let f = std::fs::File::options().append(true).open(&file).unwrap();
+    f.set_modified(was).unwrap();
+    drop(f);
+    assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), was);
+    settle();
+    let rewritten = check("rewritten in place");
+    assert_ne!(rewritten, first);
+    assert_eq!(check("rewritten, from the cache"), rewritten);
+
+    // Another capture in its place, cut, and gone.
+    settled_copy(&b, &file);
+    assert_ne!(check("replaced"), rewritten);
+    let len = std::fs::metadata(&file).unwrap().len();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    check("cut");
+    settle();
+    check("cut, settled");
+    check("cut, again");
+    std::fs::remove_file(&file).unwrap();
+    let gone = engine(&[dir.to_path_buf()], Some(&cache), 65_536);
+    assert!(rows(&gone.collect(sql).unwrap()).is_empty());
+    assert!(cache.notes().is_empty(), "{:?}", cache.notes());
+}
+
+#[test]
+fn a_scan_cut_short_keeps_nothing() {
+    let dir = TempDir::new("cache-limit");
+    let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));
+    let samples = [PathBuf::from(SAMPLES)];
+    // Batches of 7 rows: a capture gives many, and the engine stops reading after the first.
+    let engine = engine(&samples, Some(&cache), 7);
+    let got = engine.collect("SELECT * FROM slices LIMIT 1").unwrap();
+    assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+    drop(engine);
+    std::thread::sleep(Duration::from_millis(300)); // the partitions' threads end
+    assert_eq!(entries(&cache), Vec::<PathBuf>::new());
+}
+
+#[test]
+fn an_unreadable_entry_is_removed_noted_and_parsed_around() {
+    let dir = TempDir::new("cache-damaged");
+    let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));
+    let file = Path::new(SAMPLES).join("sample_small.prof");
+    let inputs = [file];
+    let sql = "SELECT * FROM slices";
+    let want = query(&inputs, None, sql);
+    assert_eq!(query(&inputs, Some(&cache), sql), want);
+    let entry = entries(&cache).pop().unwrap();
+    for damage in [&b"not parquet"[..], &[]] {
+        std::fs::write(&entry, damage).unwrap();
+        assert_eq!(query(&inputs, Some(&cache), sql), want);
+        let notes = cache.notes();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains(&entry.display().to_string()), "{notes:?}");
+        // Filled again by that query, whole.
+        assert_eq!(query(&inputs, Some(&cache), sql), want);
+        assert!(cache.notes().is_empty());
+    }
+}
+
+#[test]
+fn the_folder_is_kept_under_its_limit_least_recently_used_first() {
+    let dir = TempDir::new("cache-limit-size");
+    let samples = [PathBuf::from(SAMPLES)];
+    let sizes = {
+        let cache = Arc::new(Cache::new(dir.join("probe"), u64::MAX));
+        query(&samples, Some(&cache), "SELECT * FROM slices");
+        let info = cache.info().unwrap();
+        assert_eq!(info.entries, 2);
+        info.bytes
+    };
+    // Room for one entry of the two.
+    let cache = Arc::new(Cache::new(dir.join("cache"), sizes * 2 / 3));
+    query(&samples, Some(&cache), "SELECT * FROM slices");
+    let info = cache.info().unwrap();
+    assert!(info.bytes <= sizes * 2 / 3, "{info:?}");
+    assert!(info.entries < 2, "{info:?}");
+    let cleared = cache.clear().unwrap();
+    assert_eq!(cleared.entries, info.entries);
+    assert_eq!(cache.info().unwrap().entries, 0);
+}
+
+#[test]
+fn the_folder_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("cache-private");
+    let cache = Arc::new(Cache::new(dir.join("a/b"), u64::MAX));
+    query(
+        &[PathBuf::from(SAMPLES)],
+        Some(&cache),
+        "SELECT count(*) FROM tracks",
+    );
+    for d in [dir.join("a/b"), cache.dir().to_path_buf()] {
+        let mode = std::fs::metadata(&d).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{}", d.display());
+    }
+}
