@@ -4,13 +4,15 @@
 //! - **Key.** An entry is found by the capture's id and path, the table, the types of its text
 //!   (views or dictionaries), the file's identity (device, inode, size, modification and status
 //!   change times in ns: a program can set the first back, not the second) and the build of the
-//!   program that parses (the identity of the executable or library holding this code). A file
-//!   changed in any way is another key: a miss, never a stale answer. A file changed in the last
-//!   [`Cache::SETTLE`] is not cached at all, since a change within its clock's tick would not show.
+//!   program that parses (the path, inode, size and modification time of the executable or
+//!   library holding this code). A file changed in any way is another key: a miss, never a stale
+//!   answer. A file changed in the last [`Cache::SETTLE`] is not cached at all, since a change
+//!   within its clock's tick would not show.
 //! - **What is kept.** The columns a scan computed; a later scan that needs more parses the
 //!   capture again for the union of both and keeps that, so an entry grows to what the queries of
 //!   that capture read. A capture that is damaged or could not be read is not kept (it is parsed
-//!   each time, and its fault reported each time).
+//!   each time, and its fault reported each time); a damaged one is marked, so that later scans
+//!   parse it without filling an entry.
 //! - **Filling.** An entry is written under a temporary name while the scan runs and renamed into
 //!   place once the capture's scan ends whole; a scan cut short (a `LIMIT` met, a failure, the
 //!   process killed) leaves no entry. Two processes filling the same entry each rename a whole
@@ -32,7 +34,7 @@ use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use datafusion::parquet::arrow::{ArrowWriter, ProjectionMask};
-use datafusion::parquet::basic::{Compression, ZstdLevel};
+use datafusion::parquet::basic::Compression;
 use datafusion::parquet::file::properties::WriterProperties;
 use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::Table;
@@ -198,15 +200,21 @@ impl Cache {
         })
     }
 
-    /// The columns the entry holds, when it is there and readable; an unreadable one is removed
-    /// and noted.
-    pub(crate) fn columns(&self, entry: &Entry) -> Option<Vec<usize>> {
+    /// The entry, opened, when it is there and readable; an unreadable one is removed and
+    /// noted.
+    pub(crate) fn open(&self, entry: &Entry) -> Option<Stored> {
         let file = File::open(&entry.path).ok()?;
         let read = ParquetRecordBatchReaderBuilder::try_new(file)
             .map_err(|e| e.to_string())
-            .and_then(|b| stored_columns(b.metadata().file_metadata().key_value_metadata()));
+            .and_then(|builder| {
+                let kv = builder.metadata().file_metadata().key_value_metadata();
+                Ok(Stored {
+                    columns: stored_columns(kv)?,
+                    builder,
+                })
+            });
         match read {
-            Ok(columns) => Some(columns),
+            Ok(stored) => Some(stored),
             Err(e) => {
                 self.damaged(&entry.path, &e);
                 None
@@ -214,25 +222,23 @@ impl Cache {
         }
     }
 
-    /// Reads the entry's `wanted` columns (a subset of `stored`, its columns) in batches of
-    /// `schema` (the wanted columns' engine schema), handing each to `send`. `Ok(false)` when
-    /// the entry turned out unreadable before anything was sent (removed and noted: parse the
-    /// capture instead).
+    /// Reads the `wanted` columns of the `stored` entry (they must be among its columns) in
+    /// batches of `schema` (the wanted columns' engine schema), handing each to `send`.
+    /// `Ok(false)` when the entry turned out unreadable before anything was sent (removed and
+    /// noted: parse the capture instead).
     pub(crate) fn read(
         &self,
-        entry: &Entry,
-        (stored, wanted): (&[usize], &[usize]),
+        (entry, stored): (&Entry, Stored),
+        wanted: &[usize],
         schema: &SchemaRef,
         send: &mut dyn FnMut(RecordBatch) -> Result<(), ArrowError>,
     ) -> Result<bool, ArrowError> {
         let mut sent = false;
         let read = (|| -> Result<(), ReadError> {
-            let file = File::open(&entry.path).map_err(|e| ReadError::Entry(e.to_string()))?;
-            let builder =
-                ParquetRecordBatchReaderBuilder::try_new(file).map_err(ReadError::entry)?;
+            let Stored { columns, builder } = stored;
             let positions: Vec<usize> = wanted
                 .iter()
-                .filter_map(|c| stored.iter().position(|s| s == c))
+                .filter_map(|c| columns.iter().position(|s| s == c))
                 .collect();
             let mask = ProjectionMask::roots(builder.parquet_schema(), positions.iter().copied());
             let reader = builder
@@ -314,6 +320,18 @@ impl Cache {
                 None
             }
         }
+    }
+
+    /// Whether the capture of `entry` was found damaged: it is parsed (and its fault reported)
+    /// each time, with no fill.
+    pub(crate) fn damaged_before(&self, entry: &Entry) -> bool {
+        entry.path.with_extension("damaged").exists()
+    }
+
+    /// Notes that the capture of `fill` is damaged (an empty file beside where its entry would
+    /// be, under the same key), and drops the fill.
+    pub(crate) fn damaged_capture(&self, fill: Fill) {
+        let _ = File::create(fill.path.with_extension("damaged"));
     }
 
     /// Puts a completed fill in place when its capture did not change meanwhile, then keeps the
@@ -406,6 +424,12 @@ impl Cache {
     }
 }
 
+/// An entry opened: the columns it holds (indices in the table's schema), and its reader.
+pub(crate) struct Stored {
+    pub(crate) columns: Vec<usize>,
+    builder: ParquetRecordBatchReaderBuilder<File>,
+}
+
 /// Where a capture's table is cached, and the file identity it was keyed by.
 #[derive(Debug)]
 pub(crate) struct Entry {
@@ -451,7 +475,7 @@ impl Fill {
             .collect::<Vec<_>>()
             .join(",");
         let props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
+            .set_compression(Compression::LZ4_RAW)
             .set_key_value_metadata(Some(vec![
                 datafusion::parquet::file::metadata::KeyValue::new(COLUMNS_KEY.to_string(), list),
             ]))
@@ -590,8 +614,13 @@ fn build_identity() -> Option<&'static str> {
                 let path = fields.nth(4)?;
                 (lo <= here && here < hi && path.starts_with('/')).then(|| path.to_string())
             })?;
-            let identity = identity(Path::new(&path))?;
-            Some(format!("{} {path} {identity:?}", env!("CARGO_PKG_VERSION")))
+            // Not its status change time: linking the file elsewhere (a profiler's cache of
+            // binaries does) changes it, and a rebuild writes a new file anyway.
+            let (device, inode, size, modified, _) = identity(Path::new(&path))?;
+            let version = env!("CARGO_PKG_VERSION");
+            Some(format!(
+                "{version} {path} {device} {inode} {size} {modified}"
+            ))
         })
         .as_deref()
 }

@@ -172,13 +172,15 @@ impl Scan {
     ) -> bool {
         let all: Vec<usize> = (0..whole.fields().len()).collect();
         let wanted: Vec<usize> = self.columns.as_deref().map_or(all, <[usize]>::to_vec);
-        let Some(entry) = cache.entry(capture, self.table, whole) else {
+        let entry = cache.entry(capture, self.table, whole);
+        let Some(entry) = entry.filter(|e| !cache.damaged_before(e)) else {
             return self.parse(capture, self.plain(), None, faults, tx);
         };
-        let stored = cache.columns(&entry).unwrap_or_default();
-        if !stored.is_empty() && wanted.iter().all(|c| stored.contains(c)) {
+        let opened = cache.open(&entry);
+        let stored = opened.as_ref().map_or(Vec::new(), |o| o.columns.clone());
+        if let Some(opened) = opened.filter(|o| wanted.iter().all(|c| o.columns.contains(c))) {
             let mut send = |batch| send(tx, batch);
-            match cache.read(&entry, (&stored, &wanted), &self.schema, &mut send) {
+            match cache.read((&entry, opened), &wanted, &self.schema, &mut send) {
                 Ok(true) => return true,
                 Ok(false) => {} // unreadable, removed: parse
                 Err(e) => {
@@ -277,8 +279,12 @@ impl Scan {
         match walked {
             Ok(()) => {
                 if let Some((f, cache)) = fill {
-                    if whole && !tx.is_closed() {
+                    if tx.is_closed() {
+                        // Cut short: nothing kept.
+                    } else if whole {
                         cache.commit(f, capture);
+                    } else {
+                        cache.damaged_capture(f);
                     }
                 }
                 true
