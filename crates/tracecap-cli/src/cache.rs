@@ -17,10 +17,13 @@ pub enum Action {
 }
 
 /// Runs `tracecap cache ACTION`.
-pub fn run(action: Action, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(action: Action, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     let cache = Cache::from_env().ok_or_else(|| {
         CliError::Usage("no cache folder: set TRACECAP_CACHE_DIR, XDG_CACHE_HOME or HOME".into())
     })?;
+    for note in cache.notes() {
+        writeln!(err, "warning: {note}")?;
+    }
     match action {
         Action::Info => {
             let CacheInfo {

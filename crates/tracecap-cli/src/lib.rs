@@ -369,7 +369,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             };
             flamegraph::run(&args, out, err)?;
         }
-        Command::Cache { action } => cache::run(action, out)?,
+        Command::Cache { action } => cache::run(action, out, err)?,
     }
     out.flush()?;
     Ok(())

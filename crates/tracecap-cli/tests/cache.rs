@@ -65,6 +65,17 @@ fn cache_info_clear_and_no_cache() {
     assert!(help.contains("Examples:\n  tracecap cache") && help.contains("Exit codes:"));
     assert!(help.contains("TRACECAP_CACHE_DIR") && help.contains("--no-cache"));
     assert!(help.lines().all(|l| l.chars().count() < 80), "{help}");
+    let bad_size = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(["cache"])
+        .env("TRACECAP_CACHE_DIR", &cache)
+        .env("TRACECAP_CACHE_SIZE", "lots")
+        .output()
+        .unwrap();
+    let warned = String::from_utf8_lossy(&bad_size.stderr);
+    assert!(
+        warned.contains("TRACECAP_CACHE_SIZE=\"lots\" is no size"),
+        "{warned}"
+    );
     // A diff reads and fills it too.
     let s = format!("{SAMPLES}/sample_small.prof");
     let (code, _, err) = with_cache(&cache, &["diff", &s, &s]);
@@ -105,9 +116,11 @@ fn four_processes_fill_one_cache_at_once() {
     assert_eq!(code, 0);
     assert_eq!(again, want);
     assert!(!err.contains("cache entry"), "{err}");
-    assert!(files(&cache)
-        .iter()
-        .all(|f| f.extension().is_some_and(|x| x == "parquet")));
+    // Whole entries, and markers of the damaged captures: no temporary file left.
+    for f in files(&cache) {
+        let ext = f.extension().unwrap_or_default();
+        assert!(ext == "parquet" || ext == "damaged", "{}", f.display());
+    }
 }
 
 #[test]

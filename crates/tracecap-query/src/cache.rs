@@ -110,11 +110,18 @@ impl Cache {
             (None, None, Some(home)) => PathBuf::from(home).join(".cache").join("tracecap"),
             _ => return None,
         };
-        let limit = std::env::var("TRACECAP_CACHE_SIZE")
+        let size = std::env::var("TRACECAP_CACHE_SIZE")
             .ok()
-            .and_then(|s| parse_size(&s))
-            .unwrap_or(Cache::DEFAULT_LIMIT);
-        Some(Cache::new(dir, limit))
+            .filter(|s| !s.is_empty());
+        let limit = size.as_deref().map(parse_size);
+        let cache = Cache::new(dir, limit.flatten().unwrap_or(Cache::DEFAULT_LIMIT));
+        if let (Some(size), Some(None)) = (size, limit) {
+            cache.note(format!(
+                "TRACECAP_CACHE_SIZE={size:?} is no size (bytes, or 512M, 4G, ...): the cache is \
+                 kept under its default of 2 GiB"
+            ));
+        }
+        Some(cache)
     }
 
     /// The folder of the entries.
