@@ -86,7 +86,13 @@ fn answers_from_the_cache_equal_the_parse_on_every_table() {
         let (hits_2, misses_2) = cache.hits_and_misses();
         assert_eq!(filled, parsed, "{table}: the scan that fills the cache");
         assert_eq!(cached, parsed, "{table}: the scan answered from the cache");
-        assert!(misses_1 > misses, "{table}: the first scan parses");
+        if misses_1 == misses {
+            // No capture of the inputs has rows in this table (without the corpus, the
+            // samples are EasyProfiler captures only).
+            assert!(parsed.is_empty(), "{table}: rows, but nothing parsed");
+            assert_eq!(cached, parsed);
+            continue;
+        }
         assert_eq!(hits_1, hits, "{table}: nothing to hit on the first scan");
         assert!(hits_2 > hits_1, "{table}: the second scan reads the cache");
         // Only the damaged captures, which are not kept, are parsed again, without a fill.
