@@ -253,25 +253,16 @@ impl Cache {
                 .build()
                 .map_err(ReadError::entry)?;
             // The mask keeps the stored order; the engine wants `wanted`'s.
-            let mut order: Vec<usize> = (0..positions.len()).collect();
-            order.sort_by_key(|&i| positions.get(i).copied());
-            let mut back = vec![0; order.len()];
-            for (at, &i) in order.iter().enumerate() {
-                if let Some(b) = back.get_mut(i) {
-                    *b = at;
-                }
-            }
+            let mut read_order = positions.clone();
+            read_order.sort_unstable();
+            let picked: Vec<usize> = positions
+                .iter()
+                .filter_map(|p| read_order.binary_search(p).ok())
+                .collect();
             for batch in reader {
                 let batch = batch.map_err(|e| ReadError::Entry(e.to_string()))?;
-                let columns = back
-                    .iter()
-                    .filter_map(|&i| batch.columns().get(i).cloned())
-                    .collect();
-                let options = datafusion::arrow::record_batch::RecordBatchOptions::new()
-                    .with_row_count(Some(batch.num_rows()));
-                let batch =
-                    RecordBatch::try_new_with_options(Arc::clone(schema), columns, &options)
-                        .map_err(|e| ReadError::Entry(e.to_string()))?;
+                let batch = crate::cast::pick(&batch, &picked, schema)
+                    .map_err(|e| ReadError::Entry(e.to_string()))?;
                 sent = true;
                 send(batch).map_err(ReadError::Send)?;
             }

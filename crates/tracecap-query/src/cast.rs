@@ -39,6 +39,18 @@ fn column(column: &ArrayRef, to: &DataType) -> Result<ArrayRef, ArrowError> {
     }
 }
 
+/// The columns of `batch` at `indices`, in that order, as a batch of `schema` (whose columns
+/// they are): its row count kept, also for no column.
+pub(crate) fn pick(
+    batch: &RecordBatch,
+    indices: &[usize],
+    schema: &SchemaRef,
+) -> Result<RecordBatch, ArrowError> {
+    let columns = batch.project(indices)?.columns().to_vec();
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    RecordBatch::try_new_with_options(Arc::clone(schema), columns, &options)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

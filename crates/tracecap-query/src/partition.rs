@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
-use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -260,12 +260,7 @@ impl Scan {
                 let Some(positions) = &sent else {
                     return send(tx, batch);
                 };
-                let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
-                let columns = batch.project(positions)?.columns().to_vec();
-                send(
-                    tx,
-                    RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)?,
-                )
+                send(tx, cast::pick(&batch, positions, &self.schema)?)
             };
             match tracecap_arrow::capture_batches(&capture.source.id, input, &options, &mut each) {
                 Ok(summary) => {
