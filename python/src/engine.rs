@@ -43,7 +43,7 @@ impl Sides {
                 let engine = Engine::new(&config)?;
                 let mut found = Vec::new();
                 for (schema, paths) in &sides {
-                    let inputs = Inputs::find(paths)?;
+                    let inputs = Inputs::find_with(paths, engine.config().cache.as_deref())?;
                     if !inputs.is_empty() {
                         engine.register(*schema, &inputs)?;
                     }

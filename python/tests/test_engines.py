@@ -142,8 +142,10 @@ def test_query_answers_again_from_the_cache(tmp_path, monkeypatch):
     parsed = pa.table(tracecap.query(sql, SAMPLES, cache=False))
     assert not (tmp_path / "cache").exists()
     first = pa.table(tracecap.query(sql, SAMPLES))
-    entries = sorted((tmp_path / "cache" / "v1").glob("*.parquet"))
-    assert len(entries) == len(sample_paths())
+    # An entry (a link) per capture; their rows in the packs of the query's partitions.
+    links = sorted((tmp_path / "cache" / "v2" / "links").glob("*.slices"))
+    assert len(links) == len(sample_paths())
+    assert list((tmp_path / "cache" / "v2" / "packs").glob("slices.*.parquet"))
     second = pa.table(tracecap.query(sql, SAMPLES))
     assert first.equals(parsed) and second.equals(parsed)
     scanned = pa.table(tracecap.scan(SAMPLES, "slices"))

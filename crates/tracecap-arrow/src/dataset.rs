@@ -677,6 +677,36 @@ impl CaptureFile {
 ///
 /// An input that does not exist or cannot be read is an error naming it.
 pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found, Error> {
+    find_sources_with(inputs, exclude, &NothingKnown)
+}
+
+/// What a caller knows of files' formats from an earlier search of them (a cache keyed by the
+/// files' identities), so that [`find_sources_with`] does not open them again to find out.
+pub trait KnownFormats: Sync {
+    /// The size and format of the capture at `path`, when known for the file as it is now.
+    fn recall(&self, path: &Path) -> Option<(u64, Format)>;
+    /// What the search found opening the capture at `path`, which it did not recall.
+    fn learn(&self, path: &Path, sniffed: (u64, Format));
+}
+
+/// Knows nothing: every file is opened.
+struct NothingKnown;
+
+impl KnownFormats for NothingKnown {
+    fn recall(&self, _: &Path) -> Option<(u64, Format)> {
+        None
+    }
+
+    fn learn(&self, _: &Path, _: (u64, Format)) {}
+}
+
+/// [`find_sources`], where the files `known` recalls are not opened, and what the others turn
+/// out to be is told to it.
+pub fn find_sources_with(
+    inputs: &[PathBuf],
+    exclude: Option<&Path>,
+    known: &dyn KnownFormats,
+) -> Result<Found, Error> {
     let exclude = exclude.and_then(|p| std::fs::canonicalize(p).ok());
     let mut found = Found::default();
     let mut ids = HashSet::new();
@@ -690,7 +720,7 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
             continue;
         }
         if !meta.is_dir() {
-            match sniff(input).map_err(|e| with_path(input, e))? {
+            match sniff_known(input, known).map_err(|e| with_path(input, e))? {
                 Ok(sniffed) => found.push(input.clone(), sniffed, &mut ids),
                 Err(why) => found.not_captures.push((input.clone(), why)),
             }
@@ -699,7 +729,7 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
         let mut files = Vec::new();
         walk_dir(input, exclude.as_deref(), &mut files, &mut found.unreadable);
         files.sort();
-        let sniffed = sniff_all(&files);
+        let sniffed = sniff_all(&files, known);
         for (file, sniffed) in files.into_iter().zip(sniffed) {
             match sniffed {
                 Ok(Ok(sniffed)) => found.push(file, sniffed, &mut ids),
@@ -717,20 +747,30 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
 /// Most threads [`sniff_all`] runs on.
 const SNIFF_THREADS: usize = 8;
 
-/// [`sniff`] of each of `files`, in their order, on up to one thread per core: a file costs
-/// system calls, page faults and, for a compressed apitrace trace, the decoder's first piece.
-fn sniff_all(files: &[PathBuf]) -> Vec<std::io::Result<Result<(u64, Format), &'static str>>> {
+/// [`sniff_known`] of each of `files`, in their order, on up to one thread per core: a file
+/// costs system calls, page faults and, for a compressed apitrace trace, the decoder's first
+/// piece.
+fn sniff_all(
+    files: &[PathBuf],
+    known: &dyn KnownFormats,
+) -> Vec<std::io::Result<Result<(u64, Format), &'static str>>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(SNIFF_THREADS);
     if threads <= 1 || files.len() < 2 * threads {
-        return files.iter().map(|f| sniff(f)).collect();
+        return files.iter().map(|f| sniff_known(f, known)).collect();
     }
     let per = files.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let parts: Vec<_> = files
             .chunks(per)
-            .map(|part| scope.spawn(move || part.iter().map(|f| sniff(f)).collect::<Vec<_>>()))
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|f| sniff_known(f, known))
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
         parts
             .into_iter()
@@ -740,6 +780,21 @@ fn sniff_all(files: &[PathBuf]) -> Vec<std::io::Result<Result<(u64, Format), &'s
             })
             .collect()
     })
+}
+
+/// What `known` recalls of the file at `path`, else [`sniff`] (and `known` learns a capture).
+fn sniff_known(
+    path: &Path,
+    known: &dyn KnownFormats,
+) -> std::io::Result<Result<(u64, Format), &'static str>> {
+    if let Some(recalled) = known.recall(path) {
+        return Ok(Ok(recalled));
+    }
+    let sniffed = sniff(path)?;
+    if let Ok(capture) = sniffed {
+        known.learn(path, capture);
+    }
+    Ok(sniffed)
 }
 
 /// Whether the file at `path` is a capture: its size and format, or why not.

@@ -10,7 +10,8 @@ use crate::error::CliError;
 /// What `tracecap cache` does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Action {
-    /// Its folder, entries, bytes and limit.
+    /// Its folder, entries (a capture's table each), packs (the Parquet files holding them),
+    /// bytes and limit.
     Info,
     /// Remove every entry.
     Clear,
@@ -29,11 +30,13 @@ pub fn run(action: Action, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
             let CacheInfo {
                 dir,
                 entries,
+                packs,
                 bytes,
                 limit,
             } = cache.info()?;
             writeln!(out, "folder   {}", dir.display())?;
             writeln!(out, "entries  {entries}")?;
+            writeln!(out, "packs    {packs}")?;
             writeln!(out, "bytes    {bytes} ({})", mib(bytes))?;
             writeln!(
                 out,

@@ -186,12 +186,15 @@ file in a cache, and read them from it while the file is unchanged (same device,
 inode, size, modification and change times, and the same tracecap build): a
 question asked again of the same captures skips the parse. Only the columns a
 query read are kept; a later query that reads more parses the capture again
-and keeps both. Damaged captures, files changed in the last two seconds and
-scans cut short (LIMIT, an error, Ctrl-C) are not kept.
+and keeps both. A damaged capture keeps its rows before the fault, and the
+fault, reported again when it is read from the cache. Files changed in the
+last two seconds and captures a scan did not finish (LIMIT, an error, Ctrl-C)
+are not kept. An entry is a capture's table; the entries of one query are
+stored together, in a few Parquet files (packs).
 
 Where: TRACECAP_CACHE_DIR, else $XDG_CACHE_HOME/tracecap, else
 ~/.cache/tracecap (created readable by you alone). Its size is kept under
-TRACECAP_CACHE_SIZE (bytes, or 512M, 4G...; default 2G), the entries used
+TRACECAP_CACHE_SIZE (bytes, or 512M, 4G...; default 2G), the packs used
 least recently removed first. --no-cache on query and diff parses every
 capture and leaves the cache alone.
 

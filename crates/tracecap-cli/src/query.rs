@@ -76,7 +76,7 @@ impl Sides {
                         .into(),
                 ));
             }
-            let inputs = Inputs::find(paths).map_err(input_error)?;
+            let inputs = Inputs::find_with(paths, config.cache.as_deref()).map_err(input_error)?;
             if let Some(output) = output {
                 refuse_overwrite(output, &inputs)?;
             }
@@ -141,8 +141,16 @@ fn refuse_overwrite(output: &Path, inputs: &Inputs) -> Result<(), CliError> {
     if output == Path::new("-") {
         return Ok(());
     }
-    let same = |a: &Path| same_file(a, output);
-    let hit = inputs.captures.iter().any(|c| same(&c.source.path));
+    // Captures are regular files: an output that is none (a device, a file not there yet) is
+    // none of them, and the thousands of captures of a folder are not looked at one by one.
+    let hit = std::fs::metadata(output).is_ok_and(|out| {
+        use std::os::unix::fs::MetadataExt;
+        out.is_file()
+            && inputs.captures.iter().any(|c| {
+                std::fs::metadata(&c.source.path)
+                    .is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino())
+            })
+    });
     let out_dir = output
         .parent()
         .map(|p| {
@@ -165,15 +173,6 @@ fn refuse_overwrite(output: &Path, inputs: &Inputs) -> Result<(), CliError> {
         )));
     }
     Ok(())
-}
-
-/// Whether `a` and `b` are the same file (both exist and have the same device and inode).
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
 }
 
 /// Every table and column with its type.

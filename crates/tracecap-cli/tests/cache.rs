@@ -25,9 +25,10 @@ fn with_cache(cache: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// The entries of the cache at `cache` (its files, temporary ones included).
-fn files(cache: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(cache.join("v1"))
+/// The files of the cache at `cache` in its folder `kind` (`links`, `packs`), temporary ones
+/// included.
+fn files(cache: &Path, kind: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(cache.join("v2").join(kind))
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     out.sort();
@@ -49,7 +50,7 @@ fn cache_info_clear_and_no_cache() {
     let (code, info, _) = with_cache(&cache, &["cache"]);
     assert_eq!(code, 0);
     assert!(
-        info.contains(&format!("folder   {}", cache.join("v1").display())),
+        info.contains(&format!("folder   {}", cache.join("v2").display())),
         "{info}"
     );
     assert!(info.contains("entries  2\n"), "{info}");
@@ -80,7 +81,7 @@ fn cache_info_clear_and_no_cache() {
     let s = format!("{SAMPLES}/sample_small.prof");
     let (code, _, err) = with_cache(&cache, &["diff", &s, &s]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(files(&cache).len(), 1);
+    assert_eq!(files(&cache, "links").len(), 1);
 }
 
 #[test]
@@ -115,11 +116,11 @@ fn four_processes_fill_one_cache_at_once() {
     let (code, again, err) = with_cache(&cache, &args);
     assert_eq!(code, 0);
     assert_eq!(again, want);
-    assert!(!err.contains("cache entry"), "{err}");
-    // Whole entries, and markers of the damaged captures: no temporary file left.
-    for f in files(&cache) {
-        let ext = f.extension().unwrap_or_default();
-        assert!(ext == "parquet" || ext == "damaged", "{}", f.display());
+    assert!(!err.contains("cache file"), "{err}");
+    // Whole links and packs: no temporary file left.
+    for f in files(&cache, "links").iter().chain(&files(&cache, "packs")) {
+        let name = f.file_name().unwrap().to_string_lossy();
+        assert!(!name.starts_with('.'), "{}", f.display());
     }
 }
 
@@ -148,6 +149,6 @@ fn a_query_killed_while_it_fills_leaves_nothing_read_as_data() {
         let (code, got, err) = with_cache(&cache, &["query", sql, &capture]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(got, want, "killed after {wait} ms");
-        assert!(!err.contains("cache entry"), "{err}");
+        assert!(!err.contains("cache file"), "{err}");
     }
 }

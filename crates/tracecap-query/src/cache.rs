@@ -1,5 +1,5 @@
-//! The cache of parsed tables: a capture's rows of a table, kept as a Parquet file after a scan
-//! of it completed, and read instead of the capture while the file is unchanged.
+//! The cache of parsed tables: a capture's rows of a table, kept in Parquet after a scan of it
+//! completed, and read instead of the capture while the file is unchanged.
 //!
 //! - **Key.** An entry is found by the capture's id and path, the table, the types of its text
 //!   (views or dictionaries), the file's identity (device, inode, size, modification and status
@@ -8,21 +8,33 @@
 //!   library holding this code). A file changed in any way is another key: a miss, never a stale
 //!   answer. A file changed in the last [`Cache::SETTLE`] is not cached at all, since a change
 //!   within its clock's tick would not show.
+//! - **Layout.** An entry is a [link](link) (`links/KEY.TABLE`, a few lines of text) naming the
+//!   [pack](pack) (`packs/TABLE.ID.parquet`) that holds the capture's rows, and the row groups
+//!   that are its own. A partition of a scan writes the rows of all the captures it parses into
+//!   one pack, so that a later scan of many captures opens a few Parquet files, not one each.
 //! - **What is kept.** The columns a scan computed; a later scan that needs more parses the
-//!   capture again for the union of both and keeps that, so an entry grows to what the queries of
-//!   that capture read. A capture that is damaged or could not be read is not kept (it is parsed
-//!   each time, and its fault reported each time); a damaged one is marked, so that later scans
-//!   parse it without filling an entry.
-//! - **Filling.** An entry is written under a temporary name while the scan runs and renamed into
-//!   place once the capture's scan ends whole; a scan cut short (a `LIMIT` met, a failure, the
-//!   process killed) leaves no entry. Two processes filling the same entry each rename a whole
-//!   file: the last one stays.
+//!   capture again for the union of both and links that, so an entry grows to what the queries
+//!   of that capture read (the rows it linked before stay in their pack, unused, until the pack
+//!   is evicted). A damaged capture keeps its rows before the fault and the fault, which a scan
+//!   answered from the entry reports as a parse would. A capture that could not be read at all
+//!   is not kept.
+//! - **Filling.** A pack is written under a temporary name while the partition's run goes on;
+//!   when it ends, the pack is renamed into place, then each link is written under a temporary
+//!   name and renamed. A capture is linked only if its scan ended (whole, or at its fault) and
+//!   its file did not change meanwhile; a scan cut short (a `LIMIT` met, a failure, the process
+//!   killed) links nothing for the captures it did not finish. Two processes filling the same
+//!   entry each rename a whole link: the last one stays.
 //! - **Bounds.** The folder is private to the user (0700). When it grows past its limit, the
-//!   entries used least recently (a hit sets an entry's modification time) are removed first.
-//!   An entry that cannot be read is removed, noted ([`Cache::notes`]) and the capture parsed.
+//!   packs used least recently (reading one sets its modification time) are removed first,
+//!   with the links into them. A link or pack that cannot be read is removed, noted
+//!   ([`Cache::notes`]) and the capture parsed; a link whose pack was evicted is a miss.
+
+mod found;
+mod link;
+mod pack;
 
 use std::collections::hash_map::DefaultHasher;
-use std::fs::File;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,20 +45,28 @@ use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use datafusion::parquet::arrow::{ArrowWriter, ProjectionMask};
-use datafusion::parquet::basic::Compression;
-use datafusion::parquet::file::properties::WriterProperties;
+use datafusion::parquet::arrow::ProjectionMask;
 use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::Table;
 
-/// The version of the entries' layout, part of the folder's name.
-const LAYOUT: &str = "v1";
+use crate::faults::Damage;
+pub(crate) use found::Found;
+use link::Link;
+use pack::{OpenPack, PackWriter};
 
-/// The Parquet key under which an entry lists its columns (indices in the table's schema).
-const COLUMNS_KEY: &str = "tracecap.columns";
+/// The version of the entries' layout, part of the folder's name.
+const LAYOUT: &str = "v2";
+
+/// The folder of the links, in the layout's folder.
+const LINKS: &str = "links";
+
+/// The folder of the packs, in the layout's folder.
+const PACKS: &str = "packs";
+
+/// The folder of what searches of the inputs found, in the layout's folder.
+const FOUND: &str = "found";
 
 /// A folder of cached tables, shared by the queries of a process and by processes.
-#[derive(Debug)]
 pub struct Cache {
     dir: PathBuf,
     limit: u64,
@@ -56,6 +76,17 @@ pub struct Cache {
     notes: Mutex<Vec<String>>,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// The packs this process opened, by name.
+    packs: Mutex<HashMap<String, Arc<OpenPack>>>,
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache")
+            .field("dir", &self.dir)
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What a cache folder holds ([`Cache::info`]).
@@ -63,9 +94,11 @@ pub struct Cache {
 pub struct CacheInfo {
     /// The folder.
     pub dir: PathBuf,
-    /// Entries in it.
+    /// Entries in it: a capture's rows of one table each.
     pub entries: u64,
-    /// Their bytes.
+    /// The Parquet files holding the entries' rows.
+    pub packs: u64,
+    /// Their bytes, and the entries'.
     pub bytes: u64,
     /// The size it is kept under.
     pub limit: u64,
@@ -88,6 +121,7 @@ impl Cache {
             notes: Mutex::default(),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            packs: Mutex::default(),
         }
     }
 
@@ -145,11 +179,19 @@ impl Cache {
 
     /// What the folder holds.
     pub fn info(&self) -> std::io::Result<CacheInfo> {
-        let entries = self.entries()?;
+        let links = self.files(LINKS)?;
+        let packs = self.files(PACKS)?;
+        let found = self.files(FOUND)?;
         Ok(CacheInfo {
             dir: self.dir.clone(),
-            entries: entries.len() as u64,
-            bytes: entries.iter().map(|e| e.1).sum(),
+            entries: links.len() as u64,
+            packs: packs.len() as u64,
+            bytes: links
+                .iter()
+                .chain(&packs)
+                .chain(&found)
+                .map(|f| f.bytes)
+                .sum(),
             limit: self.limit,
         })
     }
@@ -161,6 +203,7 @@ impl Cache {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
+        lock(&self.packs).clear();
         self.bytes.store(0, Ordering::Relaxed);
         Ok(before)
     }
@@ -200,56 +243,100 @@ impl Cache {
             .hash(&mut h);
         let first = h.finish();
         LAYOUT.hash(&mut h);
-        let name = format!("{first:016x}{:016x}.{}.parquet", h.finish(), table.name());
+        let name = format!("{first:016x}{:016x}.{}", h.finish(), table.name());
         Some(Entry {
-            path: self.dir.join(name),
+            link: self.dir.join(LINKS).join(name),
             identity,
         })
     }
 
-    /// The entry, opened, when it is there and readable; an unreadable one is removed and
-    /// noted.
+    /// The entry, when it is there and readable; an unreadable one is removed and noted.
     pub(crate) fn open(&self, entry: &Entry) -> Option<Stored> {
-        let file = File::open(&entry.path).ok()?;
-        let read = ParquetRecordBatchReaderBuilder::try_new(file)
-            .map_err(|e| e.to_string())
-            .and_then(|builder| {
-                let kv = builder.metadata().file_metadata().key_value_metadata();
-                Ok(Stored {
-                    columns: stored_columns(kv)?,
-                    builder,
-                })
-            });
-        match read {
-            Ok(stored) => Some(stored),
-            Err(e) => {
-                self.damaged(&entry.path, &e);
+        let text = std::fs::read(&entry.link).ok()?;
+        let link = std::str::from_utf8(&text)
+            .map_err(|_| "not text".to_string())
+            .and_then(Link::parse);
+        match link {
+            Ok(link) => Some(Stored {
+                columns: link.columns.clone(),
+                link,
+            }),
+            Err(why) => {
+                self.unreadable(&entry.link, &why);
+                None
+            }
+        }
+    }
+
+    /// What the last search of `inputs` found (as the build of this code detected it): `None`
+    /// when the build cannot be known.
+    pub(crate) fn found(&self, inputs: &[PathBuf]) -> Option<Found<'_>> {
+        let mut h = DefaultHasher::new();
+        (build_identity()?, LAYOUT, inputs).hash(&mut h);
+        Some(Found::read(self, &format!("{:016x}", h.finish())))
+    }
+
+    /// The pack called `name`, opened once per process: `None` when it is gone (evicted) or
+    /// unreadable (then removed and noted).
+    fn pack(&self, name: &str) -> Option<Arc<OpenPack>> {
+        if let Some(open) = lock(&self.packs).get(name) {
+            return Some(Arc::clone(open));
+        }
+        let path = self.dir.join(PACKS).join(name);
+        match OpenPack::open(&path) {
+            Ok(open) => {
+                let open = Arc::new(open);
+                lock(&self.packs).insert(name.to_string(), Arc::clone(&open));
+                Some(open)
+            }
+            Err(None) => None,
+            Err(Some(why)) => {
+                self.unreadable(&path, &why);
                 None
             }
         }
     }
 
     /// Reads the `wanted` columns of the `stored` entry (they must be among its columns) in
-    /// batches of `schema` (the wanted columns' engine schema), handing each to `send`.
-    /// `Ok(false)` when the entry turned out unreadable before anything was sent (removed and
-    /// noted: parse the capture instead).
+    /// batches of `schema` (the wanted columns' engine schema) of up to `batch_rows` rows,
+    /// handing each to `send`. `Ok(false)` when the entry turned out gone or unreadable before
+    /// anything was sent (removed: parse the capture instead).
     pub(crate) fn read(
         &self,
         (entry, stored): (&Entry, Stored),
         wanted: &[usize],
-        schema: &SchemaRef,
+        (schema, batch_rows): (&SchemaRef, usize),
         send: &mut dyn FnMut(RecordBatch) -> Result<(), ArrowError>,
     ) -> Result<bool, ArrowError> {
+        let Stored { columns, link } = stored;
+        let Some(name) = &link.pack else {
+            // A capture without a row of the table.
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(true);
+        };
+        let Some(pack) = self.pack(name) else {
+            let _ = std::fs::remove_file(&entry.link);
+            return Ok(false);
+        };
+        if pack.columns != columns || link.row_groups.end > pack.row_groups() {
+            self.unreadable(&entry.link, "it does not match its pack");
+            return Ok(false);
+        }
         let mut sent = false;
         let read = (|| -> Result<(), ReadError> {
-            let Stored { columns, builder } = stored;
             let positions: Vec<usize> = wanted
                 .iter()
                 .filter_map(|c| columns.iter().position(|s| s == c))
                 .collect();
+            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                pack.file.clone(),
+                pack.metadata.clone(),
+            );
             let mask = ProjectionMask::roots(builder.parquet_schema(), positions.iter().copied());
             let reader = builder
+                .with_row_groups(link.row_groups.clone().collect())
                 .with_projection(mask)
+                .with_batch_size(batch_rows.max(1))
                 .build()
                 .map_err(ReadError::entry)?;
             // The mask keeps the stored order; the engine wants `wanted`'s.
@@ -260,9 +347,8 @@ impl Cache {
                 .filter_map(|p| read_order.binary_search(p).ok())
                 .collect();
             for batch in reader {
-                let batch = batch.map_err(|e| ReadError::Entry(e.to_string()))?;
-                let batch = crate::cast::pick(&batch, &picked, schema)
-                    .map_err(|e| ReadError::Entry(e.to_string()))?;
+                let batch = batch.map_err(ReadError::entry)?;
+                let batch = crate::cast::pick(&batch, &picked, schema).map_err(ReadError::entry)?;
                 sent = true;
                 send(batch).map_err(ReadError::Send)?;
             }
@@ -271,18 +357,17 @@ impl Cache {
         match read {
             Ok(()) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
-                // The entry was used now: the last to be evicted.
-                if let Ok(f) = File::options().append(true).open(&entry.path) {
-                    let _ = f.set_modified(SystemTime::now());
-                }
                 Ok(true)
             }
             Err(ReadError::Send(e)) => Err(e),
             Err(ReadError::Entry(e)) => {
-                self.damaged(&entry.path, &e);
+                lock(&self.packs).remove(name);
+                let pack = self.dir.join(PACKS).join(name);
+                self.unreadable(&pack, &e);
+                let _ = std::fs::remove_file(&entry.link);
                 if sent {
                     Err(ArrowError::ExternalError(
-                        format!("cache entry {}: {e}", entry.path.display()).into(),
+                        format!("cache pack {}: {e}", pack.display()).into(),
                     ))
                 } else {
                     Ok(false)
@@ -291,65 +376,23 @@ impl Cache {
         }
     }
 
-    fn damaged(&self, path: &Path, why: &str) {
+    /// Removes the entry or pack at `path`, which could not be read, and notes it.
+    fn unreadable(&self, path: &Path, why: &str) {
         let _ = std::fs::remove_file(path);
         self.note(format!(
-            "cache entry {} could not be read ({why}): removed, the capture parsed again",
+            "cache file {} could not be read ({why}): removed, the capture parsed again",
             path.display()
         ));
     }
 
-    /// A writer of `entry` holding `columns` in batches of `schema`: `None` (noted) when the
-    /// folder cannot be written.
-    pub(crate) fn fill(
-        &self,
-        entry: &Entry,
-        columns: &[usize],
-        schema: &SchemaRef,
-    ) -> Option<Fill> {
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        match Fill::create(entry, columns, schema, &self.dir) {
-            Ok(fill) => Some(fill),
-            Err(e) => {
-                self.note(format!(
-                    "the cache at {} cannot be written: {e}",
-                    self.dir.display()
-                ));
-                None
-            }
-        }
-    }
-
-    /// Whether the capture of `entry` was found damaged: it is parsed (and its fault reported)
-    /// each time, with no fill.
-    pub(crate) fn damaged_before(&self, entry: &Entry) -> bool {
-        entry.path.with_extension("damaged").exists()
-    }
-
-    /// Notes that the capture of `fill` is damaged (an empty file beside where its entry would
-    /// be, under the same key), and drops the fill.
-    pub(crate) fn damaged_capture(&self, fill: Fill) {
-        let _ = File::create(fill.path.with_extension("damaged"));
-    }
-
-    /// Puts a completed fill in place when its capture did not change meanwhile, then keeps the
-    /// folder under its limit.
-    pub(crate) fn commit(&self, fill: Fill, capture: &CaptureFile) {
-        if file_identity(&capture.source.path).as_ref() != Some(&fill.identity) {
-            return; // changed while it was read: dropping the fill removes it
-        }
-        match fill.finish() {
-            Ok(bytes) => {
-                let total = self.counted().saturating_add(bytes);
-                self.bytes.store(total, Ordering::Relaxed);
-                if total > self.limit {
-                    self.evict();
-                }
-            }
-            Err(e) => self.note(format!(
-                "the cache at {} cannot be written: {e}",
-                self.dir.display()
-            )),
+    /// The fills of a partition's run over `table`'s captures.
+    pub(crate) fn filling(&self, table: Table) -> Filling<'_> {
+        Filling {
+            cache: self,
+            table,
+            packs: Vec::new(),
+            links: Vec::new(),
+            current: None,
         }
     }
 
@@ -357,7 +400,11 @@ impl Cache {
     fn counted(&self) -> u64 {
         match self.bytes.load(Ordering::Relaxed) {
             u64::MAX => {
-                let bytes = self.entries().map_or(0, |e| e.iter().map(|e| e.1).sum());
+                let count = |kind| {
+                    self.files(kind)
+                        .map_or(0, |f| f.iter().map(|f| f.bytes).sum())
+                };
+                let bytes = count(LINKS) + count(PACKS) + count(FOUND);
                 self.bytes.store(bytes, Ordering::Relaxed);
                 bytes
             }
@@ -365,26 +412,65 @@ impl Cache {
         }
     }
 
-    /// Removes the entries used least recently until the folder holds nine tenths of its limit,
-    /// and temporary files left by fills that died an hour ago or more.
+    /// Adds `bytes` just written to the count, and keeps the folder under its limit.
+    fn grew(&self, bytes: u64) {
+        let total = self.counted().saturating_add(bytes);
+        self.bytes.store(total, Ordering::Relaxed);
+        if total > self.limit {
+            self.evict();
+        }
+    }
+
+    /// Removes the packs (and records of searches) used least recently, and the links into
+    /// the packs, until the folder holds nine tenths of its limit; and temporary files left by
+    /// fills that died an hour ago or more.
     fn evict(&self) {
-        let Ok(mut entries) = self.entries() else {
+        let (Ok(mut packs), Ok(links), Ok(found)) =
+            (self.files(PACKS), self.files(LINKS), self.files(FOUND))
+        else {
             return;
         };
-        let mut total: u64 = entries.iter().map(|e| e.1).sum();
-        entries.sort_by_key(|e| e.2);
+        packs.extend(found);
+        let mut total: u64 = packs.iter().chain(&links).map(|f| f.bytes).sum();
+        packs.sort_by_key(|f| f.used);
         let goal = self.limit / 10 * 9;
-        for (path, bytes, _) in entries {
+        let mut removed = std::collections::HashSet::new();
+        for pack in packs {
             if total <= goal {
                 break;
             }
-            if std::fs::remove_file(&path).is_ok() {
-                total = total.saturating_sub(bytes);
+            if std::fs::remove_file(&pack.path).is_ok() {
+                total = total.saturating_sub(pack.bytes);
+                if let Some(name) = pack.path.file_name() {
+                    let name = name.to_string_lossy().into_owned();
+                    lock(&self.packs).remove(&name);
+                    removed.insert(name);
+                }
+            }
+        }
+        if !removed.is_empty() {
+            for file in links {
+                let points_to_removed = std::fs::read_to_string(&file.path)
+                    .ok()
+                    .and_then(|text| Link::parse(&text).ok())
+                    .and_then(|link| link.pack)
+                    .is_some_and(|pack| removed.contains(&pack));
+                if points_to_removed && std::fs::remove_file(&file.path).is_ok() {
+                    total = total.saturating_sub(file.bytes);
+                }
             }
         }
         self.bytes.store(total, Ordering::Relaxed);
-        if let Ok(dir) = std::fs::read_dir(&self.dir) {
-            let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        self.remove_stale_temporaries();
+    }
+
+    /// Removes temporary files of fills that died an hour ago or more.
+    fn remove_stale_temporaries(&self) {
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        for kind in [LINKS, PACKS, FOUND] {
+            let Ok(dir) = std::fs::read_dir(self.dir.join(kind)) else {
+                continue;
+            };
             for e in dir.flatten() {
                 let old = e
                     .metadata()
@@ -397,127 +483,226 @@ impl Cache {
         }
     }
 
-    /// Each entry: its path, bytes and last use.
-    fn entries(&self) -> std::io::Result<Vec<(PathBuf, u64, SystemTime)>> {
-        let dir = match std::fs::read_dir(&self.dir) {
+    /// The files in place (not the temporary ones) of the folder `kind`.
+    fn files(&self, kind: &str) -> std::io::Result<Vec<CacheFile>> {
+        let dir = match std::fs::read_dir(self.dir.join(kind)) {
             Ok(dir) => dir,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(e),
         };
-        let mut entries = Vec::new();
+        let mut files = Vec::new();
         for e in dir {
             let e = e?;
-            if !e.file_name().to_string_lossy().ends_with(".parquet") {
+            if e.file_name().to_string_lossy().starts_with('.') {
                 continue;
             }
             if let Ok(m) = e.metadata() {
-                entries.push((
-                    e.path(),
-                    m.len(),
-                    m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                ));
+                files.push(CacheFile {
+                    path: e.path(),
+                    bytes: m.len(),
+                    used: m.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                });
             }
         }
-        Ok(entries)
+        Ok(files)
     }
 }
 
-/// An entry opened: the columns it holds (indices in the table's schema), and its reader.
+/// A file of the cache: its path, bytes and last use.
+struct CacheFile {
+    path: PathBuf,
+    bytes: u64,
+    used: SystemTime,
+}
+
+/// An entry found: the columns it holds (indices in the table's schema), and its link.
 pub(crate) struct Stored {
     pub(crate) columns: Vec<usize>,
-    builder: ParquetRecordBatchReaderBuilder<File>,
+    link: Link,
+}
+
+impl Stored {
+    /// Where the capture is damaged, when it is.
+    pub(crate) fn fault(&self) -> Option<&Damage> {
+        self.link.fault.as_ref()
+    }
 }
 
 /// Where a capture's table is cached, and the file identity it was keyed by.
 #[derive(Debug)]
 pub(crate) struct Entry {
-    path: PathBuf,
+    link: PathBuf,
     identity: Identity,
 }
 
 /// A file's identity: device, inode, size, modification and status change times (ns).
 type Identity = (u64, u64, u64, i128, i128);
 
-/// An entry being written, under a temporary name until [`Cache::commit`]; removed if dropped
-/// before.
-pub(crate) struct Fill {
-    writer: Option<ArrowWriter<File>>,
-    temp: PathBuf,
-    path: PathBuf,
-    identity: Identity,
+/// The fills of one partition's run: the packs it writes (one per set of columns kept) and the
+/// links into them, written by [`Filling::finish`]. Dropped before, it leaves nothing.
+pub(crate) struct Filling<'c> {
+    cache: &'c Cache,
+    table: Table,
+    packs: Vec<PackWriter>,
+    /// The links to write, with the index of their pack (`None` for a capture with no row).
+    links: Vec<(PathBuf, Link, Option<usize>)>,
+    /// The capture being filled.
+    current: Option<Current>,
 }
 
-impl Fill {
-    fn create(
-        entry: &Entry,
-        columns: &[usize],
-        schema: &SchemaRef,
-        dir: &Path,
-    ) -> std::io::Result<Fill> {
-        create_private(dir)?;
-        static FILLS: AtomicU64 = AtomicU64::new(0);
-        let name = entry
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = dir.join(format!(
-            ".{name}.{}-{}.tmp",
-            std::process::id(),
-            FILLS.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = File::create(&temp)?;
-        let list = columns
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
-        let props = WriterProperties::builder()
-            .set_compression(Compression::LZ4_RAW)
-            .set_key_value_metadata(Some(vec![
-                datafusion::parquet::file::metadata::KeyValue::new(COLUMNS_KEY.to_string(), list),
-            ]))
-            .build();
-        let mut fill = Fill {
-            writer: None,
-            temp,
-            path: entry.path.clone(),
-            identity: entry.identity,
+/// The capture being filled: its entry, pack and first row group.
+struct Current {
+    entry: Entry,
+    pack: usize,
+    first: usize,
+}
+
+impl Filling<'_> {
+    /// Starts filling `entry` with `columns` (ascending) in batches of `schema`: `false`
+    /// (noted) when the folder cannot be written.
+    pub(crate) fn begin(&mut self, entry: Entry, columns: &[usize], schema: &SchemaRef) -> bool {
+        self.abandon();
+        self.cache.misses.fetch_add(1, Ordering::Relaxed);
+        let pack = match self.packs.iter().position(|p| p.columns == columns) {
+            Some(at) => at,
+            None => {
+                let dir = self.cache.dir.join(PACKS);
+                let created = create_private(&self.cache.dir)
+                    .and_then(|()| create_private(&dir))
+                    .and_then(|()| PackWriter::create(&dir, self.table.name(), columns, schema));
+                match created {
+                    Ok(writer) => {
+                        self.packs.push(writer);
+                        self.packs.len() - 1
+                    }
+                    Err(e) => {
+                        self.cache.note(format!(
+                            "the cache at {} cannot be written: {e}",
+                            self.cache.dir.display()
+                        ));
+                        return false;
+                    }
+                }
+            }
         };
-        fill.writer = Some(
-            ArrowWriter::try_new(file, Arc::clone(schema), Some(props))
-                .map_err(std::io::Error::other)?,
-        );
-        Ok(fill)
+        let first = self.packs.get(pack).map_or(0, PackWriter::row_groups);
+        self.current = Some(Current { entry, pack, first });
+        true
     }
 
-    /// Adds a batch of the entry's columns.
-    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
-        match &mut self.writer {
-            Some(w) => w
-                .write(batch)
-                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
-            None => Ok(()),
+    /// Adds a batch of the capture being filled; on failure, the capture is not kept.
+    pub(crate) fn write(&mut self, batch: &RecordBatch) {
+        let Some(current) = &self.current else {
+            return;
+        };
+        let written = self.packs.get_mut(current.pack).map(|p| p.write(batch));
+        if !matches!(written, Some(Ok(()))) {
+            self.abandon();
         }
     }
 
-    /// Closes the file and renames it into place: its bytes.
-    fn finish(mut self) -> std::io::Result<u64> {
-        let Some(writer) = self.writer.take() else {
-            return Ok(0);
+    /// Ends the capture being filled, read to its end or to its `fault`: linked when its file
+    /// did not change while it was read.
+    pub(crate) fn end(&mut self, capture: &CaptureFile, fault: Option<Damage>) {
+        let Some(Current { entry, pack, first }) = self.current.take() else {
+            return;
         };
-        writer.close().map_err(std::io::Error::other)?;
-        std::fs::rename(&self.temp, &self.path)?;
-        std::fs::metadata(&self.path).map(|m| m.len())
+        let Some(writer) = self.packs.get_mut(pack) else {
+            return;
+        };
+        if writer.end_capture().is_err() {
+            return;
+        }
+        if file_identity(&capture.source.path) != Some(entry.identity) {
+            return; // changed while it was read
+        }
+        let end = writer.row_groups();
+        let link = Link {
+            pack: (end > first).then(|| writer.name.clone()),
+            row_groups: if end > first { first..end } else { 0..0 },
+            columns: writer.columns.clone(),
+            fault,
+        };
+        let at = (end > first).then_some(pack);
+        self.links.push((entry.link, link, at));
+    }
+
+    /// Drops the capture being filled: its rows stay in the pack, linked by nothing.
+    pub(crate) fn abandon(&mut self) {
+        if let Some(current) = self.current.take() {
+            if let Some(writer) = self.packs.get_mut(current.pack) {
+                let _ = writer.end_capture();
+            }
+        }
+    }
+
+    /// Puts the packs in place and writes the links of the captures filled, then keeps the
+    /// folder under its limit.
+    pub(crate) fn finish(mut self) {
+        self.abandon();
+        let cache = self.cache;
+        let packs_dir = cache.dir.join(PACKS);
+        let links_dir = cache.dir.join(LINKS);
+        let mut placed = Vec::new();
+        let mut bytes = 0;
+        for (at, writer) in std::mem::take(&mut self.packs).into_iter().enumerate() {
+            if !self.links.iter().any(|(_, _, p)| *p == Some(at)) {
+                placed.push(false);
+                continue; // dropped: no capture of it was kept
+            }
+            match writer.finish(&packs_dir) {
+                Ok(n) => {
+                    bytes += n;
+                    placed.push(true);
+                }
+                Err(e) => {
+                    cache.note(format!(
+                        "the cache at {} cannot be written: {e}",
+                        cache.dir.display()
+                    ));
+                    placed.push(false);
+                }
+            }
+        }
+        if !self.links.is_empty() && create_private(&links_dir).is_err() {
+            return;
+        }
+        for (path, link, at) in std::mem::take(&mut self.links) {
+            if at.is_some_and(|at| !placed.get(at).copied().unwrap_or(false)) {
+                continue;
+            }
+            match write_replacing(&path, link.to_text().as_bytes()) {
+                Ok(n) => bytes += n,
+                Err(e) => cache.note(format!(
+                    "the cache at {} cannot be written: {e}",
+                    cache.dir.display()
+                )),
+            }
+        }
+        if bytes > 0 {
+            cache.grew(bytes);
+        }
     }
 }
 
-impl Drop for Fill {
-    fn drop(&mut self) {
-        if self.writer.is_some() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
+/// Writes `bytes` to a temporary file beside `path` and renames it to `path`: a reader sees
+/// the old file or the new one, whole. The bytes written.
+fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<u64> {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(
+        ".{name}.{}-{}.tmp",
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
     }
+    written.map(|()| bytes.len() as u64)
 }
 
 enum ReadError {
@@ -531,23 +716,6 @@ impl ReadError {
     fn entry(e: impl std::fmt::Display) -> ReadError {
         ReadError::Entry(e.to_string())
     }
-}
-
-/// The columns an entry lists in its metadata.
-fn stored_columns(
-    metadata: Option<&Vec<datafusion::parquet::file::metadata::KeyValue>>,
-) -> Result<Vec<usize>, String> {
-    let list = metadata
-        .and_then(|kv| kv.iter().find(|kv| kv.key == COLUMNS_KEY))
-        .and_then(|kv| kv.value.as_deref())
-        .ok_or_else(|| "no list of columns".to_string())?;
-    list.split(',')
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse()
-                .map_err(|_| format!("bad list of columns {list:?}"))
-        })
-        .collect()
 }
 
 /// Creates `dir` (and its parents) readable by the user alone.

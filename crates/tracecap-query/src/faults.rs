@@ -23,7 +23,7 @@ pub struct Fault {
 pub enum FaultKind {
     /// The capture is damaged: every row before the fault was queried, and the `captures` table
     /// holds the fault.
-    Damaged(FormatError),
+    Damaged(Damage),
     /// The file is no capture (any more: it changed after the inputs were found), or could not
     /// be opened; none of its rows were queried.
     Unreadable(String),
@@ -45,6 +45,47 @@ impl std::fmt::Display for Fault {
                 self.capture
             ),
         }
+    }
+}
+
+/// Where and how a capture is damaged: a [`FormatError`] as text, which the cache of parsed
+/// tables keeps with the rows before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    what: String,
+    offset: u64,
+}
+
+impl Damage {
+    /// The fault `what` (without its offset) at the absolute file offset `offset`.
+    pub fn new(what: impl Into<String>, offset: u64) -> Damage {
+        Damage {
+            what: what.into(),
+            offset,
+        }
+    }
+
+    /// What is wrong, without the file offset ([`FormatError::what`]).
+    pub fn what(&self) -> &str {
+        &self.what
+    }
+
+    /// The absolute file offset of the fault.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+impl From<&FormatError> for Damage {
+    fn from(e: &FormatError) -> Damage {
+        Damage::new(e.what().to_string(), e.offset())
+    }
+}
+
+/// As [`FormatError`] shows itself.
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at offset {:#x}", self.what, self.offset)
     }
 }
 

@@ -3,10 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use tracecap_arrow::dataset::find_sources;
 pub use tracecap_arrow::dataset::CaptureFile;
+use tracecap_arrow::dataset::{find_sources, find_sources_with};
 use tracecap_arrow::Table;
 
+use crate::cache::Cache;
 use crate::error::Error;
 
 /// The inputs of a query, sorted out: the captures found and the datasets named.
@@ -32,6 +33,12 @@ impl Inputs {
     ///
     /// An input that does not exist or cannot be read is an error naming it.
     pub fn find(paths: &[PathBuf]) -> Result<Inputs, Error> {
+        Inputs::find_with(paths, None)
+    }
+
+    /// [`Inputs::find`], where the files that `cache` recalls from an earlier search of the same
+    /// `paths` (and that did not change since) are not opened to detect their format again.
+    pub fn find_with(paths: &[PathBuf], cache: Option<&Cache>) -> Result<Inputs, Error> {
         let mut inputs = Inputs::default();
         let mut others = Vec::new();
         for path in paths {
@@ -41,7 +48,14 @@ impl Inputs {
                 others.push(path.clone());
             }
         }
-        let found = find_sources(&others, None)?;
+        let found = match cache.and_then(|c| c.found(&others)) {
+            Some(known) => {
+                let found = find_sources_with(&others, None, &known)?;
+                known.keep();
+                found
+            }
+            None => find_sources(&others, None)?,
+        };
         inputs.captures = found.captures;
         inputs.not_captures = found.not_captures;
         inputs.skipped = found.skipped;

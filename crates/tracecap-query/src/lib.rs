@@ -45,6 +45,6 @@ pub use datafusion;
 pub use dataset::DamagedFile;
 pub use engine::{Batches, Config, Engine};
 pub use error::Error;
-pub use faults::{Fault, FaultKind};
+pub use faults::{Damage, Fault, FaultKind};
 pub use inputs::{is_dataset, CaptureFile, Inputs};
 pub use views::schema;

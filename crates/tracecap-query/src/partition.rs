@@ -4,9 +4,11 @@
 //! thread takes the next capture nobody has taken, so the work stays even however the time a
 //! capture takes differs from format to format.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use datafusion::arrow::compute::BatchCoalescer;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -18,9 +20,9 @@ use tokio::sync::mpsc;
 use tracecap_arrow::dataset::CaptureFile;
 use tracecap_arrow::{Options, Table};
 
-use crate::cache::{Cache, Fill};
+use crate::cache::{Cache, Filling};
 use crate::cast;
-use crate::faults::Faults;
+use crate::faults::{Damage, Fault, FaultKind, Faults};
 use crate::walk::{walk_capture, Stop, WalkError};
 
 /// How many batches may wait between a partition's parsing thread and the engine.
@@ -117,7 +119,9 @@ impl PartitionStream for CapturePartition {
                 batch_rows,
                 cache,
             };
-            scan.run(captures, &faults, &tx);
+            let out = Out::new(tx, &scan.schema, batch_rows);
+            scan.run(captures, &faults, &out);
+            out.finish();
         });
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
@@ -144,20 +148,21 @@ struct Scan {
 impl Scan {
     /// Reads `captures` one after the other, each from the cache or parsed, sending their
     /// batches; stops when the engine drops the stream (a `LIMIT` met, a query cancelled).
-    fn run<'q>(
-        &self,
-        captures: impl Iterator<Item = &'q CaptureFile>,
-        faults: &Faults,
-        tx: &Sender,
-    ) {
+    fn run<'q>(&self, captures: impl Iterator<Item = &'q CaptureFile>, faults: &Faults, tx: &Out) {
+        let mut filling = self.cache.as_ref().map(|(c, _)| c.filling(self.table));
         for capture in captures {
-            let done = match &self.cache {
-                Some((cache, whole)) => self.cached(capture, (cache, whole), faults, tx),
-                None => self.parse(capture, self.plain(), None, faults, tx),
+            let done = match (&self.cache, filling.as_mut()) {
+                (Some((cache, whole)), Some(filling)) => {
+                    self.cached(capture, (cache, whole, filling), faults, tx)
+                }
+                _ => self.parse(capture, self.plain(), None, faults, tx),
             };
             if !done || tx.is_closed() {
-                return;
+                break;
             }
+        }
+        if let Some(filling) = filling {
+            filling.finish();
         }
     }
 
@@ -166,35 +171,45 @@ impl Scan {
     fn cached(
         &self,
         capture: &CaptureFile,
-        (cache, whole): (&Arc<Cache>, &SchemaRef),
+        (cache, whole, filling): (&Arc<Cache>, &SchemaRef, &mut Filling<'_>),
         faults: &Faults,
-        tx: &Sender,
+        tx: &Out,
     ) -> bool {
         let all: Vec<usize> = (0..whole.fields().len()).collect();
         let wanted: Vec<usize> = self.columns.as_deref().map_or(all, <[usize]>::to_vec);
-        let entry = cache.entry(capture, self.table, whole);
-        let Some(entry) = entry.filter(|e| !cache.damaged_before(e)) else {
+        let Some(entry) = cache.entry(capture, self.table, whole) else {
             return self.parse(capture, self.plain(), None, faults, tx);
         };
-        let opened = cache.open(&entry);
-        let stored = opened.as_ref().map_or(Vec::new(), |o| o.columns.clone());
-        if let Some(opened) = opened.filter(|o| wanted.iter().all(|c| o.columns.contains(c))) {
-            let mut send = |batch| send(tx, batch);
-            match cache.read((&entry, opened), &wanted, &self.schema, &mut send) {
-                Ok(true) => return true,
-                Ok(false) => {} // unreadable, removed: parse
-                Err(e) => {
-                    if !tx.is_closed() {
-                        let _ =
-                            tx.blocking_send(Err(DataFusionError::ArrowError(Box::new(e), None)));
+        let stored = cache.open(&entry);
+        let stored_columns = stored.as_ref().map_or(Vec::new(), |o| o.columns.clone());
+        if let Some(stored) = stored.filter(|o| wanted.iter().all(|c| o.columns.contains(c))) {
+            let fault = stored.fault().cloned();
+            let mut send = |batch| tx.send(batch);
+            let how = (&self.schema, self.batch_rows);
+            match cache.read((&entry, stored), &wanted, how, &mut send) {
+                Ok(true) => {
+                    if let Some(damage) = fault {
+                        faults.add(Fault {
+                            capture: capture.source.id.clone(),
+                            path: capture.source.path.clone(),
+                            kind: FaultKind::Damaged(damage),
+                        });
                     }
+                    return true;
+                }
+                Ok(false) => {} // gone or unreadable: parse
+                Err(e) => {
+                    tx.fail(DataFusionError::ArrowError(Box::new(e), None));
                     return false;
                 }
             }
         }
         // Parse for the union, kept in the table's order; never no column (an entry holds at
         // least `capture`, so a later `count(*)` is answered from it).
-        let mut keep: Vec<usize> = stored.into_iter().chain(wanted.iter().copied()).collect();
+        let mut keep: Vec<usize> = stored_columns
+            .into_iter()
+            .chain(wanted.iter().copied())
+            .collect();
         keep.sort_unstable();
         keep.dedup();
         if keep.is_empty() {
@@ -207,9 +222,7 @@ impl Scan {
             .iter()
             .filter_map(|c| keep.iter().position(|k| k == c))
             .collect();
-        let fill = cache
-            .fill(&entry, &keep, &kept)
-            .map(|f| (f, cache.as_ref()));
+        let fill = filling.begin(entry, &keep, &kept).then_some(filling);
         let parse = Parse {
             columns: Some(keep.as_slice().into()),
             schema: &kept,
@@ -228,22 +241,23 @@ impl Scan {
     }
 
     /// Parses `capture` as `how` says and sends the wanted columns; with a fill, writes every
-    /// batch to it too, and commits it if the capture was read whole. `false` when the scan
-    /// must stop.
+    /// batch to it too, and ends it if the capture was read to its end or its fault. `false`
+    /// when the scan must stop.
     fn parse(
         &self,
         capture: &CaptureFile,
         how: Parse<'_>,
-        mut fill: Option<(Fill, &Cache)>,
+        mut fill: Option<&mut Filling<'_>>,
         faults: &Faults,
-        tx: &Sender,
+        tx: &Out,
     ) -> bool {
         let Parse {
             columns,
             schema,
             sent,
         } = how;
-        let mut whole = false;
+        // Whether the capture was read to its end, and its fault.
+        let mut ended: Option<Option<Damage>> = None;
         let walked = walk_capture(capture, faults, |input| {
             let options = Options {
                 batch_rows: self.batch_rows,
@@ -254,17 +268,17 @@ impl Scan {
             };
             let mut each = |_table: Table, batch: RecordBatch| {
                 let batch = cast::batch(&batch, schema)?;
-                if fill.as_mut().is_some_and(|(f, _)| f.write(&batch).is_err()) {
-                    fill = None; // the entry is dropped; the query goes on
+                if let Some(fill) = fill.as_mut() {
+                    fill.write(&batch);
                 }
                 let Some(positions) = &sent else {
-                    return send(tx, batch);
+                    return tx.send(batch);
                 };
-                send(tx, cast::pick(&batch, positions, &self.schema)?)
+                tx.send(cast::pick(&batch, positions, &self.schema)?)
             };
             match tracecap_arrow::capture_batches(&capture.source.id, input, &options, &mut each) {
                 Ok(summary) => {
-                    whole = summary.fault.is_none();
+                    ended = Some(summary.fault.as_ref().map(Damage::from));
                     Ok(summary.fault)
                 }
                 Err(tracecap_arrow::Error::NotACapture { .. }) => Err(WalkError::NotACapture),
@@ -273,26 +287,22 @@ impl Scan {
         });
         match walked {
             Ok(()) => {
-                if let Some((f, cache)) = fill {
-                    if tx.is_closed() {
-                        // Cut short: nothing kept.
-                    } else if whole {
-                        cache.commit(f, capture);
-                    } else {
-                        cache.damaged_capture(f);
+                if let Some(fill) = fill {
+                    match ended {
+                        Some(fault) if !tx.is_closed() => fill.end(capture, fault),
+                        _ => fill.abandon(), // cut short, or no capture any more
                     }
                 }
                 true
             }
             Err(Stop::Shrunk(why)) => {
-                let _ = tx.blocking_send(Err(DataFusionError::IoError(std::io::Error::other(why))));
+                tx.fail(DataFusionError::IoError(std::io::Error::other(why)));
                 false
             }
             Err(Stop::Failed(e)) => {
-                if !tx.is_closed() {
-                    let e = DataFusionError::External(format!("{}: {e}", capture.source.id).into());
-                    let _ = tx.blocking_send(Err(e));
-                }
+                tx.fail(DataFusionError::External(
+                    format!("{}: {e}", capture.source.id).into(),
+                ));
                 false
             }
         }
@@ -307,8 +317,59 @@ struct Parse<'s> {
     sent: Option<Vec<usize>>,
 }
 
-/// Hands `batch` to the engine: an error once it stopped reading.
-fn send(tx: &Sender, batch: RecordBatch) -> Result<(), ArrowError> {
-    tx.blocking_send(Ok(batch))
-        .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
+/// Where a partition's batches go: the engine's channel, through a coalescer that gathers the
+/// small batches of many small captures (read from the cache, mostly) into batches of the
+/// scan's size, so that the engine is handed thousands of rows at a time.
+struct Out {
+    tx: Sender,
+    batches: RefCell<BatchCoalescer>,
+}
+
+impl Out {
+    fn new(tx: Sender, schema: &SchemaRef, batch_rows: usize) -> Out {
+        let rows = batch_rows.max(1);
+        let batches = BatchCoalescer::new(Arc::clone(schema), rows)
+            .with_biggest_coalesce_batch_size(Some(rows / 2));
+        Out {
+            tx,
+            batches: RefCell::new(batches),
+        }
+    }
+
+    /// Whether the engine stopped reading.
+    fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Hands `batch` to the engine: an error once it stopped reading.
+    fn send(&self, batch: RecordBatch) -> Result<(), ArrowError> {
+        let mut batches = self.batches.borrow_mut();
+        batches.push_batch(batch)?;
+        while let Some(batch) = batches.next_completed_batch() {
+            self.tx
+                .blocking_send(Ok(batch))
+                .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))?;
+        }
+        Ok(())
+    }
+
+    /// Hands the engine the rows gathered so far.
+    fn finish(&self) {
+        let mut batches = self.batches.borrow_mut();
+        if let Err(e) = batches.finish_buffered_batch() {
+            return self.fail(DataFusionError::ArrowError(Box::new(e), None));
+        }
+        while let Some(batch) = batches.next_completed_batch() {
+            if self.tx.blocking_send(Ok(batch)).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Fails the scan with `e`, unless the engine stopped reading.
+    fn fail(&self, e: DataFusionError) {
+        if !self.tx.is_closed() {
+            let _ = self.tx.blocking_send(Err(e));
+        }
+    }
 }

@@ -60,7 +60,7 @@ pub(crate) fn walk_capture<E>(
         )));
     }
     match walked {
-        Ok(Some(damage)) => faults.add(fault(FaultKind::Damaged(damage))),
+        Ok(Some(damage)) => faults.add(fault(FaultKind::Damaged((&damage).into()))),
         Ok(None) => {}
         Err(WalkError::NotACapture) => {
             faults.add(fault(FaultKind::Unreadable(

@@ -53,12 +53,18 @@ fn query(inputs: &[PathBuf], cache: Option<&Arc<Cache>>, sql: &str) -> Vec<Strin
     rows(&engine(inputs, cache, 65_536).collect(sql).unwrap())
 }
 
-fn entries(cache: &Cache) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(cache.dir())
+/// The files of the cache's folder `kind` (`links`, `packs`), temporary ones included.
+fn files(cache: &Cache, kind: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(cache.dir().join(kind))
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     out.sort();
     out
+}
+
+/// The cache's entries: a link per capture and table.
+fn entries(cache: &Cache) -> Vec<PathBuf> {
+    files(cache, "links")
 }
 
 /// The samples and, when it is there, the corpus (files left alone long ago: cacheable).
@@ -79,7 +85,8 @@ fn answers_from_the_cache_equal_the_parse_on_every_table() {
         let sql = format!("SELECT * FROM {}", table.name());
         let parsed = query(&inputs, None, &sql);
         let (hits, misses) = cache.hits_and_misses();
-        let filled = query(&inputs, Some(&cache), &sql);
+        let first = engine(&inputs, Some(&cache), 65_536);
+        let filled = rows(&first.collect(&sql).unwrap());
         let (hits_1, misses_1) = cache.hits_and_misses();
         let second = engine(&inputs, Some(&cache), 65_536);
         let cached = rows(&second.collect(&sql).unwrap());
@@ -94,16 +101,18 @@ fn answers_from_the_cache_equal_the_parse_on_every_table() {
             continue;
         }
         assert_eq!(hits_1, hits, "{table}: nothing to hit on the first scan");
-        assert!(hits_2 > hits_1, "{table}: the second scan reads the cache");
-        // Only the damaged captures, which are not kept, are parsed again, without a fill.
-        assert_eq!(misses_2, misses_1, "{table}: the second scan fills nothing");
-        let damaged = second.faults().len();
-        let marked = entries(&cache)
-            .iter()
-            .filter(|p| p.extension().is_some_and(|x| x == "damaged"))
-            .filter(|p| p.to_string_lossy().contains(&format!(".{}.", table.name())))
-            .count();
-        assert_eq!(marked, damaged, "{table}: each damaged capture is marked");
+        // Every capture, damaged ones included, is answered from the cache.
+        assert_eq!(
+            misses_2, misses_1,
+            "{table}: the second scan parses nothing"
+        );
+        assert_eq!(
+            hits_2 - hits_1,
+            misses_1 - misses,
+            "{table}: each capture filled is hit"
+        );
+        // A damaged capture's fault comes with its rows, as the parse reports it.
+        assert_eq!(second.faults(), first.faults(), "{table}: the faults");
     }
     assert!(cache.notes().is_empty(), "{:?}", cache.notes());
 }
@@ -233,6 +242,7 @@ fn a_scan_cut_short_keeps_nothing() {
     drop(engine);
     std::thread::sleep(Duration::from_millis(300)); // the partitions' threads end
     assert_eq!(entries(&cache), Vec::<PathBuf>::new());
+    assert_eq!(files(&cache, "packs"), Vec::<PathBuf>::new());
 }
 
 #[test]
@@ -244,17 +254,43 @@ fn an_unreadable_entry_is_removed_noted_and_parsed_around() {
     let sql = "SELECT * FROM slices";
     let want = query(&inputs, None, sql);
     assert_eq!(query(&inputs, Some(&cache), sql), want);
-    let entry = entries(&cache).pop().unwrap();
-    for damage in [&b"not parquet"[..], &[]] {
-        std::fs::write(&entry, damage).unwrap();
-        assert_eq!(query(&inputs, Some(&cache), sql), want);
-        let notes = cache.notes();
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].contains(&entry.display().to_string()), "{notes:?}");
-        // Filled again by that query, whole.
-        assert_eq!(query(&inputs, Some(&cache), sql), want);
-        assert!(cache.notes().is_empty());
+    let damages: [&[u8]; 3] = [b"not parquet", b"", b"tracecap cache link 1\npack x"];
+    for kind in ["links", "packs"] {
+        for damage in damages {
+            let link = entries(&cache).pop().unwrap();
+            let file = match kind {
+                "links" => link,
+                // The pack its link names (packs its link named before are left unused).
+                _ => {
+                    let text = std::fs::read_to_string(&link).unwrap();
+                    let name = text.lines().find_map(|l| l.strip_prefix("pack ")).unwrap();
+                    cache.dir().join("packs").join(name)
+                }
+            };
+            std::fs::write(&file, damage).unwrap();
+            assert_eq!(query(&inputs, Some(&cache), sql), want, "{kind} {damage:?}");
+            let notes = cache.notes();
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(notes[0].contains(&file.display().to_string()), "{notes:?}");
+            // Removed: a pack for good (the parse fills another), a link written again whole.
+            match kind {
+                "links" => {
+                    let text = std::fs::read(&file).unwrap();
+                    assert!(text.starts_with(b"tracecap cache link 1\n") && text != damage);
+                }
+                _ => assert!(!file.exists(), "{kind} {damage:?}: removed"),
+            }
+            // Filled again by that query, whole.
+            assert_eq!(query(&inputs, Some(&cache), sql), want);
+            assert!(cache.notes().is_empty());
+        }
     }
+    // A link whose pack is gone (evicted by another process) is a miss, and no note.
+    for pack in files(&cache, "packs") {
+        std::fs::remove_file(pack).unwrap();
+    }
+    assert_eq!(query(&inputs, Some(&cache), sql), want);
+    assert!(cache.notes().is_empty());
 }
 
 #[test]
@@ -289,8 +325,83 @@ fn the_folder_is_private() {
         Some(&cache),
         "SELECT count(*) FROM tracks",
     );
-    for d in [dir.join("a/b"), cache.dir().to_path_buf()] {
+    for d in [
+        dir.join("a/b"),
+        cache.dir().to_path_buf(),
+        cache.dir().join("links"),
+        cache.dir().join("packs"),
+    ] {
         let mode = std::fs::metadata(&d).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700, "{}", d.display());
+    }
+}
+
+#[test]
+fn a_search_recalls_what_it_found_while_the_files_are_unchanged() {
+    let dir = TempDir::new("cache-found");
+    let cache = Cache::new(dir.join("cache"), u64::MAX);
+    let captures = dir.join("captures");
+    std::fs::create_dir(&captures).unwrap();
+    let file = captures.join("a.prof");
+    settled_copy(&Path::new(SAMPLES).join("sample_small.prof"), &file);
+    settle();
+    let inputs = [captures.clone()];
+    let format = |cache: &Cache| {
+        let found = Inputs::find_with(&inputs, Some(cache)).unwrap();
+        assert_eq!(found.captures.len(), 1);
+        found.captures[0].format
+    };
+    assert_eq!(format(&cache), tracecap::Format::EasyProfiler);
+    let records = files(&cache, "found");
+    assert_eq!(records.len(), 1, "{records:?}");
+    let text = std::fs::read_to_string(&records[0]).unwrap();
+    assert!(text.contains(" easyprofiler "), "{text}");
+    // What the record says is believed while the file's identity is the one it holds: the
+    // file is not opened to detect it again.
+    std::fs::write(&records[0], text.replace(" easyprofiler ", " syscall ")).unwrap();
+    assert_eq!(format(&cache), tracecap::Format::Syscall);
+    // Touched: another identity, detected again.
+    std::fs::File::options()
+        .append(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(7200))
+        .unwrap();
+    settle();
+    assert_eq!(format(&cache), tracecap::Format::EasyProfiler);
+    // Without a cache, every file is detected.
+    let plain = Inputs::find(&inputs).unwrap();
+    assert_eq!(plain.captures[0].format, tracecap::Format::EasyProfiler);
+}
+
+#[test]
+fn a_damaged_capture_is_kept_up_to_its_fault_and_the_fault_reported_again() {
+    let dir = TempDir::new("cache-cut");
+    let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));
+    let bytes = std::fs::read(Path::new(SAMPLES).join("sample_small.prof")).unwrap();
+    let cut = dir.join("cut.prof");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    let f = std::fs::File::options().append(true).open(&cut).unwrap();
+    f.set_modified(hour_ago).unwrap();
+    drop(f);
+    settle();
+    let inputs = [cut];
+    for table in [Table::Slices, Table::Captures] {
+        let sql = format!("SELECT * FROM {}", table.name());
+        let parse = engine(&inputs, None, 65_536);
+        let want = rows(&parse.collect(&sql).unwrap());
+        assert!(!want.is_empty(), "{table}: rows before the fault");
+        let want_faults = parse.faults();
+        assert_eq!(want_faults.len(), 1, "{want_faults:?}");
+        for round in ["fills", "from the cache"] {
+            let before = cache.hits_and_misses();
+            let e = engine(&inputs, Some(&cache), 65_536);
+            assert_eq!(rows(&e.collect(&sql).unwrap()), want, "{table} {round}");
+            assert_eq!(e.faults(), want_faults, "{table} {round}");
+            let after = cache.hits_and_misses();
+            let hit = after.0 > before.0 && after.1 == before.1;
+            assert_eq!(hit, round == "from the cache", "{table} {round}");
+        }
     }
 }

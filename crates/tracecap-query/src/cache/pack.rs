@@ -1,0 +1,272 @@
+//! A pack: one Parquet file holding the rows of a table for many captures, each capture's rows
+//! in row groups of their own. A partition of a scan writes one pack per set of columns it
+//! keeps, under a temporary name, and renames it into place when its run ends; the links
+//! written then point into it. Many captures in one file is what makes a cached scan cheap:
+//! one footer read per pack, not one per capture.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::error::ArrowError;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::basic::Compression;
+use datafusion::parquet::errors::ParquetError;
+use datafusion::parquet::file::metadata::KeyValue;
+use datafusion::parquet::file::properties::WriterProperties;
+use datafusion::parquet::file::reader::{ChunkReader, Length};
+
+/// The Parquet key under which a pack lists its columns (indices in the table's schema).
+const COLUMNS_KEY: &str = "tracecap.columns";
+
+/// A pack opened for reading: its file, metadata and columns. Shared by the partitions of a
+/// process.
+pub(crate) struct OpenPack {
+    pub(crate) file: PackFile,
+    pub(crate) metadata: ArrowReaderMetadata,
+    /// The columns it holds (indices in the table's schema), ascending.
+    pub(crate) columns: Vec<usize>,
+}
+
+impl OpenPack {
+    /// Opens the pack at `path`: `Err(None)` when it is not there (evicted), `Err(Some(why))`
+    /// when it cannot be read.
+    pub(crate) fn open(path: &Path) -> Result<OpenPack, Option<String>> {
+        let file = match File::open(path) {
+            Ok(f) => PackFile::new(f),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
+            Err(e) => return Err(Some(e.to_string())),
+        };
+        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+            .map_err(|e| Some(e.to_string()))?;
+        let kv = metadata.metadata().file_metadata().key_value_metadata();
+        let columns = stored_columns(kv).map_err(Some)?;
+        // Used now: the last to be evicted.
+        if let Ok(f) = File::options().append(true).open(path) {
+            let _ = f.set_modified(SystemTime::now());
+        }
+        Ok(OpenPack {
+            file,
+            metadata,
+            columns,
+        })
+    }
+
+    /// Row groups in the pack.
+    pub(crate) fn row_groups(&self) -> usize {
+        self.metadata.metadata().num_row_groups()
+    }
+}
+
+/// A pack's file, read at offsets by the partitions at once (no shared file position).
+#[derive(Clone)]
+pub(crate) struct PackFile {
+    file: Arc<File>,
+    len: u64,
+}
+
+impl PackFile {
+    fn new(file: File) -> PackFile {
+        let len = file.metadata().map_or(0, |m| m.len());
+        PackFile {
+            file: Arc::new(file),
+            len,
+        }
+    }
+
+    #[cfg(unix)]
+    fn read_at(&self, start: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(&*self.file, buf, start)
+    }
+
+    #[cfg(windows)]
+    fn read_at(&self, start: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        std::os::windows::fs::FileExt::seek_read(&*self.file, buf, start)
+    }
+
+    #[cfg(not(any(unix, windows)))]
+    fn read_at(&self, _start: u64, _buf: &mut [u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
+impl Length for PackFile {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+/// How much a pack's sequential reader reads at once: the reader of a column chunk asks for
+/// page headers a few bytes at a time.
+const READ_AHEAD: usize = 4 << 10;
+
+impl ChunkReader for PackFile {
+    type T = BufReader<PackRead>;
+
+    fn get_read(&self, start: u64) -> Result<Self::T, ParquetError> {
+        let read = PackRead {
+            file: self.clone(),
+            at: start,
+        };
+        Ok(BufReader::with_capacity(READ_AHEAD, read))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
+        let end = start.checked_add(length as u64).filter(|&e| e <= self.len);
+        if end.is_none() {
+            return Err(ParquetError::EOF(format!(
+                "{length} bytes at {start} run past the pack's end ({})",
+                self.len
+            )));
+        }
+        let mut buf = vec![0; length];
+        let mut filled = 0;
+        while filled < length {
+            let n = self.read_at(start + filled as u64, &mut buf[filled..])?;
+            if n == 0 {
+                return Err(ParquetError::EOF(
+                    "the pack shrank while it was read".into(),
+                ));
+            }
+            filled += n;
+        }
+        Ok(Bytes::from(buf))
+    }
+}
+
+/// A reader of a pack from an offset on.
+pub(crate) struct PackRead {
+    file: PackFile,
+    at: u64,
+}
+
+impl Read for PackRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read_at(self.at, buf)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// A pack being written, under a temporary name until [`PackWriter::finish`]; removed if
+/// dropped before.
+pub(crate) struct PackWriter {
+    writer: Option<ArrowWriter<File>>,
+    temp: PathBuf,
+    /// Its name once in place.
+    pub(crate) name: String,
+    /// The columns it holds (indices in the table's schema), ascending.
+    pub(crate) columns: Vec<usize>,
+}
+
+impl PackWriter {
+    /// A new pack of `table` in `dir` holding `columns` in batches of `schema`.
+    pub(crate) fn create(
+        dir: &Path,
+        table: &str,
+        columns: &[usize],
+        schema: &SchemaRef,
+    ) -> std::io::Result<PackWriter> {
+        static PACKS: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let name = format!(
+            "{table}.{}-{}-{nanos}.parquet",
+            std::process::id(),
+            PACKS.fetch_add(1, Ordering::Relaxed)
+        );
+        let temp = dir.join(format!(".{name}.tmp"));
+        let file = File::create(&temp)?;
+        let list: Vec<String> = columns.iter().map(usize::to_string).collect();
+        let props = WriterProperties::builder()
+            .set_compression(Compression::LZ4_RAW)
+            .set_key_value_metadata(Some(vec![KeyValue::new(
+                COLUMNS_KEY.to_string(),
+                list.join(","),
+            )]))
+            .build();
+        let mut pack = PackWriter {
+            writer: None,
+            temp,
+            name,
+            columns: columns.to_vec(),
+        };
+        pack.writer = Some(
+            ArrowWriter::try_new(file, Arc::clone(schema), Some(props))
+                .map_err(std::io::Error::other)?,
+        );
+        Ok(pack)
+    }
+
+    /// Row groups written so far: where the next capture's rows begin.
+    pub(crate) fn row_groups(&self) -> usize {
+        self.writer
+            .as_ref()
+            .map_or(0, |w| w.flushed_row_groups().len())
+    }
+
+    /// Adds a batch of the pack's columns.
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
+        match &mut self.writer {
+            Some(w) => w
+                .write(batch)
+                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the current capture's rows: they are row groups of their own.
+    pub(crate) fn end_capture(&mut self) -> Result<(), ArrowError> {
+        match &mut self.writer {
+            Some(w) if w.in_progress_rows() > 0 => w
+                .flush()
+                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Closes the file and renames it into place in `dir`: its bytes.
+    pub(crate) fn finish(mut self, dir: &Path) -> std::io::Result<u64> {
+        let Some(writer) = self.writer.take() else {
+            return Ok(0);
+        };
+        writer.close().map_err(std::io::Error::other)?;
+        let path = dir.join(&self.name);
+        if let Err(e) = std::fs::rename(&self.temp, &path) {
+            let _ = std::fs::remove_file(&self.temp);
+            return Err(e);
+        }
+        std::fs::metadata(&path).map(|m| m.len())
+    }
+}
+
+impl Drop for PackWriter {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// The columns a pack lists in its metadata.
+fn stored_columns(metadata: Option<&Vec<KeyValue>>) -> Result<Vec<usize>, String> {
+    let list = metadata
+        .and_then(|kv| kv.iter().find(|kv| kv.key == COLUMNS_KEY))
+        .and_then(|kv| kv.value.as_deref())
+        .ok_or_else(|| "no list of columns".to_string())?;
+    list.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse()
+                .map_err(|_| format!("bad list of columns {list:?}"))
+        })
+        .collect()
+}
