@@ -4,11 +4,9 @@
 //! thread takes the next capture nobody has taken, so the work stays even however the time a
 //! capture takes differs from format to format.
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use datafusion::arrow::compute::BatchCoalescer;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
@@ -119,9 +117,7 @@ impl PartitionStream for CapturePartition {
                 batch_rows,
                 cache,
             };
-            let out = Out::new(tx, &scan.schema, batch_rows);
-            scan.run(captures, &faults, &out);
-            out.finish();
+            scan.run(captures, &faults, &Out { tx });
         });
         let batches = futures::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|batch| (batch, rx))
@@ -317,25 +313,12 @@ struct Parse<'s> {
     sent: Option<Vec<usize>>,
 }
 
-/// Where a partition's batches go: the engine's channel, through a coalescer that gathers the
-/// small batches of many small captures (read from the cache, mostly) into batches of the
-/// scan's size, so that the engine is handed thousands of rows at a time.
+/// Where a partition's batches go: the engine's channel.
 struct Out {
     tx: Sender,
-    batches: RefCell<BatchCoalescer>,
 }
 
 impl Out {
-    fn new(tx: Sender, schema: &SchemaRef, batch_rows: usize) -> Out {
-        let rows = batch_rows.max(1);
-        let batches = BatchCoalescer::new(Arc::clone(schema), rows)
-            .with_biggest_coalesce_batch_size(Some(rows / 2));
-        Out {
-            tx,
-            batches: RefCell::new(batches),
-        }
-    }
-
     /// Whether the engine stopped reading.
     fn is_closed(&self) -> bool {
         self.tx.is_closed()
@@ -343,27 +326,9 @@ impl Out {
 
     /// Hands `batch` to the engine: an error once it stopped reading.
     fn send(&self, batch: RecordBatch) -> Result<(), ArrowError> {
-        let mut batches = self.batches.borrow_mut();
-        batches.push_batch(batch)?;
-        while let Some(batch) = batches.next_completed_batch() {
-            self.tx
-                .blocking_send(Ok(batch))
-                .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))?;
-        }
-        Ok(())
-    }
-
-    /// Hands the engine the rows gathered so far.
-    fn finish(&self) {
-        let mut batches = self.batches.borrow_mut();
-        if let Err(e) = batches.finish_buffered_batch() {
-            return self.fail(DataFusionError::ArrowError(Box::new(e), None));
-        }
-        while let Some(batch) = batches.next_completed_batch() {
-            if self.tx.blocking_send(Ok(batch)).is_err() {
-                return;
-            }
-        }
+        self.tx
+            .blocking_send(Ok(batch))
+            .map_err(|_| ArrowError::ExternalError("the query stopped reading".into()))
     }
 
     /// Fails the scan with `e`, unless the engine stopped reading.
