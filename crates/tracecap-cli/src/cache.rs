@@ -33,7 +33,7 @@ pub fn run(action: Action, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
                 packs,
                 bytes,
                 limit,
-            } = cache.info()?;
+            } = cache.info().map_err(|e| in_folder(&cache, e))?;
             writeln!(out, "folder   {}", dir.display())?;
             writeln!(out, "entries  {entries}")?;
             writeln!(out, "packs    {packs}")?;
@@ -45,7 +45,7 @@ pub fn run(action: Action, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
             )?;
         }
         Action::Clear => {
-            let before = cache.clear()?;
+            let before = cache.clear().map_err(|e| in_folder(&cache, e))?;
             writeln!(
                 out,
                 "removed {} entries ({}) from {}",
@@ -56,6 +56,11 @@ pub fn run(action: Action, out: &mut dyn Write, err: &mut dyn Write) -> Result<(
         }
     }
     Ok(())
+}
+
+/// An I/O error of the cache's folder, naming it.
+fn in_folder(cache: &Cache, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {e}", cache.dir().display()))
 }
 
 fn mib(bytes: u64) -> String {

@@ -77,6 +77,19 @@ fn cache_info_clear_and_no_cache() {
         warned.contains("TRACECAP_CACHE_SIZE=\"lots\" is no size"),
         "{warned}"
     );
+    // A cache folder that is a file: exit 2, and the folder named.
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let (code, _, err) = with_cache(&file, &["cache"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&file.join("v2").display().to_string()),
+        "{err}"
+    );
+    // A query with it answers, and warns once that it cannot be written.
+    let (code, _, err) = with_cache(&file, &["query", "SELECT count(*) FROM slices", SAMPLES]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("cannot be written").count(), 1, "{err}");
     // A diff reads and fills it too.
     let s = format!("{SAMPLES}/sample_small.prof");
     let (code, _, err) = with_cache(&cache, &["diff", &s, &s]);
