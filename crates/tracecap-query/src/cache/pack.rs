@@ -126,16 +126,16 @@ impl ChunkReader for PackFile {
                 self.len
             )));
         }
-        let mut buf = vec![0; length];
-        let mut filled = 0;
-        while filled < length {
-            let n = self.read_at(start + filled as u64, &mut buf[filled..])?;
-            if n == 0 {
-                return Err(ParquetError::EOF(
-                    "the pack shrank while it was read".into(),
-                ));
-            }
-            filled += n;
+        let mut buf = Vec::with_capacity(length);
+        let read = PackRead {
+            file: self.clone(),
+            at: start,
+        };
+        read.take(length as u64).read_to_end(&mut buf)?;
+        if buf.len() < length {
+            return Err(ParquetError::EOF(
+                "the pack shrank while it was read".into(),
+            ));
         }
         Ok(Bytes::from(buf))
     }
