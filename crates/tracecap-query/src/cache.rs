@@ -412,12 +412,15 @@ impl Cache {
         }
     }
 
-    /// Adds `bytes` just written to the count, and keeps the folder under its limit.
+    /// Adds `bytes` just written to the count, and keeps the folder under its limit; removes the
+    /// packs that fills which died an hour ago or more left half-written.
     fn grew(&self, bytes: u64) {
         let total = self.counted().saturating_add(bytes);
         self.bytes.store(total, Ordering::Relaxed);
         if total > self.limit {
             self.evict();
+        } else {
+            self.remove_stale_temporaries(&[PACKS]);
         }
     }
 
@@ -461,13 +464,14 @@ impl Cache {
             }
         }
         self.bytes.store(total, Ordering::Relaxed);
-        self.remove_stale_temporaries();
+        self.remove_stale_temporaries(&[LINKS, PACKS, FOUND]);
     }
 
-    /// Removes temporary files of fills that died an hour ago or more.
-    fn remove_stale_temporaries(&self) {
+    /// Removes the temporary files in the folders `kinds` of fills that died an hour ago or
+    /// more.
+    fn remove_stale_temporaries(&self, kinds: &[&str]) {
         let hour_ago = SystemTime::now() - Duration::from_secs(3600);
-        for kind in [LINKS, PACKS, FOUND] {
+        for kind in kinds {
             let Ok(dir) = std::fs::read_dir(self.dir.join(kind)) else {
                 continue;
             };

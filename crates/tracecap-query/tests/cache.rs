@@ -405,3 +405,25 @@ fn a_damaged_capture_is_kept_up_to_its_fault_and_the_fault_reported_again() {
         }
     }
 }
+
+#[test]
+fn a_fill_removes_what_fills_killed_an_hour_ago_left() {
+    let dir = TempDir::new("cache-stale-temp");
+    let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));
+    let samples = [PathBuf::from(SAMPLES)];
+    query(&samples, Some(&cache), "SELECT name FROM slices");
+    let packs = cache.dir().join("packs");
+    let old = packs.join(".slices.1-0-0.parquet.tmp");
+    let recent = packs.join(".slices.1-1-0.parquet.tmp");
+    for f in [&old, &recent] {
+        std::fs::write(f, b"half a pack").unwrap();
+    }
+    let two_hours_ago = SystemTime::now() - Duration::from_secs(7200);
+    let f = std::fs::File::options().append(true).open(&old).unwrap();
+    f.set_modified(two_hours_ago).unwrap();
+    drop(f);
+    // A query that fills (it reads a column not kept yet).
+    query(&samples, Some(&cache), "SELECT name, dur FROM slices");
+    assert!(!old.exists(), "an hour old: removed");
+    assert!(recent.exists(), "maybe a fill under way: kept");
+}
