@@ -773,26 +773,48 @@ fn build_identity() -> Option<&'static str> {
     BUILD
         .get_or_init(|| {
             let here = build_identity as *const () as usize;
-            let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-            let path = maps.lines().find_map(|line| {
-                let mut fields = line.split_whitespace();
-                let (lo, hi) = fields.next()?.split_once('-')?;
-                let (lo, hi) = (
-                    usize::from_str_radix(lo, 16).ok()?,
-                    usize::from_str_radix(hi, 16).ok()?,
-                );
-                let path = fields.nth(4)?;
-                (lo <= here && here < hi && path.starts_with('/')).then(|| path.to_string())
-            })?;
+            // Bytes, not text: a mapped capture's name need not be UTF-8.
+            let maps = std::fs::read("/proc/self/maps").ok()?;
+            let path = mapped_file(&maps, here)?;
             // Not its status change time: linking the file elsewhere (a profiler's cache of
             // binaries does) changes it, and a rebuild writes a new file anyway.
-            let (device, inode, size, modified, _) = identity(Path::new(&path))?;
+            let (device, inode, size, modified, _) = identity(&path)?;
             let version = env!("CARGO_PKG_VERSION");
             Some(format!(
-                "{version} {path} {device} {inode} {size} {modified}"
+                "{version} {} {device} {inode} {size} {modified}",
+                path.display()
             ))
         })
         .as_deref()
+}
+
+/// The file mapped at `address`, from the lines of `/proc/self/maps` (`START-END PERMS OFFSET
+/// DEVICE INODE PATH`; the path runs to the end of the line and may hold spaces).
+#[cfg(unix)]
+fn mapped_file(maps: &[u8], address: usize) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    maps.split(|&b| b == b'\n').find_map(|line| {
+        let mut rest = line;
+        let mut fields = Vec::with_capacity(5);
+        for _ in 0..5 {
+            rest = rest.get(rest.iter().position(|&b| b != b' ')?..)?;
+            let end = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
+            fields.push(rest.get(..end)?);
+            rest = rest.get(end..)?;
+        }
+        let path = rest.get(rest.iter().position(|&b| b != b' ')?..)?;
+        let range = std::str::from_utf8(fields.first()?).ok()?;
+        let (lo, hi) = range.split_once('-')?;
+        let lo = usize::from_str_radix(lo, 16).ok()?;
+        let hi = usize::from_str_radix(hi, 16).ok()?;
+        let holds = lo <= address && address < hi && path.first() == Some(&b'/');
+        holds.then(|| PathBuf::from(std::ffi::OsStr::from_bytes(path)))
+    })
+}
+
+#[cfg(not(unix))]
+fn mapped_file(_maps: &[u8], _address: usize) -> Option<PathBuf> {
+    None
 }
 
 /// `2147483648`, `512M`, `2G`, `64k`: bytes.
@@ -840,5 +862,18 @@ mod tests {
     #[test]
     fn the_build_is_known_here() {
         assert!(build_identity().is_some());
+    }
+
+    #[test]
+    fn the_mapped_file_is_found_whatever_the_other_names() {
+        let maps: &[u8] = b"1000-2000 r--p 00000000 fd:00 12 /tmp/run-\xff.prof\n\
+            2000-3000 r-xp 00001000 fd:00 13    /opt/my lib/_native.so\n\
+            3000-4000 rw-p 00000000 00:00 0 \n";
+        assert_eq!(
+            mapped_file(maps, 0x2abc),
+            Some(PathBuf::from("/opt/my lib/_native.so"))
+        );
+        assert_eq!(mapped_file(maps, 0x3abc), None);
+        assert_eq!(mapped_file(maps, 0x5000), None);
     }
 }
