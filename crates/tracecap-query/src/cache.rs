@@ -257,10 +257,7 @@ impl Cache {
             .map_err(|_| "not text".to_string())
             .and_then(Link::parse);
         match link {
-            Ok(link) => Some(Stored {
-                columns: link.columns.clone(),
-                link,
-            }),
+            Ok(link) => Some(Stored { link }),
             Err(why) => {
                 self.unreadable(&entry.link, &why);
                 None
@@ -308,7 +305,8 @@ impl Cache {
         (schema, batch_rows): (&SchemaRef, usize),
         send: &mut dyn FnMut(RecordBatch) -> Result<(), ArrowError>,
     ) -> Result<bool, ArrowError> {
-        let Stored { columns, link } = stored;
+        let Stored { link } = stored;
+        let columns = &link.columns;
         let Some(name) = &link.pack else {
             // A capture without a row of the table.
             self.hits.fetch_add(1, Ordering::Relaxed);
@@ -318,7 +316,7 @@ impl Cache {
             let _ = std::fs::remove_file(&entry.link);
             return Ok(false);
         };
-        if pack.columns != columns || link.row_groups.end > pack.row_groups() {
+        if pack.columns != *columns || link.row_groups.end > pack.row_groups() {
             self.unreadable(&entry.link, "it does not match its pack");
             return Ok(false);
         }
@@ -519,13 +517,17 @@ struct CacheFile {
     used: SystemTime,
 }
 
-/// An entry found: the columns it holds (indices in the table's schema), and its link.
+/// An entry found: its link.
 pub(crate) struct Stored {
-    pub(crate) columns: Vec<usize>,
     link: Link,
 }
 
 impl Stored {
+    /// The columns it holds (indices in the table's schema), ascending.
+    pub(crate) fn columns(&self) -> &[usize] {
+        &self.link.columns
+    }
+
     /// Where the capture is damaged, when it is.
     pub(crate) fn fault(&self) -> Option<&Damage> {
         self.link.fault.as_ref()
@@ -689,24 +691,15 @@ impl Filling<'_> {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path` and renames it to `path`: a reader sees
-/// the old file or the new one, whole. The bytes written.
+/// Writes `bytes` to `path` through a temporary file renamed into place
+/// ([`tracecap::output::Output`]): a reader sees the old file or the new one, whole. The bytes
+/// written.
 fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<u64> {
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        WRITES.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written.map(|()| bytes.len() as u64)
+    use std::io::Write;
+    let mut out = tracecap::output::Output::create(path)?;
+    out.write_all(bytes)?;
+    out.commit()?;
+    Ok(bytes.len() as u64)
 }
 
 enum ReadError {

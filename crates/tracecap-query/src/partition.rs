@@ -177,8 +177,8 @@ impl Scan {
             return self.parse(capture, self.plain(), None, faults, tx);
         };
         let stored = cache.open(&entry);
-        let stored_columns = stored.as_ref().map_or(Vec::new(), |o| o.columns.clone());
-        if let Some(stored) = stored.filter(|o| wanted.iter().all(|c| o.columns.contains(c))) {
+        let stored_columns = stored.as_ref().map_or(Vec::new(), |o| o.columns().to_vec());
+        if let Some(stored) = stored.filter(|o| wanted.iter().all(|c| o.columns().contains(c))) {
             let fault = stored.fault().cloned();
             let mut send = |batch| tx.send(batch);
             let how = (&self.schema, self.batch_rows);

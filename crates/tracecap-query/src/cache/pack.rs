@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -22,6 +22,7 @@ use datafusion::parquet::errors::ParquetError;
 use datafusion::parquet::file::metadata::KeyValue;
 use datafusion::parquet::file::properties::WriterProperties;
 use datafusion::parquet::file::reader::{ChunkReader, Length};
+use tracecap::output::Output;
 
 /// The Parquet key under which a pack lists its columns (indices in the table's schema).
 const COLUMNS_KEY: &str = "tracecap.columns";
@@ -155,11 +156,10 @@ impl Read for PackRead {
     }
 }
 
-/// A pack being written, under a temporary name until [`PackWriter::finish`]; removed if
-/// dropped before.
+/// A pack being written, under a temporary name until [`PackWriter::finish`]
+/// ([`tracecap::output::Output`]: removed if dropped before, or if the process is interrupted).
 pub(crate) struct PackWriter {
-    writer: Option<ArrowWriter<File>>,
-    temp: PathBuf,
+    writer: ArrowWriter<Output>,
     /// Its name once in place.
     pub(crate) name: String,
     /// The columns it holds (indices in the table's schema), ascending.
@@ -183,8 +183,7 @@ impl PackWriter {
             std::process::id(),
             PACKS.fetch_add(1, Ordering::Relaxed)
         );
-        let temp = dir.join(format!(".{name}.tmp"));
-        let file = File::create(&temp)?;
+        let out = Output::create(&dir.join(&name))?;
         let list: Vec<String> = columns.iter().map(usize::to_string).collect();
         let props = WriterProperties::builder()
             .set_compression(Compression::LZ4_RAW)
@@ -193,66 +192,42 @@ impl PackWriter {
                 list.join(","),
             )]))
             .build();
-        let mut pack = PackWriter {
-            writer: None,
-            temp,
+        let writer = ArrowWriter::try_new(out, Arc::clone(schema), Some(props))
+            .map_err(std::io::Error::other)?;
+        Ok(PackWriter {
+            writer,
             name,
             columns: columns.to_vec(),
-        };
-        pack.writer = Some(
-            ArrowWriter::try_new(file, Arc::clone(schema), Some(props))
-                .map_err(std::io::Error::other)?,
-        );
-        Ok(pack)
+        })
     }
 
     /// Row groups written so far: where the next capture's rows begin.
     pub(crate) fn row_groups(&self) -> usize {
-        self.writer
-            .as_ref()
-            .map_or(0, |w| w.flushed_row_groups().len())
+        self.writer.flushed_row_groups().len()
     }
 
     /// Adds a batch of the pack's columns.
     pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
-        match &mut self.writer {
-            Some(w) => w
-                .write(batch)
-                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
-            None => Ok(()),
-        }
+        self.writer
+            .write(batch)
+            .map_err(|e| ArrowError::ExternalError(Box::new(e)))
     }
 
     /// Ends the current capture's rows: they are row groups of their own.
     pub(crate) fn end_capture(&mut self) -> Result<(), ArrowError> {
-        match &mut self.writer {
-            Some(w) if w.in_progress_rows() > 0 => w
-                .flush()
-                .map_err(|e| ArrowError::ExternalError(Box::new(e))),
-            _ => Ok(()),
+        if self.writer.in_progress_rows() == 0 {
+            return Ok(());
         }
+        self.writer
+            .flush()
+            .map_err(|e| ArrowError::ExternalError(Box::new(e)))
     }
 
     /// Closes the file and renames it into place in `dir`: its bytes.
-    pub(crate) fn finish(mut self, dir: &Path) -> std::io::Result<u64> {
-        let Some(writer) = self.writer.take() else {
-            return Ok(0);
-        };
-        writer.close().map_err(std::io::Error::other)?;
-        let path = dir.join(&self.name);
-        if let Err(e) = std::fs::rename(&self.temp, &path) {
-            let _ = std::fs::remove_file(&self.temp);
-            return Err(e);
-        }
-        std::fs::metadata(&path).map(|m| m.len())
-    }
-}
-
-impl Drop for PackWriter {
-    fn drop(&mut self) {
-        if self.writer.is_some() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
+    pub(crate) fn finish(self, dir: &Path) -> std::io::Result<u64> {
+        let out = self.writer.into_inner().map_err(std::io::Error::other)?;
+        out.commit()?;
+        std::fs::metadata(dir.join(&self.name)).map(|m| m.len())
     }
 }
 
