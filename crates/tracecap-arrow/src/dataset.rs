@@ -683,21 +683,30 @@ pub fn find_sources(inputs: &[PathBuf], exclude: Option<&Path>) -> Result<Found,
 /// What a caller knows of files' formats from an earlier search of them (a cache keyed by the
 /// files' identities), so that [`find_sources_with`] does not open them again to find out.
 pub trait KnownFormats: Sync {
-    /// The size and format of the capture at `path`, when known for the file as it is now.
-    fn recall(&self, path: &Path) -> Option<(u64, Format)>;
-    /// What the search found opening the capture at `path`, which it did not recall.
-    fn learn(&self, path: &Path, sniffed: (u64, Format));
+    /// What the file at `path` is, when known for the file as it is now.
+    fn recall(&self, path: &Path) -> Option<Sniffed>;
+    /// What the search found opening the file at `path`, which it did not recall.
+    fn learn(&self, path: &Path, sniffed: Sniffed);
 }
+
+/// What a file turned out to be: a capture (its size and format), or why it is not one
+/// ([`EMPTY_FILE`] or [`UNKNOWN_FORMAT`]).
+pub type Sniffed = Result<(u64, Format), &'static str>;
+
+/// Why a file found in a directory is not a capture: it is empty.
+pub const EMPTY_FILE: &str = "empty file";
+/// Why a file found in a directory is not a capture: no format recognises it.
+pub const UNKNOWN_FORMAT: &str = "unknown format";
 
 /// Knows nothing: every file is opened.
 struct NothingKnown;
 
 impl KnownFormats for NothingKnown {
-    fn recall(&self, _: &Path) -> Option<(u64, Format)> {
+    fn recall(&self, _: &Path) -> Option<Sniffed> {
         None
     }
 
-    fn learn(&self, _: &Path, _: (u64, Format)) {}
+    fn learn(&self, _: &Path, _: Sniffed) {}
 }
 
 /// [`find_sources`], where the files `known` recalls are not opened, and what the others turn
@@ -750,10 +759,7 @@ const SNIFF_THREADS: usize = 8;
 /// [`sniff_known`] of each of `files`, in their order, on up to one thread per core: a file
 /// costs system calls, page faults and, for a compressed apitrace trace, the decoder's first
 /// piece.
-fn sniff_all(
-    files: &[PathBuf],
-    known: &dyn KnownFormats,
-) -> Vec<std::io::Result<Result<(u64, Format), &'static str>>> {
+fn sniff_all(files: &[PathBuf], known: &dyn KnownFormats) -> Vec<std::io::Result<Sniffed>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(SNIFF_THREADS);
@@ -783,27 +789,22 @@ fn sniff_all(
 }
 
 /// What `known` recalls of the file at `path`, else [`sniff`] (and `known` learns a capture).
-fn sniff_known(
-    path: &Path,
-    known: &dyn KnownFormats,
-) -> std::io::Result<Result<(u64, Format), &'static str>> {
+fn sniff_known(path: &Path, known: &dyn KnownFormats) -> std::io::Result<Sniffed> {
     if let Some(recalled) = known.recall(path) {
-        return Ok(Ok(recalled));
+        return Ok(recalled);
     }
     let sniffed = sniff(path)?;
-    if let Ok(capture) = sniffed {
-        known.learn(path, capture);
-    }
+    known.learn(path, sniffed);
     Ok(sniffed)
 }
 
 /// Whether the file at `path` is a capture: its size and format, or why not.
-fn sniff(path: &Path) -> std::io::Result<Result<(u64, Format), &'static str>> {
+fn sniff(path: &Path) -> std::io::Result<Sniffed> {
     let input = tracecap::open(path)?;
     Ok(match tracecap::detect(&input) {
         Some(format) => Ok((input.len() as u64, format)),
-        None if input.is_empty() => Err("empty file"),
-        None => Err("unknown format"),
+        None if input.is_empty() => Err(EMPTY_FILE),
+        None => Err(UNKNOWN_FORMAT),
     })
 }
 

@@ -127,7 +127,7 @@ pub fn run(
     let dest = if is_stdout(&args.output) {
         Destination::Stdout(stdout)
     } else {
-        Destination::File(tracecap::output::Output::create(&args.output)?)
+        Destination::create(&args.output)?
     };
     let writer = BufWriter::with_capacity(1 << 20, dest);
     let mut bar = (!args.quiet && std::io::stderr().is_terminal())

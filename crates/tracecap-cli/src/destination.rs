@@ -1,11 +1,12 @@
 //! An output file or standard output, written the same way.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
+use std::path::Path;
 
-/// Where an output goes: a file (through a temporary file, see
+/// Where an output goes: a file (buffered, through a temporary file, see
 /// [`tracecap::output::Output`]) or standard output (`-o -`).
 pub(crate) enum Destination<'o> {
-    File(tracecap::output::Output),
+    File(BufWriter<tracecap::output::Output>),
     Stdout(&'o mut dyn Write),
 }
 
@@ -25,10 +26,16 @@ impl Write for Destination<'_> {
 }
 
 impl Destination<'_> {
+    /// A new output file at `path`: renamed into place by [`Destination::commit`].
+    pub(crate) fn create(path: &Path) -> std::io::Result<Self> {
+        let file = tracecap::output::Output::create(path)?;
+        Ok(Destination::File(BufWriter::with_capacity(1 << 16, file)))
+    }
+
     /// Puts a file output in place; standard output is only flushed.
     pub(crate) fn commit(self) -> std::io::Result<()> {
         match self {
-            Destination::File(f) => f.commit(),
+            Destination::File(f) => f.into_inner().map_err(|e| e.into_error())?.commit(),
             Destination::Stdout(s) => s.flush(),
         }
     }

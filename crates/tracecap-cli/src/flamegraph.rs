@@ -102,7 +102,7 @@ fn destination<'o>(path: &Path, stdout: &'o mut dyn Write) -> Result<Destination
     Ok(if path == Path::new("-") {
         Destination::Stdout(stdout)
     } else {
-        Destination::File(tracecap::output::Output::create(path)?)
+        Destination::create(path)?
     })
 }
 

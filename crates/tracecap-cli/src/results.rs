@@ -55,7 +55,7 @@ pub fn write(
                 "Parquet needs a file to write (its footer is written last): -o FILE".into(),
             ))
         }
-        (_, Some(path)) => Destination::File(tracecap::output::Output::create(path)?),
+        (_, Some(path)) => Destination::create(path)?,
         (_, None) => Destination::Stdout(stdout),
     };
     let rows = match format {
@@ -154,7 +154,7 @@ pub fn write_table(
     stdout: &mut dyn Write,
 ) -> Result<u64, CliError> {
     let mut dest = match output.filter(|p| *p != Path::new("-")) {
-        Some(path) => Destination::File(tracecap::output::Output::create(path)?),
+        Some(path) => Destination::create(path)?,
         None => Destination::Stdout(stdout),
     };
     let rows = table(batches, layout, &mut dest)?;

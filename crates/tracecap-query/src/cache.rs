@@ -252,7 +252,7 @@ impl Cache {
 
     /// The entry, when it is there and readable; an unreadable one is removed and noted.
     pub(crate) fn open(&self, entry: &Entry) -> Option<Stored> {
-        let text = std::fs::read(&entry.link).ok()?;
+        let text = read_small(&entry.link).ok()?;
         let link = std::str::from_utf8(&text)
             .map_err(|_| "not text".to_string())
             .and_then(Link::parse);
@@ -326,15 +326,25 @@ impl Cache {
                 .iter()
                 .filter_map(|c| columns.iter().position(|s| s == c))
                 .collect();
-            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
-                pack.file.clone(),
-                pack.metadata.clone(),
-            );
+            let row_groups: Vec<usize> = link.row_groups.clone().collect();
+            let file = pack
+                .file
+                .prefetch(pack.metadata.metadata(), &row_groups, &positions);
+            let builder =
+                ParquetRecordBatchReaderBuilder::new_with_metadata(file, pack.metadata.clone());
             let mask = ProjectionMask::roots(builder.parquet_schema(), positions.iter().copied());
+            // Batches no larger than the capture's rows: the reader sizes its buffers by them.
+            let rows: i64 = link
+                .row_groups
+                .clone()
+                .filter_map(|i| pack.metadata.metadata().row_groups().get(i))
+                .map(|g| g.num_rows())
+                .sum();
+            let rows = usize::try_from(rows).unwrap_or(usize::MAX);
             let reader = builder
-                .with_row_groups(link.row_groups.clone().collect())
+                .with_row_groups(row_groups)
                 .with_projection(mask)
-                .with_batch_size(batch_rows.max(1))
+                .with_batch_size(batch_rows.min(rows).max(1))
                 .build()
                 .map_err(ReadError::entry)?;
             // The mask keeps the stored order; the engine wants `wanted`'s.
@@ -740,6 +750,16 @@ fn file_identity(path: &Path) -> Option<Identity> {
         .as_nanos() as i128;
     let (_, _, _, modified, changed) = identity;
     (now - modified.max(changed) >= Cache::SETTLE.as_nanos() as i128).then_some(identity)
+}
+
+/// The bytes of the small file at `path` (at most 64 KiB are read), in fewer system calls than
+/// [`std::fs::read`], which also asks for the file's size.
+fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::with_capacity(512);
+    file.take(64 << 10).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The identity of the file at `path`, when it can be had.

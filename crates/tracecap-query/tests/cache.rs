@@ -375,6 +375,54 @@ fn a_search_recalls_what_it_found_while_the_files_are_unchanged() {
 }
 
 #[test]
+fn a_search_recalls_the_files_that_are_not_captures() {
+    let dir = TempDir::new("cache-found-not");
+    let cache = Cache::new(dir.join("cache"), u64::MAX);
+    let captures = dir.join("captures");
+    std::fs::create_dir(&captures).unwrap();
+    settled_copy(
+        &Path::new(SAMPLES).join("sample_small.prof"),
+        &captures.join("a.prof"),
+    );
+    let notes = captures.join("notes.txt");
+    std::fs::write(&notes, b"not a capture, and not empty").unwrap();
+    let empty = captures.join("empty.dat");
+    std::fs::write(&empty, b"").unwrap();
+    for f in [&notes, &empty] {
+        std::fs::File::options()
+            .append(true)
+            .open(f)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+    }
+    settle();
+    let inputs = [captures.clone()];
+    let found = |cache: &Cache| Inputs::find_with(&inputs, Some(cache)).unwrap();
+    let first = found(&cache);
+    assert_eq!((first.captures.len(), first.skipped), (1, 2));
+    let records = files(&cache, "found");
+    let text = std::fs::read_to_string(&records[0]).unwrap();
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.ends_with(name))
+            .unwrap_or_else(|| panic!("no line for {name}: {text}"))
+            .to_string()
+    };
+    assert!(line("notes.txt").contains(" 0 -unknown "), "{text}");
+    assert!(line("empty.dat").contains(" 0 -empty "), "{text}");
+    // What the record says is believed: told that the notes are a capture, the search does
+    // not open them to find out otherwise.
+    let claimed = line("notes.txt").replace(" 0 -unknown ", " 28 easyprofiler ");
+    std::fs::write(&records[0], text.replace(&line("notes.txt"), &claimed)).unwrap();
+    let second = found(&cache);
+    assert_eq!((second.captures.len(), second.skipped), (2, 1));
+    // Without a cache, they are detected.
+    let plain = Inputs::find(&inputs).unwrap();
+    assert_eq!((plain.captures.len(), plain.skipped), (1, 2));
+}
+
+#[test]
 fn a_damaged_capture_is_kept_up_to_its_fault_and_the_fault_reported_again() {
     let dir = TempDir::new("cache-cut");
     let cache = Arc::new(Cache::new(dir.join("cache"), u64::MAX));

@@ -2,12 +2,16 @@
 //! identity, so that the next search of the same inputs does not open and detect every file
 //! again (for a compressed apitrace trace, detecting means decompressing its first piece).
 //!
-//! One record per list of inputs, `found/KEY`, a line per capture:
+//! One record per list of inputs, `found/KEY`, a line per file the search opened:
 //!
 //! ```text
 //! tracecap cache found 1
-//! DEVICE INODE SIZE MODIFIED CHANGED FORMAT PATH
+//! DEVICE INODE SIZE MODIFIED CHANGED LENGTH FORMAT PATH
 //! ```
+//!
+//! `FORMAT` is a capture's format, or why a file is not a capture (`-empty`, `-unknown`): a
+//! file that no format recognises is otherwise tried by every detector at each search,
+//! apitrace's brotli one decoding its start with a 16 MiB window.
 //!
 //! A file is recalled only when its identity now is the one in the record, and only once it was
 //! left alone for [`Cache::SETTLE`], as the entries are.
@@ -17,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use tracecap::Format;
-use tracecap_arrow::dataset::KnownFormats;
+use tracecap_arrow::dataset::{KnownFormats, Sniffed, EMPTY_FILE, UNKNOWN_FORMAT};
 
 use super::{file_identity, lock, write_replacing, Cache, Identity};
 
@@ -33,11 +37,14 @@ const FORMATS: [Format; 5] = [
     Format::Orbit,
 ];
 
+/// How a record names why a file is not a capture.
+const NOT_CAPTURES: [(&str, &str); 2] = [("-empty", EMPTY_FILE), ("-unknown", UNKNOWN_FORMAT)];
+
 /// The record of one list of inputs, read, and what the search recalls and learns of it.
 pub(crate) struct Found<'c> {
     cache: &'c Cache,
     path: PathBuf,
-    known: HashMap<PathBuf, (Identity, u64, Format)>,
+    known: HashMap<PathBuf, (Identity, Sniffed)>,
     /// The files recalled or learned, with the identity they had before they were opened.
     now: Mutex<Now>,
 }
@@ -47,7 +54,7 @@ struct Now {
     /// Identities taken for files not recalled, before they were opened.
     taken: HashMap<PathBuf, Identity>,
     /// What the record will hold.
-    kept: Vec<(PathBuf, (Identity, u64, Format))>,
+    kept: Vec<(PathBuf, (Identity, Sniffed))>,
     learned: usize,
 }
 
@@ -75,13 +82,19 @@ impl<'c> Found<'c> {
             return;
         }
         let mut text = format!("{MAGIC}\n");
-        for (path, ((device, inode, size, modified, changed), len, format)) in &now.kept {
+        for (path, ((device, inode, size, modified, changed), sniffed)) in &now.kept {
             let Some(path) = path.to_str().filter(|p| !p.contains(['\n', '\r'])) else {
                 continue; // recalled by no later search: detected each time
             };
+            let (len, name) = match sniffed {
+                Ok((len, format)) => (*len, format.name()),
+                Err(why) => match NOT_CAPTURES.iter().find(|(_, w)| w == why) {
+                    Some((name, _)) => (0, *name),
+                    None => continue,
+                },
+            };
             text.push_str(&format!(
-                "{device} {inode} {size} {modified} {changed} {len} {} {path}\n",
-                format.name()
+                "{device} {inode} {size} {modified} {changed} {len} {name} {path}\n"
             ));
         }
         let dir = self.cache.dir.join(super::FOUND);
@@ -95,16 +108,16 @@ impl<'c> Found<'c> {
 }
 
 impl KnownFormats for Found<'_> {
-    fn recall(&self, path: &Path) -> Option<(u64, Format)> {
+    fn recall(&self, path: &Path) -> Option<Sniffed> {
         let identity = file_identity(path);
         let mut now = lock(&self.now);
         let Some(identity) = identity else {
             return None; // changed just now, or no identity: detected, not kept
         };
         match self.known.get(path) {
-            Some(&(was, len, format)) if was == identity => {
-                now.kept.push((path.to_path_buf(), (identity, len, format)));
-                Some((len, format))
+            Some(&(was, sniffed)) if was == identity => {
+                now.kept.push((path.to_path_buf(), (identity, sniffed)));
+                Some(sniffed)
             }
             _ => {
                 now.taken.insert(path.to_path_buf(), identity);
@@ -113,17 +126,17 @@ impl KnownFormats for Found<'_> {
         }
     }
 
-    fn learn(&self, path: &Path, (len, format): (u64, Format)) {
+    fn learn(&self, path: &Path, sniffed: Sniffed) {
         let mut now = lock(&self.now);
         if let Some(identity) = now.taken.remove(path) {
-            now.kept.push((path.to_path_buf(), (identity, len, format)));
+            now.kept.push((path.to_path_buf(), (identity, sniffed)));
             now.learned += 1;
         }
     }
 }
 
-/// The captures a record holds; lines that do not read are left out.
-fn parse(text: &str) -> HashMap<PathBuf, (Identity, u64, Format)> {
+/// The files a record holds; lines that do not read are left out.
+fn parse(text: &str) -> HashMap<PathBuf, (Identity, Sniffed)> {
     let mut lines = text.lines();
     if lines.next() != Some(MAGIC) || !text.ends_with('\n') {
         return HashMap::new();
@@ -141,8 +154,11 @@ fn parse(text: &str) -> HashMap<PathBuf, (Identity, u64, Format)> {
                 modified.parse().ok()?,
                 changed.parse().ok()?,
             );
-            let format = FORMATS.into_iter().find(|f| f.name() == name)?;
-            Some((PathBuf::from(path), (identity, len.parse().ok()?, format)))
+            let sniffed = match FORMATS.into_iter().find(|f| f.name() == name) {
+                Some(format) => Ok((len.parse().ok()?, format)),
+                None => Err(NOT_CAPTURES.iter().find(|(n, _)| *n == name)?.1),
+            };
+            Some((PathBuf::from(path), (identity, sniffed)))
         })
         .collect()
 }

@@ -19,7 +19,7 @@ use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderO
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::basic::Compression;
 use datafusion::parquet::errors::ParquetError;
-use datafusion::parquet::file::metadata::KeyValue;
+use datafusion::parquet::file::metadata::{ColumnChunkMetaData, KeyValue, ParquetMetaData};
 use datafusion::parquet::file::properties::WriterProperties;
 use datafusion::parquet::file::reader::{ChunkReader, Length};
 use tracecap::output::Output;
@@ -139,6 +139,104 @@ impl ChunkReader for PackFile {
             ));
         }
         Ok(Bytes::from(buf))
+    }
+}
+
+/// Most bytes [`PackFile::prefetch`] reads at once.
+const PREFETCH_MAX: u64 = 64 << 20;
+
+impl PackFile {
+    /// The pack, with the bytes of the `roots` columns (indices of the pack's columns) of the
+    /// given row groups read ahead
+    /// in one call: a capture's rows are a few small chunks, which the Parquet reader would
+    /// otherwise fetch page header by page header. Chunks whose span is too large, or whose
+    /// metadata does not add up, are read as they are asked for.
+    pub(crate) fn prefetch(
+        &self,
+        metadata: &ParquetMetaData,
+        row_groups: &[usize],
+        roots: &[usize],
+    ) -> Prefetched {
+        // The leaf columns of the wanted root columns (a nested column has several).
+        let schema = metadata.file_metadata().schema_descr();
+        let columns: Vec<usize> = (0..schema.num_columns())
+            .filter(|&leaf| roots.contains(&schema.get_column_root_idx(leaf)))
+            .collect();
+        let span = row_groups
+            .iter()
+            .filter_map(|&g| metadata.row_groups().get(g))
+            .flat_map(|g| columns.iter().filter_map(|&c| g.columns().get(c)))
+            .map(chunk_range)
+            .try_fold(None::<(u64, u64)>, |span, chunk| {
+                let (start, end) = chunk?;
+                Some(Some(
+                    span.map_or((start, end), |(s, e)| (s.min(start), e.max(end))),
+                ))
+            })
+            .flatten()
+            .filter(|(start, end)| end - start <= PREFETCH_MAX && *end <= self.len);
+        let ahead = span.and_then(|(start, end)| {
+            let bytes = self
+                .get_bytes(start, usize::try_from(end - start).ok()?)
+                .ok()?;
+            Some((start, bytes))
+        });
+        Prefetched {
+            file: self.clone(),
+            ahead,
+        }
+    }
+}
+
+/// Where a column chunk lies in the file: `None` when its metadata is negative or overflows.
+fn chunk_range(chunk: &ColumnChunkMetaData) -> Option<(u64, u64)> {
+    let start = chunk
+        .dictionary_page_offset()
+        .unwrap_or(chunk.data_page_offset());
+    let start = u64::try_from(start).ok()?;
+    let len = u64::try_from(chunk.compressed_size()).ok()?;
+    Some((start, start.checked_add(len)?))
+}
+
+/// A pack with some of its bytes read ahead ([`PackFile::prefetch`]): reads that fall in them
+/// cost no system call.
+pub(crate) struct Prefetched {
+    file: PackFile,
+    /// The bytes read ahead and where they start in the file.
+    ahead: Option<(u64, Bytes)>,
+}
+
+impl Prefetched {
+    /// The bytes read ahead from `start` on, when `start` lies in them.
+    fn ahead_from(&self, start: u64) -> Option<Bytes> {
+        let (at, bytes) = self.ahead.as_ref()?;
+        let skip = usize::try_from(start.checked_sub(*at)?).ok()?;
+        (skip < bytes.len()).then(|| bytes.slice(skip..))
+    }
+}
+
+impl Length for Prefetched {
+    fn len(&self) -> u64 {
+        self.file.len
+    }
+}
+
+impl ChunkReader for Prefetched {
+    type T = std::io::Chain<bytes::buf::Reader<Bytes>, BufReader<PackRead>>;
+
+    fn get_read(&self, start: u64) -> Result<Self::T, ParquetError> {
+        use bytes::Buf;
+        let ahead = self.ahead_from(start).unwrap_or_default();
+        // Past the bytes read ahead, the file goes on.
+        let rest = start + ahead.len() as u64;
+        Ok(ahead.reader().chain(self.file.get_read(rest)?))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
+        match self.ahead_from(start) {
+            Some(ahead) if length <= ahead.len() => Ok(ahead.slice(..length)),
+            _ => self.file.get_bytes(start, length),
+        }
     }
 }
 
