@@ -8,10 +8,12 @@
 //!   library holding this code). A file changed in any way is another key: a miss, never a stale
 //!   answer. A file changed in the last [`Cache::SETTLE`] is not cached at all, since a change
 //!   within its clock's tick would not show.
-//! - **Layout.** An entry is a [link](link) (`links/KEY.TABLE`, a few lines of text) naming the
-//!   [pack](pack) (`packs/TABLE.ID.parquet`) that holds the capture's rows, and the row groups
-//!   that are its own. A partition of a scan writes the rows of all the captures it parses into
-//!   one pack, so that a later scan of many captures opens a few Parquet files, not one each.
+//! - **Layout.** An entry is a [link](link): a line of text naming the [pack](pack)
+//!   (`packs/TABLE.ID.parquet`) that holds the capture's rows, and the row groups that are its
+//!   own. A partition of a scan writes the rows of all the captures it parses into one pack, and
+//!   their links into one file (`links/TABLE.ID.links`), so that a later scan of many captures
+//!   opens a few files, not one or two each; a process reads the files of links once, when it
+//!   first looks an entry up.
 //! - **What is kept.** The columns a scan computed; a later scan that needs more parses the
 //!   capture again for the union of both and links that, so an entry grows to what the queries
 //!   of that capture read (the rows it linked before stay in their pack, unused, until the pack
@@ -19,15 +21,16 @@
 //!   answered from the entry reports as a parse would. A capture that could not be read at all
 //!   is not kept.
 //! - **Filling.** A pack is written under a temporary name while the partition's run goes on;
-//!   when it ends, the pack is renamed into place, then each link is written under a temporary
-//!   name and renamed. A capture is linked only if its scan ended (whole, or at its fault) and
-//!   its file did not change meanwhile; a scan cut short (a `LIMIT` met, a failure, the process
-//!   killed) links nothing for the captures it did not finish. Two processes filling the same
-//!   entry each rename a whole link: the last one stays.
+//!   when it ends, the pack is renamed into place, then its file of links is written under a
+//!   temporary name and renamed. A capture is linked only if its scan ended (whole, or at its
+//!   fault) and its file did not change meanwhile; a scan cut short (a `LIMIT` met, a failure,
+//!   the process killed) links nothing for the captures it did not finish. Two processes
+//!   filling the same entry each put a whole file of links in place: the newer link is used.
 //! - **Bounds.** The folder is private to the user (0700). When it grows past its limit, the
 //!   packs used least recently (reading one sets its modification time) are removed first,
-//!   with the links into them. A link or pack that cannot be read is removed, noted
-//!   ([`Cache::notes`]) and the capture parsed; a link whose pack was evicted is a miss.
+//!   with the files of links into them. A file of links or a pack that cannot be read is
+//!   removed, noted ([`Cache::notes`]) and the captures parsed; a link whose pack was evicted
+//!   is a miss.
 
 mod found;
 mod link;
@@ -37,8 +40,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
@@ -55,7 +58,10 @@ use link::Link;
 use pack::{OpenPack, PackWriter};
 
 /// The version of the entries' layout, part of the folder's name.
-const LAYOUT: &str = "v2";
+const LAYOUT: &str = "v3";
+
+/// The folders of earlier layouts, removed by the first fill of a process.
+const OLD_LAYOUTS: [&str; 2] = ["v1", "v2"];
 
 /// The folder of the links, in the layout's folder.
 const LINKS: &str = "links";
@@ -78,6 +84,20 @@ pub struct Cache {
     misses: AtomicU64,
     /// The packs this process opened, by name.
     packs: Mutex<HashMap<String, Arc<OpenPack>>>,
+    /// The links of the folder by their entries' keys, read on first use (`None` until then).
+    index: Mutex<Option<Index>>,
+}
+
+/// The links of a cache's folder, by their entries' keys.
+type Index = HashMap<String, Indexed>;
+
+/// A link, and the file of links holding it.
+struct Indexed {
+    link: Link,
+    /// The file's name in the links folder.
+    file: Arc<str>,
+    /// When the file was written: of two links of one entry, the newer is used.
+    written: SystemTime,
 }
 
 impl std::fmt::Debug for Cache {
@@ -122,6 +142,7 @@ impl Cache {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             packs: Mutex::default(),
+            index: Mutex::default(),
         }
     }
 
@@ -182,9 +203,15 @@ impl Cache {
         let links = self.files(LINKS)?;
         let packs = self.files(PACKS)?;
         let found = self.files(FOUND)?;
+        let keys: std::collections::HashSet<String> = links
+            .iter()
+            .filter_map(|f| read_links(&f.path).ok())
+            .flat_map(|links| links.into_iter().map(|(key, _)| key))
+            .collect();
+        let entries = keys.len() as u64;
         Ok(CacheInfo {
             dir: self.dir.clone(),
-            entries: links.len() as u64,
+            entries,
             packs: packs.len() as u64,
             bytes: links
                 .iter()
@@ -204,6 +231,7 @@ impl Cache {
             _ => {}
         }
         lock(&self.packs).clear();
+        *lock(&self.index) = None;
         self.bytes.store(0, Ordering::Relaxed);
         Ok(before)
     }
@@ -243,24 +271,70 @@ impl Cache {
             .hash(&mut h);
         let first = h.finish();
         LAYOUT.hash(&mut h);
-        let name = format!("{first:016x}{:016x}.{}", h.finish(), table.name());
-        Some(Entry {
-            link: self.dir.join(LINKS).join(name),
-            identity,
+        let key = format!("{first:016x}{:016x}.{}", h.finish(), table.name());
+        Some(Entry { key, identity })
+    }
+
+    /// The entry, when it is linked.
+    pub(crate) fn open(&self, entry: &Entry) -> Option<Stored> {
+        let index = self.index();
+        let found = index.as_ref()?.get(&entry.key)?;
+        Some(Stored {
+            link: found.link.clone(),
+            file: Arc::clone(&found.file),
         })
     }
 
-    /// The entry, when it is there and readable; an unreadable one is removed and noted.
-    pub(crate) fn open(&self, entry: &Entry) -> Option<Stored> {
-        let text = read_small(&entry.link).ok()?;
-        let link = std::str::from_utf8(&text)
-            .map_err(|_| "not text".to_string())
-            .and_then(Link::parse);
-        match link {
-            Ok(link) => Some(Stored { link }),
-            Err(why) => {
-                self.unreadable(&entry.link, &why);
-                None
+    /// The links of the folder, read on first use; a file of links that cannot be read is
+    /// removed and noted.
+    fn index(&self) -> MutexGuard<'_, Option<Index>> {
+        let mut index = lock(&self.index);
+        if index.is_none() {
+            let mut links = Index::new();
+            for file in self.files(LINKS).unwrap_or_default() {
+                let read = match read_links(&file.path) {
+                    Ok(read) => read,
+                    Err(why) => {
+                        self.unreadable(&file.path, &why);
+                        continue;
+                    }
+                };
+                let name: Arc<str> = file
+                    .path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                    .into();
+                let written = file.used;
+                for (key, link) in read {
+                    if links.get(&key).is_none_or(|had| had.written <= written) {
+                        let file = Arc::clone(&name);
+                        links.insert(
+                            key,
+                            Indexed {
+                                link,
+                                file,
+                                written,
+                            },
+                        );
+                    }
+                }
+            }
+            *index = Some(links);
+        }
+        index
+    }
+
+    /// Removes the file of links called `name` and forgets its links; notes `why` when it is
+    /// the file that is wrong (it does not match its packs).
+    fn remove_links(&self, name: &str, why: Option<&str>) {
+        if let Some(index) = lock(&self.index).as_mut() {
+            index.retain(|_, i| &*i.file != name);
+        }
+        let path = self.dir.join(LINKS).join(name);
+        match why {
+            Some(why) => self.unreadable(&path, why),
+            None => {
+                let _ = std::fs::remove_file(path);
             }
         }
     }
@@ -300,12 +374,12 @@ impl Cache {
     /// anything was sent (removed: parse the capture instead).
     pub(crate) fn read(
         &self,
-        (entry, stored): (&Entry, Stored),
+        stored: Stored,
         wanted: &[usize],
         (schema, batch_rows): (&SchemaRef, usize),
         send: &mut dyn FnMut(RecordBatch) -> Result<(), ArrowError>,
     ) -> Result<bool, ArrowError> {
-        let Stored { link } = stored;
+        let Stored { link, file } = stored;
         let columns = &link.columns;
         let Some(name) = &link.pack else {
             // A capture without a row of the table.
@@ -313,11 +387,12 @@ impl Cache {
             return Ok(true);
         };
         let Some(pack) = self.pack(name) else {
-            let _ = std::fs::remove_file(&entry.link);
+            // Evicted, or unreadable (then removed): its links lead nowhere.
+            self.remove_links(&file, None);
             return Ok(false);
         };
         if pack.columns != *columns || link.row_groups.end > pack.row_groups() {
-            self.unreadable(&entry.link, "it does not match its pack");
+            self.remove_links(&file, Some("it does not match its pack"));
             return Ok(false);
         }
         let mut sent = false;
@@ -372,7 +447,8 @@ impl Cache {
                 lock(&self.packs).remove(name);
                 let pack = self.dir.join(PACKS).join(name);
                 self.unreadable(&pack, &e);
-                let _ = std::fs::remove_file(&entry.link);
+                // Its links lead nowhere now.
+                self.remove_links(&file, None);
                 if sent {
                     Err(ArrowError::ExternalError(
                         format!("cache pack {}: {e}", pack.display()).into(),
@@ -423,6 +499,7 @@ impl Cache {
     /// Adds `bytes` just written to the count, and keeps the folder under its limit; removes the
     /// packs that fills which died an hour ago or more left half-written.
     fn grew(&self, bytes: u64) {
+        self.remove_old_layouts();
         let total = self.counted().saturating_add(bytes);
         self.bytes.store(total, Ordering::Relaxed);
         if total > self.limit {
@@ -432,27 +509,47 @@ impl Cache {
         }
     }
 
-    /// Removes the packs (and records of searches) used least recently, and the links into
-    /// the packs, until the folder holds nine tenths of its limit; and temporary files left by
-    /// fills that died an hour ago or more.
+    /// Removes the packs and records of searches used least recently, with the files of links
+    /// into the packs removed, until the folder holds nine tenths of its limit; and temporary
+    /// files left by fills that died an hour ago or more. A file of links that names no pack
+    /// (captures with no row) is removed by its age, as a pack is.
     fn evict(&self) {
-        let (Ok(mut packs), Ok(links), Ok(found)) =
+        let (Ok(mut files), Ok(links), Ok(found)) =
             (self.files(PACKS), self.files(LINKS), self.files(FOUND))
         else {
             return;
         };
-        packs.extend(found);
-        let mut total: u64 = packs.iter().chain(&links).map(|f| f.bytes).sum();
-        packs.sort_by_key(|f| f.used);
+        let mut total: u64 = files
+            .iter()
+            .chain(&links)
+            .chain(&found)
+            .map(|f| f.bytes)
+            .sum();
+        // The files of links with the packs they name.
+        let mut into_packs = Vec::new();
+        for file in links {
+            let packs: Vec<String> = read_links(&file.path)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|(_, link)| link.pack)
+                .collect();
+            if packs.is_empty() {
+                files.push(file);
+            } else {
+                into_packs.push((file, packs));
+            }
+        }
+        files.extend(found);
+        files.sort_by_key(|f| f.used);
         let goal = self.limit / 10 * 9;
         let mut removed = std::collections::HashSet::new();
-        for pack in packs {
+        for file in files {
             if total <= goal {
                 break;
             }
-            if std::fs::remove_file(&pack.path).is_ok() {
-                total = total.saturating_sub(pack.bytes);
-                if let Some(name) = pack.path.file_name() {
+            if std::fs::remove_file(&file.path).is_ok() {
+                total = total.saturating_sub(file.bytes);
+                if let Some(name) = file.path.file_name() {
                     let name = name.to_string_lossy().into_owned();
                     lock(&self.packs).remove(&name);
                     removed.insert(name);
@@ -460,19 +557,30 @@ impl Cache {
             }
         }
         if !removed.is_empty() {
-            for file in links {
-                let points_to_removed = std::fs::read_to_string(&file.path)
-                    .ok()
-                    .and_then(|text| Link::parse(&text).ok())
-                    .and_then(|link| link.pack)
-                    .is_some_and(|pack| removed.contains(&pack));
-                if points_to_removed && std::fs::remove_file(&file.path).is_ok() {
+            for (file, packs) in into_packs {
+                let dead = packs.iter().any(|pack| removed.contains(pack));
+                if dead && std::fs::remove_file(&file.path).is_ok() {
                     total = total.saturating_sub(file.bytes);
                 }
             }
+            *lock(&self.index) = None; // read again when next needed
         }
         self.bytes.store(total, Ordering::Relaxed);
         self.remove_stale_temporaries(&[LINKS, PACKS, FOUND]);
+    }
+
+    /// Removes the folders of the cache's earlier layouts, once per process: their entries are
+    /// never read.
+    fn remove_old_layouts(&self) {
+        static DONE: AtomicBool = AtomicBool::new(false);
+        if DONE.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let Some(parent) = self.dir.parent() {
+            for old in OLD_LAYOUTS {
+                let _ = std::fs::remove_dir_all(parent.join(old));
+            }
+        }
     }
 
     /// Removes the temporary files in the folders `kinds` of fills that died an hour ago or
@@ -527,9 +635,10 @@ struct CacheFile {
     used: SystemTime,
 }
 
-/// An entry found: its link.
+/// An entry found: its link, and the file of links holding it.
 pub(crate) struct Stored {
     link: Link,
+    file: Arc<str>,
 }
 
 impl Stored {
@@ -544,10 +653,10 @@ impl Stored {
     }
 }
 
-/// Where a capture's table is cached, and the file identity it was keyed by.
+/// Where a capture's table is cached: its key, and the file identity it was keyed by.
 #[derive(Debug)]
 pub(crate) struct Entry {
-    link: PathBuf,
+    key: String,
     identity: Identity,
 }
 
@@ -560,8 +669,9 @@ pub(crate) struct Filling<'c> {
     cache: &'c Cache,
     table: Table,
     packs: Vec<PackWriter>,
-    /// The links to write, with the index of their pack (`None` for a capture with no row).
-    links: Vec<(PathBuf, Link, Option<usize>)>,
+    /// The links to write, by key, with the index of their pack (`None` for a capture with no
+    /// row).
+    links: Vec<(String, Link, Option<usize>)>,
     /// The capture being filled.
     current: Option<Current>,
 }
@@ -640,7 +750,7 @@ impl Filling<'_> {
             fault,
         };
         let at = (end > first).then_some(pack);
-        self.links.push((entry.link, link, at));
+        self.links.push((entry.key, link, at));
     }
 
     /// Drops the capture being filled: its rows stay in the pack, linked by nothing.
@@ -652,8 +762,8 @@ impl Filling<'_> {
         }
     }
 
-    /// Puts the packs in place and writes the links of the captures filled, then keeps the
-    /// folder under its limit.
+    /// Puts the packs in place and writes the links of the captures filled into one file, then
+    /// keeps the folder under its limit.
     pub(crate) fn finish(mut self) {
         self.abandon();
         let cache = self.cache;
@@ -680,15 +790,35 @@ impl Filling<'_> {
                 }
             }
         }
-        if !self.links.is_empty() && create_private(&links_dir).is_err() {
-            return;
-        }
-        for (path, link, at) in std::mem::take(&mut self.links) {
-            if at.is_some_and(|at| !placed.get(at).copied().unwrap_or(false)) {
-                continue;
-            }
-            match write_replacing(&path, link.to_text().as_bytes()) {
-                Ok(n) => bytes += n,
+        let links: Vec<(String, Link)> = std::mem::take(&mut self.links)
+            .into_iter()
+            .filter(|(_, _, at)| at.is_none_or(|at| placed.get(at).copied().unwrap_or(false)))
+            .map(|(key, link, _)| (key, link))
+            .collect();
+        if !links.is_empty() {
+            let name = pack::unique_name(self.table.name(), "links");
+            let written = create_private(&links_dir).and_then(|()| {
+                write_replacing(&links_dir.join(&name), link::to_text(&links).as_bytes())
+            });
+            match written {
+                Ok(n) => {
+                    bytes += n;
+                    if let Some(index) = lock(&cache.index).as_mut() {
+                        let file: Arc<str> = name.into();
+                        let written = SystemTime::now();
+                        for (key, link) in links {
+                            let file = Arc::clone(&file);
+                            index.insert(
+                                key,
+                                Indexed {
+                                    link,
+                                    file,
+                                    written,
+                                },
+                            );
+                        }
+                    }
+                }
                 Err(e) => cache.note(format!(
                     "the cache at {} cannot be written: {e}",
                     cache.dir.display()
@@ -752,14 +882,11 @@ fn file_identity(path: &Path) -> Option<Identity> {
     (now - modified.max(changed) >= Cache::SETTLE.as_nanos() as i128).then_some(identity)
 }
 
-/// The bytes of the small file at `path` (at most 64 KiB are read), in fewer system calls than
-/// [`std::fs::read`], which also asks for the file's size.
-fn read_small(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let mut bytes = Vec::with_capacity(512);
-    file.take(64 << 10).read_to_end(&mut bytes)?;
-    Ok(bytes)
+/// The links of the file at `path`; why not when it cannot be read whole.
+fn read_links(path: &Path) -> Result<Vec<(String, Link)>, String> {
+    let text = std::fs::read(path).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(text).map_err(|_| "not text".to_string())?;
+    link::parse(&text)
 }
 
 /// The identity of the file at `path`, when it can be had.

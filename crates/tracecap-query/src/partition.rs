@@ -182,7 +182,7 @@ impl Scan {
             let fault = stored.fault().cloned();
             let mut send = |batch| tx.send(batch);
             let how = (&self.schema, self.batch_rows);
-            match cache.read((&entry, stored), &wanted, how, &mut send) {
+            match cache.read(stored, &wanted, how, &mut send) {
                 Ok(true) => {
                     if let Some(damage) = fault {
                         faults.add(Fault {

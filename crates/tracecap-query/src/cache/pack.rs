@@ -272,15 +272,7 @@ impl PackWriter {
         columns: &[usize],
         schema: &SchemaRef,
     ) -> std::io::Result<PackWriter> {
-        static PACKS: AtomicU64 = AtomicU64::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let name = format!(
-            "{table}.{}-{}-{nanos}.parquet",
-            std::process::id(),
-            PACKS.fetch_add(1, Ordering::Relaxed)
-        );
+        let name = unique_name(table, "parquet");
         let out = Output::create(&dir.join(&name))?;
         let list: Vec<String> = columns.iter().map(usize::to_string).collect();
         let props = WriterProperties::builder()
@@ -327,6 +319,19 @@ impl PackWriter {
         out.commit()?;
         std::fs::metadata(dir.join(&self.name)).map(|m| m.len())
     }
+}
+
+/// A name no other file of the cache has: `TABLE.PROCESS-COUNT-NANOS.EXTENSION`.
+pub(crate) fn unique_name(table: &str, extension: &str) -> String {
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{table}.{}-{}-{nanos}.{extension}",
+        std::process::id(),
+        MADE.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// The columns a pack lists in its metadata.
