@@ -796,7 +796,7 @@ impl Filling<'_> {
             .map(|(key, link, _)| (key, link))
             .collect();
         if !links.is_empty() {
-            let name = pack::unique_name(self.table.name(), "links");
+            let name = unique_name(self.table.name(), "links");
             let written = create_private(&links_dir).and_then(|()| {
                 write_replacing(&links_dir.join(&name), link::to_text(&links).as_bytes())
             });
@@ -829,6 +829,19 @@ impl Filling<'_> {
             cache.grew(bytes);
         }
     }
+}
+
+/// A name no other file of the cache has: `TABLE.PROCESS-COUNT-NANOS.EXTENSION`.
+fn unique_name(table: &str, extension: &str) -> String {
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{table}.{}-{}-{nanos}.{extension}",
+        std::process::id(),
+        MADE.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Writes `bytes` to `path` through a temporary file renamed into place

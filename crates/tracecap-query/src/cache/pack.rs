@@ -7,7 +7,6 @@
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -147,10 +146,9 @@ const PREFETCH_MAX: u64 = 64 << 20;
 
 impl PackFile {
     /// The pack, with the bytes of the `roots` columns (indices of the pack's columns) of the
-    /// given row groups read ahead
-    /// in one call: a capture's rows are a few small chunks, which the Parquet reader would
-    /// otherwise fetch page header by page header. Chunks whose span is too large, or whose
-    /// metadata does not add up, are read as they are asked for.
+    /// given row groups read ahead in one call: a capture's rows are a few small chunks, which
+    /// the Parquet reader would otherwise fetch page header by page header. Chunks whose span
+    /// is too large, or whose metadata does not add up, are read as they are asked for.
     pub(crate) fn prefetch(
         &self,
         metadata: &ParquetMetaData,
@@ -159,22 +157,22 @@ impl PackFile {
     ) -> Prefetched {
         // The leaf columns of the wanted root columns (a nested column has several).
         let schema = metadata.file_metadata().schema_descr();
-        let columns: Vec<usize> = (0..schema.num_columns())
+        let leaves: Vec<usize> = (0..schema.num_columns())
             .filter(|&leaf| roots.contains(&schema.get_column_root_idx(leaf)))
             .collect();
-        let span = row_groups
+        let chunks: Option<Vec<(u64, u64)>> = row_groups
             .iter()
             .filter_map(|&g| metadata.row_groups().get(g))
-            .flat_map(|g| columns.iter().filter_map(|&c| g.columns().get(c)))
+            .flat_map(|g| leaves.iter().filter_map(|&c| g.columns().get(c)))
             .map(chunk_range)
-            .try_fold(None::<(u64, u64)>, |span, chunk| {
-                let (start, end) = chunk?;
-                Some(Some(
-                    span.map_or((start, end), |(s, e)| (s.min(start), e.max(end))),
-                ))
+            .collect();
+        let span = chunks
+            .and_then(|c| {
+                let start = c.iter().map(|&(start, _)| start).min()?;
+                let end = c.iter().map(|&(_, end)| end).max()?;
+                Some((start, end))
             })
-            .flatten()
-            .filter(|(start, end)| end - start <= PREFETCH_MAX && *end <= self.len);
+            .filter(|&(start, end)| end - start <= PREFETCH_MAX && end <= self.len);
         let ahead = span.and_then(|(start, end)| {
             let bytes = self
                 .get_bytes(start, usize::try_from(end - start).ok()?)
@@ -272,7 +270,7 @@ impl PackWriter {
         columns: &[usize],
         schema: &SchemaRef,
     ) -> std::io::Result<PackWriter> {
-        let name = unique_name(table, "parquet");
+        let name = super::unique_name(table, "parquet");
         let out = Output::create(&dir.join(&name))?;
         let list: Vec<String> = columns.iter().map(usize::to_string).collect();
         let props = WriterProperties::builder()
@@ -319,19 +317,6 @@ impl PackWriter {
         out.commit()?;
         std::fs::metadata(dir.join(&self.name)).map(|m| m.len())
     }
-}
-
-/// A name no other file of the cache has: `TABLE.PROCESS-COUNT-NANOS.EXTENSION`.
-pub(crate) fn unique_name(table: &str, extension: &str) -> String {
-    static MADE: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!(
-        "{table}.{}-{}-{nanos}.{extension}",
-        std::process::id(),
-        MADE.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// The columns a pack lists in its metadata.
