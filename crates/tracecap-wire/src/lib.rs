@@ -10,6 +10,8 @@
 //! - bounded sub-readers for length-prefixed parts ([`Reader::sub`]) and alignment helpers
 //!   ([`Reader::align`], [`padding_to`]);
 //! - typed views of fixed layouts through zerocopy ([`Reader::view`]);
+//! - [`Pushed`]: the answer of every format crate's push parser (a record, "need more data", or
+//!   the end), for captures whose bytes arrive over time;
 //! - [`fast`]: `Option`-returning reads for a format's fast path, and the read-ahead touch of
 //!   record walks ([`fast::touch_ahead`]);
 //! - the error core of every format crate ([`Error<K>`](Error): a kind and the absolute `u64`
@@ -46,11 +48,13 @@ mod endian;
 mod error;
 pub mod fast;
 mod leb128;
+pub mod push;
 mod reader;
 
 pub use endian::Endian;
 pub use error::{Context, Error, ErrorKind, FormatKind};
 pub use leb128::{decode_uleb32, decode_uleb64};
+pub use push::Pushed;
 pub use reader::{padding_to, Reader};
 
 /// Re-export of the zerocopy crate, so format crates use the same version for their layouts.
