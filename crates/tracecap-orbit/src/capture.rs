@@ -349,7 +349,7 @@ fn out_of_bounds(s: &Section, file_len: u64) -> Error {
 /// Reads one varint-length-prefixed message at `section[pos..]` the way Orbit does (1 MiB
 /// limit); returns the message and the prefix's length. `base` is the section's absolute offset.
 #[inline]
-fn read_message(section: &[u8], pos: usize, base: u64) -> Result<(&[u8], usize), Error> {
+pub(crate) fn read_message(section: &[u8], pos: usize, base: u64) -> Result<(&[u8], usize), Error> {
     let at = |p: usize| base.saturating_add(p as u64);
     let mut p = pos;
     let len = match varint(section, &mut p) {

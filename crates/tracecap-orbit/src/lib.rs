@@ -18,6 +18,8 @@
 //!   [`FixedInternTable`] without allocating, [`InternTable`] with `alloc`);
 //! - [`schema`]: the message tables and the field-number constants, generated from the crate's
 //!   `proto/*.proto` (the one schema source; `tests/schema_fresh.rs` checks the file is fresh);
+//! - [`push`]: [`PushParser`] reads a capture as its bytes arrive (a file still being
+//!   written, a socket), fed piece by piece, with the same events, offsets and errors;
 //! - [`wire`] is the protobuf wire-format reader underneath;
 //! - with `alloc`: [`json`], the proto3 canonical JSON of any message driven by the static
 //!   [`schema`], and [`validate`][mod@validate], the whole-file checks;
@@ -144,6 +146,7 @@ pub mod functions;
 mod header;
 pub mod intern;
 mod kind;
+pub mod push;
 mod repeated;
 // The schema's docs (generated) link the prost types, which need the `prost` feature. These
 // outer docs are resolved from the crate root, where the schema's own `field` needs its path.
@@ -181,6 +184,7 @@ pub use header::{detect, is_legacy, Header, RawHeader, HEADER_LEN, MAGIC, VERSIO
 pub use intern::InternTable;
 pub use intern::{FixedInternTable, InternLookup};
 pub use kind::EventKind;
+pub use push::{PushItem, PushParser};
 pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};
 pub use section::{
     Layout, RawSection, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA,
