@@ -64,12 +64,17 @@
 //! # }
 //! ```
 //!
+//! A capture whose bytes arrive over time (a file still being written, a socket) is read with
+//! [`PushParser`] (feature `alloc`): fed the bytes piece by piece, it yields the same parts in the
+//! same order, with the same offsets and errors, as [`Capture::parse`] and its walks; see
+//! [`push`].
+//!
 //! # Features
 //!
 //! | feature | default | adds |
 //! |---|---|---|
 //! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
-//! | `alloc` | through `std` | the owned [`KindTable`], [`Capture::events`] (which builds one), [`parallel::thread_marks`], and `Vec<NestSlot>` as the slots of [`Capture::nest`] |
+//! | `alloc` | through `std` | the owned [`KindTable`], [`Capture::events`] (which builds one), [`parallel::thread_marks`], `Vec<NestSlot>` as the slots of [`Capture::nest`], and [`PushParser`] (which keeps the descriptors' kinds) |
 //! | `write` | no | implies `std`; [`write`], the writer that produces `.prof` files of every version from a model |
 //!
 //! With `default-features = false` the crate is the `no_std` core that never allocates: every
@@ -103,6 +108,8 @@
 //! records, so a thread cut short is nested from the records read.
 //!
 #![cfg_attr(not(feature = "alloc"), doc = "[`KindTable`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`PushParser`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`push`]: crate#features")]
 #![cfg_attr(not(feature = "alloc"), doc = "[`Capture::events`]: crate#features")]
 #![cfg_attr(
     not(feature = "alloc"),
@@ -140,6 +147,9 @@ mod header;
 mod lookup;
 mod nesting;
 pub mod parallel;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub mod push;
 mod record;
 mod summary;
 mod thread;
@@ -161,6 +171,8 @@ pub use header::{Header, MAGIC, SIGNATURE};
 pub use lookup::KindTable;
 pub use lookup::{FixedKindTable, KindLookup};
 pub use nesting::{Forest, NestSlot, Nesting, SlotSource, Tree};
+#[cfg(feature = "alloc")]
+pub use push::{Part, PushParser, Pushed};
 pub use record::{Block, Record, Value};
 pub use summary::Summary;
 pub use thread::{ContextSwitches, Records, Thread};
