@@ -29,7 +29,7 @@ pub struct OwnedHeader {
 
 /// An event's position, free of borrows (rebuilt into an [`Event`] over the window).
 #[derive(Clone, Copy)]
-struct Parts {
+pub(crate) struct Parts {
     kind: EventKind,
     call_no: u64,
     thread: u64,
@@ -93,17 +93,31 @@ impl Parts {
 /// ```
 pub struct ChunkedReader<S, T = SigTable> {
     src: S,
-    window: Vec<u8>,
-    base: u64,
-    pos: usize,
-    header: Option<OwnedHeader>,
-    state: State,
-    table: T,
-    eof: bool,
-    fault: Option<Error>,
-    failed: bool,
-    limit: usize,
-    need_until: u64,
+    core: Core<T>,
+}
+
+/// The state of a chunked read apart from its source: the window, the parse state, the table.
+/// [`ChunkedReader`] pairs it with the source it owns; the push parser (`crate::push`) with a
+/// source over the bytes of each call.
+pub(crate) struct Core<T> {
+    /// The unread tail of the stream decompressed so far (and the read bytes before it).
+    pub(crate) window: Vec<u8>,
+    /// Stream offset of `window[0]`.
+    pub(crate) base: u64,
+    /// Where the unread tail starts in `window`.
+    pub(crate) pos: usize,
+    pub(crate) header: Option<OwnedHeader>,
+    pub(crate) state: State,
+    pub(crate) table: T,
+    /// The source has ended (or failed: `fault`).
+    pub(crate) eof: bool,
+    pub(crate) fault: Option<Error>,
+    /// An error was returned: the walk is over.
+    pub(crate) failed: bool,
+    pub(crate) limit: usize,
+    pub(crate) need_until: u64,
+    /// The last read stopped because the source is waiting for bytes ([`ByteSource::waiting`]).
+    pub(crate) waiting: bool,
 }
 
 impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
@@ -111,17 +125,7 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
     pub fn new(src: S, table: T) -> Self {
         ChunkedReader {
             src,
-            window: Vec::new(),
-            base: 0,
-            pos: 0,
-            header: None,
-            state: State::new(0),
-            table,
-            eof: false,
-            fault: None,
-            failed: false,
-            limit: DEFAULT_WINDOW_LIMIT,
-            need_until: 0,
+            core: Core::new(table),
         }
     }
 
@@ -132,7 +136,7 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
     /// ([`ContainerSource::with_offset_window`](crate::ContainerSource::with_offset_window)), so
     /// that a fault in such a large event still names its piece.
     pub fn with_window_limit(mut self, limit: usize) -> Self {
-        self.limit = limit.max(1);
+        self.core.limit = limit.max(1);
         self
     }
 
@@ -152,110 +156,41 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
 
     /// The signature table.
     pub fn table(&self) -> &T {
-        &self.table
+        &self.core.table
     }
 
     /// Gives the table back.
     pub fn into_table(self) -> T {
-        self.table
+        self.core.table
     }
 
     /// The window's current capacity (for memory checks).
     pub fn window_capacity(&self) -> usize {
-        self.window.capacity()
+        self.core.window.capacity()
     }
 
-    /// The header, reading it first if needed.
+    /// The header, reading it first if needed. With a source that is waiting for bytes
+    /// ([`ByteSource::waiting`]) before the header is whole, an error that does not end the
+    /// walk: a later call reads on.
     pub fn header(&mut self) -> Result<&OwnedHeader, Error> {
-        loop {
-            if self.header.is_some() {
-                break;
-            }
-            let rest = self.window.get(self.pos..).unwrap_or(&[]);
-            let mut r = Reader::at(rest, self.base.saturating_add(self.pos as u64));
-            match Header::parse(&mut r) {
-                Ok(h) => {
-                    let props = h
-                        .properties()
-                        .map(|(n, v)| (n.to_vec(), v.to_vec()))
-                        .collect();
-                    self.header = Some(OwnedHeader {
-                        version: h.version,
-                        semantic_version: h.semantic_version,
-                        properties: props,
-                    });
-                    self.state = State::new(h.version);
-                    self.pos = self.pos.saturating_add(r.position());
-                }
-                Err(e) if e.is_truncation() && !self.eof => self.refill()?,
-                Err(e) => {
-                    self.failed = true;
-                    return Err(self.fault.take().unwrap_or(e));
-                }
-            }
-        }
-        match &self.header {
-            Some(h) => Ok(h),
-            None => Err(Error::new(ErrorKind::NotATrace("no header"), 0)),
+        self.core.waiting = false;
+        let whole = self.core.read_header(&mut self.src)?;
+        match &self.core.header {
+            Some(h) if whole => Ok(h),
+            _ => Err(Error::new(ErrorKind::NotATrace("no header"), 0)),
         }
     }
 
-    fn refill(&mut self) -> Result<(), Error> {
-        if self.window.len().saturating_sub(self.pos) >= self.limit {
-            self.failed = true;
-            return Err(Error::new(
-                ErrorKind::WindowLimit(self.limit as u64),
-                self.base.saturating_add(self.pos as u64),
-            ));
-        }
-        // The first piece may come with the window handed over (the tail in front of it)...
-        let tail_at = self.base.saturating_add(self.pos as u64);
-        // ... and nothing before the tail is read again: no fault can lie there.
-        self.src.release(tail_at);
-        let max_start = usize::try_from(tail_at).unwrap_or(usize::MAX);
-        let first = self.src.refill(&mut self.window, self.pos, max_start);
-        let first = first.map(|(start, n)| {
-            self.pos = start.min(self.window.len());
-            self.base = tail_at.saturating_sub(self.pos as u64);
-            n
-        });
-        if first.is_err() {
-            // The source dropped the read bytes before it failed.
-            self.base = tail_at;
-            self.pos = 0;
-        }
-        // ... the next ones (while more bytes are needed) are appended.
-        let mut step = Some(first);
-        loop {
-            let got = match step.take() {
-                Some(r) => r,
-                None => self.src.fill(&mut self.window),
-            };
-            match got {
-                Ok(0) => {
-                    self.eof = true;
-                    return Ok(());
-                }
-                Ok(_) => {
-                    let end = self.base.saturating_add(self.window.len() as u64);
-                    if end >= self.need_until {
-                        return Ok(());
-                    }
-                    if self.window.len().saturating_sub(self.pos) >= self.limit {
-                        self.failed = true;
-                        return Err(Error::new(
-                            ErrorKind::WindowLimit(self.limit as u64),
-                            self.base.saturating_add(self.pos as u64),
-                        ));
-                    }
-                }
-                Err(e) => {
-                    self.eof = true;
-                    self.fault = Some(e);
-                    return Ok(());
-                }
-            }
-        }
+    /// Reads the next event into the window and says where it lies.
+    #[inline]
+    fn next_parts(&mut self) -> Option<Result<Parts, Error>> {
+        self.core.next_parts(&mut self.src)
+    }
+
+    /// The event `parts` describes, over the window.
+    #[inline]
+    fn event_at(&self, parts: &Parts) -> Event<'_> {
+        self.core.event_at(parts)
     }
 
     /// The next event and the table to resolve it with; `None` at the end. After an error,
@@ -266,7 +201,7 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
             Ok(parts) => parts,
             Err(e) => return Some(Err(e)),
         };
-        Some(Ok((self.event_at(&parts), &self.table)))
+        Some(Ok((self.event_at(&parts), &self.core.table)))
     }
 
     /// Gives every remaining event to `f`, in stream order; stops at the first error (the
@@ -290,16 +225,21 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
         &mut self,
         f: impl FnOnce(Parsed<'_, '_, T>) -> R,
     ) -> Option<Result<R, Error>> {
-        if !self.failed && self.header.is_some() {
+        if !self.core.failed && self.core.header.is_some() {
             // An event wholly inside the window, of the shapes the fast path reads.
-            let rest = self.window.get(self.pos..).unwrap_or(&[]);
-            let mut c = Cur::new(rest, self.base.saturating_add(self.pos as u64));
+            let rest = self.core.window.get(self.core.pos..).unwrap_or(&[]);
+            let mut c = Cur::new(rest, self.core.base.saturating_add(self.core.pos as u64));
             let mut kept = DetailBuf::new();
-            let version = version_byte(self.state.version);
-            if let Some(event) = read_kept(&mut c, &mut self.state, &self.table, version, &mut kept)
-            {
-                self.pos = self.pos.saturating_add(c.pos());
-                return Some(Ok(f(Parsed::new(event, &kept, &self.table))));
+            let version = version_byte(self.core.state.version);
+            if let Some(event) = read_kept(
+                &mut c,
+                &mut self.core.state,
+                &self.core.table,
+                version,
+                &mut kept,
+            ) {
+                self.core.pos = self.core.pos.saturating_add(c.pos());
+                return Some(Ok(f(Parsed::new(event, &kept, &self.core.table))));
             }
         }
         // Everything else (more bytes needed, definitions, errors): the general path, with the
@@ -312,7 +252,7 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
         Some(Ok(f(Parsed::new(
             self.event_at(&parts),
             &kept,
-            &self.table,
+            &self.core.table,
         ))))
     }
 
@@ -330,32 +270,32 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
         // The event the general path read last (definitions, events across the window's end).
         let mut pending: Option<Parts> = None;
         loop {
-            if self.header.is_some() || pending.is_some() {
-                let window = self.window.as_slice();
+            if self.core.header.is_some() || pending.is_some() {
+                let window = self.core.window.as_slice();
                 let mut kept = DetailBuf::new();
-                // One cursor over the window for all its events: making one at `self.pos` for
+                // One cursor over the window for all its events: making one at `self.core.pos` for
                 // each event costs a dozen instructions (an event costs about a hundred).
-                let mut c = Cur::new(window, self.base);
-                c.pos = self.pos;
-                let version = version_byte(self.state.version);
+                let mut c = Cur::new(window, self.core.base);
+                c.pos = self.core.pos;
+                let version = version_byte(self.core.state.version);
                 // One call site for `f`, so that it can be inlined.
                 loop {
                     let event = match pending.take() {
                         Some(parts) => {
                             kept.clear();
                             kept.complete = false;
-                            parts.event(window, self.base, self.state.version)
+                            parts.event(window, self.core.base, self.core.state.version)
                         }
-                        None if self.failed => break,
+                        None if self.core.failed => break,
                         None => {
-                            let (state, table) = (&mut self.state, &self.table);
+                            let (state, table) = (&mut self.core.state, &self.core.table);
                             let read = read_kept(&mut c, state, table, version, &mut kept);
                             let Some(event) = read else { break };
-                            self.pos = c.pos;
+                            self.core.pos = c.pos;
                             event
                         }
                     };
-                    f(Parsed::new(event, &kept, &self.table))?;
+                    f(Parsed::new(event, &kept, &self.core.table))?;
                 }
             }
             match self.next_parts() {
@@ -365,17 +305,154 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
             }
         }
     }
+}
+
+impl<T: SigLookup> Core<T> {
+    /// A core with an empty window, defining signatures into `table`.
+    pub(crate) fn new(table: T) -> Self {
+        Core {
+            window: Vec::new(),
+            base: 0,
+            pos: 0,
+            header: None,
+            state: State::new(0),
+            table,
+            eof: false,
+            fault: None,
+            failed: false,
+            limit: DEFAULT_WINDOW_LIMIT,
+            need_until: 0,
+            waiting: false,
+        }
+    }
+
+    /// Reads the header if it is not yet read: `Ok(true)` once it is, `Ok(false)` when the
+    /// source is waiting for the bytes it needs.
+    pub(crate) fn read_header<S: ByteSource + ?Sized>(
+        &mut self,
+        src: &mut S,
+    ) -> Result<bool, Error> {
+        loop {
+            if self.header.is_some() {
+                return Ok(true);
+            }
+            let rest = self.window.get(self.pos..).unwrap_or(&[]);
+            let mut r = Reader::at(rest, self.base.saturating_add(self.pos as u64));
+            match Header::parse(&mut r) {
+                Ok(h) => {
+                    let props = h
+                        .properties()
+                        .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                        .collect();
+                    self.header = Some(OwnedHeader {
+                        version: h.version,
+                        semantic_version: h.semantic_version,
+                        properties: props,
+                    });
+                    self.state = State::new(h.version);
+                    self.pos = self.pos.saturating_add(r.position());
+                }
+                Err(e) if e.is_truncation() && !self.eof => {
+                    self.refill(src)?;
+                    if self.waiting {
+                        return Ok(false);
+                    }
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Err(self.fault.take().unwrap_or(e));
+                }
+            }
+        }
+    }
+
+    /// Brings more of the stream into the window: pieces until the window reaches
+    /// `need_until`, the end of the stream, a fault, or (`waiting`) a source with no bytes yet.
+    fn refill<S: ByteSource + ?Sized>(&mut self, src: &mut S) -> Result<(), Error> {
+        if self.window.len().saturating_sub(self.pos) >= self.limit {
+            self.failed = true;
+            return Err(Error::new(
+                ErrorKind::WindowLimit(self.limit as u64),
+                self.base.saturating_add(self.pos as u64),
+            ));
+        }
+        // The first piece may come with the window handed over (the tail in front of it)...
+        let tail_at = self.base.saturating_add(self.pos as u64);
+        // ... and nothing before the tail is read again: no fault can lie there.
+        src.release(tail_at);
+        let max_start = usize::try_from(tail_at).unwrap_or(usize::MAX);
+        let first = src.refill(&mut self.window, self.pos, max_start);
+        let first = first.map(|(start, n)| {
+            self.pos = start.min(self.window.len());
+            self.base = tail_at.saturating_sub(self.pos as u64);
+            n
+        });
+        if first.is_err() {
+            // The source dropped the read bytes before it failed.
+            self.base = tail_at;
+            self.pos = 0;
+        }
+        // ... the next ones (while more bytes are needed) are appended.
+        let mut step = Some(first);
+        let mut got_any = false;
+        loop {
+            let got = match step.take() {
+                Some(r) => r,
+                None => src.fill(&mut self.window),
+            };
+            match got {
+                // No bytes yet: read on with what came, else wait.
+                Ok(0) if src.waiting() => {
+                    self.waiting = !got_any;
+                    return Ok(());
+                }
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(_) => {
+                    got_any = true;
+                    let end = self.base.saturating_add(self.window.len() as u64);
+                    if end >= self.need_until {
+                        return Ok(());
+                    }
+                    if self.window.len().saturating_sub(self.pos) >= self.limit {
+                        self.failed = true;
+                        return Err(Error::new(
+                            ErrorKind::WindowLimit(self.limit as u64),
+                            self.base.saturating_add(self.pos as u64),
+                        ));
+                    }
+                }
+                Err(e) => {
+                    self.eof = true;
+                    self.fault = Some(e);
+                    return Ok(());
+                }
+            }
+        }
+    }
 
     /// Reads the next event into the window and says where it lies.
+    /// `None` at the end, after an error, and (with `waiting` set) when the source is waiting
+    /// for bytes.
     #[inline]
-    fn next_parts(&mut self) -> Option<Result<Parts, Error>> {
+    pub(crate) fn next_parts<S: ByteSource + ?Sized>(
+        &mut self,
+        src: &mut S,
+    ) -> Option<Result<Parts, Error>> {
+        self.waiting = false;
         if self.failed {
             return None;
         }
         if self.header.is_none() {
-            if let Err(e) = self.header() {
-                self.failed = true;
-                return Some(Err(e));
+            match self.read_header(src) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
             }
         }
         loop {
@@ -418,14 +495,20 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
                         until = until.max(e.offset.saturating_add(needed.min(1 << 40)));
                     }
                     self.need_until = until.min(self.base.saturating_add(self.limit as u64));
-                    if let Err(e) = self.refill() {
+                    if let Err(e) = self.refill(src) {
                         return Some(Err(e));
+                    }
+                    if self.waiting {
+                        return None;
                     }
                 }
                 Ok(None) => {
                     self.need_until = 0;
-                    if let Err(e) = self.refill() {
+                    if let Err(e) = self.refill(src) {
                         return Some(Err(e));
+                    }
+                    if self.waiting {
+                        return None;
                     }
                 }
                 Err(e) => {
@@ -442,7 +525,7 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
 
     /// The event `parts` describes, over the window.
     #[inline]
-    fn event_at(&self, parts: &Parts) -> Event<'_> {
+    pub(crate) fn event_at(&self, parts: &Parts) -> Event<'_> {
         parts.event(&self.window, self.base, self.state.version)
     }
 }

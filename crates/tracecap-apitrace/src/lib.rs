@@ -18,6 +18,10 @@
 //!   [`decompress`], feature `std`, or by the caller). [`Stream::events`] is an [`Iterator`]
 //!   ([`Events`]) of events borrowed from the stream.
 //!
+//! A third, for a file whose bytes arrive over time (a socket, a file still being written):
+//! [`PushParser`] (feature `std`, snappy container) is fed the bytes as they come and gives the
+//! same events and errors as [`Capture::parse`] and its walk (see [`push`]).
+//!
 //! [`detect`] says whether bytes look like an apitrace file.
 //!
 //! ```
@@ -100,6 +104,8 @@
 #![cfg_attr(not(feature = "std"), doc = "[`ChunkedReader`]: crate#features")]
 #![cfg_attr(not(feature = "std"), doc = "[`decompress`]: crate#features")]
 #![cfg_attr(not(feature = "std"), doc = "[`detect`]: crate#features")]
+#![cfg_attr(not(feature = "std"), doc = "[`PushParser`]: crate#features")]
+#![cfg_attr(not(feature = "std"), doc = "[`push`]: crate#features")]
 #![cfg_attr(not(feature = "alloc"), doc = "[`SigTable`]: crate#features")]
 #![cfg_attr(not(feature = "alloc"), doc = "[`Stream::events`]: crate#features")]
 #![cfg_attr(feature = "write", doc = "[`write`]: mod@write")]
@@ -149,6 +155,8 @@ pub mod dump;
 #[cfg(feature = "alloc")]
 mod guids;
 #[cfg(feature = "std")]
+pub mod push;
+#[cfg(feature = "std")]
 mod read_ahead;
 #[cfg(feature = "std")]
 mod source;
@@ -184,6 +192,8 @@ pub use chunked::{ChunkedReader, OwnedHeader};
 #[cfg(feature = "std")]
 pub use decompress::{decompress, decompress_limited, detect, Decompressed};
 #[cfg(feature = "std")]
+pub use push::PushParser;
+#[cfg(feature = "std")]
 pub use read_ahead::{read_ahead, ReadAhead, PIECES_AHEAD};
 #[cfg(feature = "std")]
 pub use source::{
@@ -192,6 +202,9 @@ pub use source::{
 };
 #[cfg(feature = "alloc")]
 pub use table::{BitmaskSig, EnumSig, Frame, FunctionSig, SigTable, StructSig};
+/// The answer of [`PushParser::parse`] (re-exported from `tracecap-wire`).
+#[cfg(feature = "std")]
+pub use tracecap_wire::Pushed;
 
 /// A tiny version-6 snappy `.trace` file with two GLX calls (`glXGetCurrentContext` and
 /// `glXSwapBuffers`), for the examples in these docs; the writer's `write::example_file()` makes

@@ -9,7 +9,7 @@ use std::vec::Vec;
 
 use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
 
-use crate::container::{Container, SnappyChunks};
+use crate::container::{Container, SnappyChunk, SnappyChunks};
 use crate::error::{Error, ErrorKind, Space};
 
 /// Where the decompressed stream comes from, piece by piece.
@@ -42,6 +42,15 @@ pub trait ByteSource {
     /// refill, with the start of its unread tail. By default, nothing.
     fn release(&mut self, before: u64) {
         let _ = before;
+    }
+
+    /// True when the last [`ByteSource::fill`] (or [`ByteSource::refill`]) gave no bytes
+    /// because none have arrived yet, not because the stream ended: a source fed with bytes as
+    /// they arrive, such as the one under a [`PushParser`](crate::PushParser). The reader then
+    /// reads on with the bytes it has, or stops (`next_event` gives `None`) without ending the
+    /// walk: a later call reads on. By default false: 0 bytes is the end.
+    fn waiting(&self) -> bool {
+        false
     }
 }
 
@@ -754,70 +763,23 @@ impl ContainerSource<'_> {
                             return Err(e);
                         };
                         // The file ends inside this chunk: whatever its bytes hold, then the cut.
-                        let cut = Error::new(
-                            ErrorKind::ContainerTruncated("snappy"),
-                            self.file.len() as u64,
-                        );
                         let block = self.file.get(at.saturating_add(4)..).unwrap_or(&[]);
-                        let n = snappy_prefix(block, out);
-                        if n == 0 {
-                            return Err(cut);
-                        }
-                        self.pending = Some(cut);
-                        return Ok(n);
+                        snappy_cut(block, self.file.len() as u64, out)
                     }
-                    Some(Ok(c)) => c,
+                    Some(Ok(c)) => snappy_chunk(decoder, c, out),
                 };
-                let len = match chunk.uncompressed_len() {
-                    Ok(n) if n <= MAX_SNAPPY_CHUNK => n as usize,
-                    Ok(n) => {
+                return match chunk {
+                    (n, None) => Ok(n),
+                    (0, Some(e)) => {
                         self.done = true;
-                        return Err(Error::new(ErrorKind::ImplausibleChunk(n), chunk.offset));
+                        Err(e)
                     }
-                    Err(e) => {
+                    (n, Some(e)) => {
                         self.done = true;
-                        return Err(e);
+                        self.pending = Some(e);
+                        Ok(n)
                     }
                 };
-                // A snappy block expands at most ~21x (a 64-byte copy from a 3-byte tag).
-                if len as u64
-                    > (chunk.block.len() as u64)
-                        .saturating_mul(24)
-                        .saturating_add(64)
-                {
-                    self.done = true;
-                    return Err(Error::new(
-                        ErrorKind::ImplausibleChunk(len as u64),
-                        chunk.offset,
-                    ));
-                }
-                let start = out.len();
-                if out.try_reserve(len).is_err() {
-                    self.done = true;
-                    let want = (start as u64).saturating_add(len as u64);
-                    return Err(Error::new(ErrorKind::OutOfMemory(want), chunk.offset));
-                }
-                out.resize(start.saturating_add(len), 0);
-                let dst = out.get_mut(start..).unwrap_or(&mut []);
-                match decoder.decompress(chunk.block, dst) {
-                    Ok(n) => {
-                        out.truncate(start + n);
-                        return Ok(n);
-                    }
-                    Err(_) => {
-                        // A damaged block: what its elements before the damage decode, then
-                        // the fault (as for a block the file cuts short).
-                        out.truncate(start);
-                        self.done = true;
-                        let bad = Error::new(ErrorKind::Container("snappy"), chunk.offset);
-                        let n = snappy_prefix(chunk.block, out);
-                        if n == 0 {
-                            return Err(bad);
-                        }
-                        self.pending = Some(bad);
-                        return Ok(n);
-                    }
-                }
             }
             Inner::Gzip(d) => Self::read_piece(d, out, name),
             Inner::Brotli(d) => Self::read_piece(d, out, name),
@@ -853,6 +815,71 @@ impl ContainerSource<'_> {
             None => Ok(n),
         }
     }
+}
+
+/// Decodes one whole snappy chunk, appending its bytes to `out`: the bytes appended, and the
+/// fault that ends the container if there is one (a damaged block: the bytes its elements before
+/// the damage decode, then the fault; an implausible length: no bytes).
+pub(crate) fn snappy_chunk(
+    decoder: &mut snap::raw::Decoder,
+    chunk: SnappyChunk<'_>,
+    out: &mut Vec<u8>,
+) -> (usize, Option<Error>) {
+    let len = match chunk.uncompressed_len() {
+        Ok(n) if n <= MAX_SNAPPY_CHUNK => n as usize,
+        Ok(n) => {
+            return (
+                0,
+                Some(Error::new(ErrorKind::ImplausibleChunk(n), chunk.offset)),
+            )
+        }
+        Err(e) => return (0, Some(e)),
+    };
+    // A snappy block expands at most ~21x (a 64-byte copy from a 3-byte tag).
+    if len as u64
+        > (chunk.block.len() as u64)
+            .saturating_mul(24)
+            .saturating_add(64)
+    {
+        return (
+            0,
+            Some(Error::new(
+                ErrorKind::ImplausibleChunk(len as u64),
+                chunk.offset,
+            )),
+        );
+    }
+    let start = out.len();
+    if out.try_reserve(len).is_err() {
+        let want = (start as u64).saturating_add(len as u64);
+        return (
+            0,
+            Some(Error::new(ErrorKind::OutOfMemory(want), chunk.offset)),
+        );
+    }
+    out.resize(start.saturating_add(len), 0);
+    let dst = out.get_mut(start..).unwrap_or(&mut []);
+    match decoder.decompress(chunk.block, dst) {
+        Ok(n) => {
+            out.truncate(start + n);
+            (n, None)
+        }
+        Err(_) => {
+            // A damaged block: what its elements before the damage decode, then the fault (as
+            // for a block the file cuts short).
+            out.truncate(start);
+            let bad = Error::new(ErrorKind::Container("snappy"), chunk.offset);
+            (snappy_prefix(chunk.block, out), Some(bad))
+        }
+    }
+}
+
+/// The end of a snappy file cut inside a chunk (`block`: the bytes after the chunk's 4-byte
+/// length, as far as the file holds them; none when the length itself is cut): the bytes the
+/// block's whole elements decode, appended to `out`, then the cut at `file_len`.
+pub(crate) fn snappy_cut(block: &[u8], file_len: u64, out: &mut Vec<u8>) -> (usize, Option<Error>) {
+    let cut = Error::new(ErrorKind::ContainerTruncated("snappy"), file_len);
+    (snappy_prefix(block, out), Some(cut))
 }
 
 /// Decodes the start of a raw snappy block whose end is cut off, appending to `out` every

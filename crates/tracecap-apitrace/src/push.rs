@@ -1,0 +1,367 @@
+//! [`PushParser`]: a `.trace` file read as its bytes arrive (a file still being written, a
+//! socket, a pipe), fed by the caller (feature `std`).
+//!
+//! The caller owns the buffer of file bytes: it appends what arrives and calls
+//! [`PushParser::parse`]`(data, eof)` with the bytes not yet consumed. The answer is a
+//! [`Pushed`]: an event (with the table to resolve it), a request for more bytes, or the end.
+//!
+//! The file's bytes are the snappy *container* (the container apitrace writes by default): a
+//! chunk is decompressed once it is whole in `data`, into a window the parser owns, and the
+//! events are read from that window. So the events borrow from the parser, not from `data`, and
+//! `consumed` counts the compressed bytes taken into the window: the chunks decompressed since
+//! the last event, which may be 0 (an event from a chunk already taken) or several chunks (an
+//! event that spans them). Until an event is given, the chunks taken stay at the front of the
+//! caller's bytes, and the parser skips them on the next call: pass the same unconsumed bytes,
+//! with what arrived after them. gzip, brotli and zstd containers are not read here
+//! ([`ErrorKind::PushContainer`](crate::ErrorKind::PushContainer)); read them whole with
+//! [`Capture`](crate::Capture).
+//!
+//! # The same as the whole-file reader
+//!
+//! On any snappy file, cut into pieces anyhow, the events, their order, their offsets and the
+//! error that ends the walk are those of [`Capture::parse`](crate::Capture::parse) and
+//! [`Capture::events`](crate::Capture::events) on the whole file (`tests/push.rs`): the parser
+//! is the same reader ([`ChunkedReader`](crate::ChunkedReader)'s window and event reading)
+//! over a source that decodes the chunks as they arrive. Offsets keep the spaces of the
+//! whole-file API: an event's offset, and the offset of a fault of the stream, count in the
+//! decompressed stream; a fault of the container (a damaged or cut chunk) is a file offset
+//! ([`ErrorKind::space`](crate::ErrorKind::space)). With `eof` set, bytes that do not make a
+//! whole chunk are the file cut short, as the whole-file reader reports it: the events the
+//! cut chunk's bytes hold, then [`ErrorKind::ContainerTruncated`](crate::ErrorKind).
+//!
+//! A chunk whose length is 0 ends the container: the parser answers [`Pushed::End`] there,
+//! once the events before it are read, and reads nothing after it (neither does the whole-file
+//! reader). After an error, and after the end, every call answers `End`.
+//!
+//! # What is kept between calls
+//!
+//! - the window: the unread tail of the decompressed stream and the chunks decompressed
+//!   after it, as [`ChunkedReader`](crate::ChunkedReader) keeps it: the largest event plus one
+//!   chunk (the tracer writes chunks of 1 MiB of stream; at most
+//!   [`MAX_SNAPPY_CHUNK`](crate::MAX_SNAPPY_CHUNK)), and an event may not be larger than the
+//!   window limit ([`DEFAULT_WINDOW_LIMIT`](crate::DEFAULT_WINDOW_LIMIT) unless
+//!   [`PushParser::with_window_limit`] says otherwise: an error past it);
+//! - the signature table ([`SigTable`] by default), which grows with the signatures of the
+//!   trace, never with its calls, and the header (owned: [`OwnedHeader`]);
+//! - a few counters (the file offset of `data`, the bytes taken from it) and at most one
+//!   fault held back until the events before it are read.
+//!
+//! The caller's buffer holds at least one whole chunk before the chunk can be read: its length
+//! is in its first 4 bytes, and [`Pushed::NeedMore`]'s `hint` says how many bytes are missing.
+//! A damaged length may claim up to 4 GiB, which the whole-file reader too can only tell from
+//! the end of the file; a caller that bounds its buffer stops there.
+//!
+//! After the window has grown to its working size, reading allocates nothing per event
+//! (`tests/no_alloc.rs`).
+//!
+//! # Example
+//!
+//! The bytes arriving in pieces (here from memory; from a growing file or a socket, the loop
+//! is the same):
+//!
+//! ```
+//! use tracecap_apitrace::{EventKind, PushParser, Pushed};
+//!
+//! # let file = tracecap_apitrace::doc_example(); // a small snappy .trace file
+//! let mut arriving = file.chunks(7); // pieces of 7 bytes
+//! let mut parser = PushParser::new();
+//! let mut buffer = Vec::new();
+//! let mut enters = 0;
+//! loop {
+//!     match parser.parse(&buffer, arriving.len() == 0)? {
+//!         Pushed::Item { consumed, item: (event, table) } => {
+//!             if event.kind == EventKind::Enter {
+//!                 assert!(table.function(event.sig).is_some());
+//!                 enters += 1;
+//!             }
+//!             buffer.drain(..consumed);
+//!         }
+//!         Pushed::NeedMore { .. } => match arriving.next() {
+//!             Some(piece) => buffer.extend_from_slice(piece),
+//!             None => unreachable!("with eof set, the parser never asks for more"),
+//!         },
+//!         Pushed::End => break,
+//!     }
+//! }
+//! assert_eq!(enters, 2);
+//! assert_eq!(parser.header().map(|h| h.version), Some(6));
+//! # Ok::<(), tracecap_apitrace::Error>(())
+//! ```
+//!
+//! From a socket, reading what arrives into the buffer (a file still being written is read the
+//! same way, with `eof` set once its writer is known to be done):
+//!
+//! ```no_run
+//! use std::io::Read;
+//! use std::net::TcpStream;
+//! use tracecap_apitrace::{PushParser, Pushed};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut socket = TcpStream::connect("127.0.0.1:4242")?;
+//! let mut parser = PushParser::new();
+//! let mut buffer = Vec::new();
+//! let mut piece = vec![0u8; 64 << 10];
+//! let mut eof = false;
+//! let mut calls = 0u64;
+//! loop {
+//!     match parser.parse(&buffer, eof)? {
+//!         Pushed::Item { consumed, item: (event, _table) } => {
+//!             calls += u64::from(event.kind == tracecap_apitrace::EventKind::Leave);
+//!             buffer.drain(..consumed);
+//!         }
+//!         Pushed::NeedMore { .. } => {
+//!             let n = socket.read(&mut piece)?;
+//!             eof = n == 0;
+//!             buffer.extend_from_slice(&piece[..n]);
+//!         }
+//!         Pushed::End => break,
+//!     }
+//! }
+//! println!("{calls} calls, file read up to offset {}", parser.offset());
+//! # Ok(())
+//! # }
+//! ```
+
+use std::vec::Vec;
+
+use tracecap_wire::Pushed;
+
+use crate::chunked::{Core, OwnedHeader};
+use crate::container::{Container, SnappyChunk};
+use crate::error::{Error, ErrorKind};
+use crate::event::Event;
+use crate::sig::SigLookup;
+use crate::source::{snappy_chunk, snappy_cut, ByteSource};
+use crate::table::SigTable;
+
+/// A reader of a snappy `.trace` file fed with its bytes as they arrive; see the
+/// [module](self).
+pub struct PushParser<T = SigTable> {
+    core: Core<T>,
+    feed: Feed,
+}
+
+/// The container side kept between calls.
+struct Feed {
+    decoder: snap::raw::Decoder,
+    /// File offset of the first byte of the next `data`.
+    offset: u64,
+    /// Bytes at the front of `data` already read (the magic, whole chunks) and not yet
+    /// reported consumed.
+    taken: usize,
+    /// The `at` magic was read.
+    started: bool,
+    /// The container ended (a zero length, the end of the file, or a fault).
+    done: bool,
+    /// A fault met after the bytes given before it.
+    pending: Option<Error>,
+    /// The last fill gave no bytes because the next chunk is not whole yet.
+    waiting: bool,
+    /// The bytes missing for the next chunk, when waiting.
+    hint: u64,
+}
+
+/// The byte source over one call's `data`.
+struct Source<'f, 'd> {
+    feed: &'f mut Feed,
+    data: &'d [u8],
+    eof: bool,
+}
+
+impl Default for PushParser<SigTable> {
+    fn default() -> Self {
+        PushParser::new()
+    }
+}
+
+impl PushParser<SigTable> {
+    /// A parser at the start of a file, with a new [`SigTable`].
+    pub fn new() -> Self {
+        PushParser::with_table(SigTable::new())
+    }
+}
+
+impl<T: SigLookup> PushParser<T> {
+    /// A parser at the start of a file, defining signatures into `table` (pass `&mut table` to
+    /// keep it).
+    pub fn with_table(table: T) -> Self {
+        PushParser {
+            core: Core::new(table),
+            feed: Feed {
+                decoder: snap::raw::Decoder::new(),
+                offset: 0,
+                taken: 0,
+                started: false,
+                done: false,
+                pending: None,
+                waiting: false,
+                hint: 0,
+            },
+        }
+    }
+
+    /// Sets the largest window (bytes), as [`ChunkedReader::with_window_limit`](crate::ChunkedReader::with_window_limit):
+    /// an event larger than this is an error.
+    pub fn with_window_limit(mut self, limit: usize) -> Self {
+        self.core.limit = limit.max(1);
+        self
+    }
+
+    /// Reads on with `data`, the file's bytes not yet consumed (from [`PushParser::offset`]
+    /// on); `eof`: no byte comes after them. See the [module](self).
+    ///
+    /// The item is an event and the table to resolve it with, as
+    /// [`ChunkedReader::next_event`](crate::ChunkedReader::next_event) gives them.
+    #[allow(clippy::type_complexity)]
+    pub fn parse<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<(Event<'a>, &'a T)>, Error> {
+        if !self.feed.started {
+            if self.core.failed {
+                return Ok(Pushed::End);
+            }
+            if data.len() < 4 && !eof {
+                let hint = 4 - data.len() as u64;
+                return Ok(Pushed::NeedMore { hint: Some(hint) });
+            }
+            // What `Capture::parse` checks first: the container, from the first 4 bytes (a
+            // zstd file is named `zstd`: whether it is seekable is told by its end).
+            let fault = match Container::detect(data.get(..4).unwrap_or(data)) {
+                Ok(Container::Snappy) => None,
+                Ok(other) => Some(Error::new(ErrorKind::PushContainer(other.name()), 0)),
+                Err(e) => Some(e),
+            };
+            if let Some(e) = fault {
+                self.core.failed = true;
+                return Err(e);
+            }
+            self.feed.started = true;
+            self.feed.taken = 2;
+        }
+        let mut src = Source {
+            feed: &mut self.feed,
+            data,
+            eof,
+        };
+        match self.core.next_parts(&mut src) {
+            Some(Ok(parts)) => {
+                let consumed = self.feed.taken;
+                self.feed.taken = 0;
+                self.feed.offset = self.feed.offset.saturating_add(consumed as u64);
+                Ok(Pushed::Item {
+                    consumed,
+                    item: (self.core.event_at(&parts), &self.core.table),
+                })
+            }
+            Some(Err(e)) => Err(e),
+            None if self.core.waiting => Ok(Pushed::NeedMore {
+                hint: Some(self.feed.hint),
+            }),
+            None => Ok(Pushed::End),
+        }
+    }
+
+    /// The file offset of the first byte of the next `data`: the bytes consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.feed.offset
+    }
+
+    /// The stream offset (in the decompressed stream) of the next byte to read: the end of the
+    /// last event given.
+    pub fn stream_offset(&self) -> u64 {
+        self.core.base.saturating_add(self.core.pos as u64)
+    }
+
+    /// The stream header, once read (before the first event).
+    pub fn header(&self) -> Option<&OwnedHeader> {
+        self.core.header.as_ref()
+    }
+
+    /// The signature table.
+    pub fn table(&self) -> &T {
+        &self.core.table
+    }
+
+    /// Gives the table back.
+    pub fn into_table(self) -> T {
+        self.core.table
+    }
+
+    /// The window's current capacity (for memory checks).
+    pub fn window_capacity(&self) -> usize {
+        self.core.window.capacity()
+    }
+}
+
+impl ByteSource for Source<'_, '_> {
+    /// The next whole chunk of `data`, decompressed; or, with `eof`, the cut end of the file.
+    /// The same pieces and faults as [`ContainerSource`](crate::ContainerSource) over the
+    /// whole file (the same decoding functions).
+    fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
+        let feed = &mut *self.feed;
+        feed.waiting = false;
+        if let Some(e) = feed.pending.take() {
+            return Err(e);
+        }
+        if feed.done {
+            return Ok(0);
+        }
+        let rest = self.data.get(feed.taken..).unwrap_or(&[]);
+        if rest.is_empty() && self.eof {
+            feed.done = true;
+            return Ok(0);
+        }
+        let at = feed.offset.saturating_add(feed.taken as u64);
+        // The chunk's length, then its block, as far as `rest` holds them.
+        let mut missing = 4u64.saturating_sub(rest.len() as u64);
+        let mut whole = None;
+        if let Some(&[a, b, c, d]) = rest.get(..4) {
+            let len = u32::from_le_bytes([a, b, c, d]);
+            if len == 0 {
+                feed.done = true;
+                return Ok(0);
+            }
+            let block = rest.get(4..).unwrap_or(&[]);
+            missing = u64::from(len).saturating_sub(block.len() as u64);
+            whole = usize::try_from(len)
+                .ok()
+                .and_then(|len| Some((len, block.get(..len)?)));
+        }
+        let decoded = match whole {
+            Some((len, block)) => {
+                feed.taken = feed.taken.saturating_add(4).saturating_add(len);
+                let chunk = SnappyChunk { offset: at, block };
+                snappy_chunk(&mut feed.decoder, chunk, out)
+            }
+            None if self.eof => {
+                // The file ends inside this chunk: whatever its bytes hold, then the cut.
+                feed.taken = self.data.len();
+                let file_len = feed.offset.saturating_add(self.data.len() as u64);
+                snappy_cut(rest.get(4..).unwrap_or(&[]), file_len, out)
+            }
+            None => {
+                feed.waiting = true;
+                feed.hint = missing.max(1);
+                return Ok(0);
+            }
+        };
+        match decoded {
+            (n, None) => Ok(n),
+            (0, Some(e)) => {
+                feed.done = true;
+                Err(e)
+            }
+            (n, Some(e)) => {
+                feed.done = true;
+                feed.pending = Some(e);
+                Ok(n)
+            }
+        }
+    }
+
+    fn waiting(&self) -> bool {
+        self.feed.waiting
+    }
+}

@@ -1,0 +1,358 @@
+//! The push parser gives what the whole-file reader gives: on every corpus trace and on traces
+//! made by the writer, fed in random pieces (empty ones and single bytes included), cut short
+//! at random, and with bytes changed at random, the events (as their `Debug` text, which holds
+//! their offsets and the bytes of their details), their order and the final error (kind and
+//! offset) equal those of `Capture::parse` and its walk over the whole bytes.
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
+use tracecap_apitrace::{Capture, Container, Error, ErrorKind, PushParser, Pushed, SigTable};
+
+/// What a walk gives: each event's `Debug` text and its function's name, then the error that
+/// ends it (none: the end).
+#[derive(Debug, PartialEq)]
+struct Walk {
+    events: Vec<String>,
+    end: Option<Error>,
+}
+
+fn describe(event: &tracecap_apitrace::Event<'_>, table: &SigTable) -> String {
+    let name = table.function(event.sig).map(|f| f.name().to_vec());
+    format!("{event:?} {name:?}")
+}
+
+/// `Capture::parse` over the whole file, then its walk.
+fn whole(file: &[u8]) -> Walk {
+    let mut events = Vec::new();
+    let capture = match Capture::parse(file) {
+        Ok(c) => c,
+        Err(e) => {
+            return Walk {
+                events,
+                end: Some(e),
+            }
+        }
+    };
+    let mut reader = capture.events();
+    let mut end = None;
+    while let Some(next) = reader.next_event() {
+        match next {
+            Ok((event, table)) => events.push(describe(&event, table)),
+            Err(e) => {
+                end = Some(e);
+                break;
+            }
+        }
+    }
+    Walk { events, end }
+}
+
+/// The push parser fed `file` cut at `cuts` (sorted or not; repeats make empty pieces), the
+/// last piece with `eof`. Checks on the way that `consumed` adds up to `offset()`, that the
+/// parser never asks for more once `eof` is given, and that nothing is consumed past the file.
+fn pushed(file: &[u8], cuts: &[usize]) -> Walk {
+    let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(file.len())).collect();
+    cuts.sort_unstable();
+    cuts.push(file.len());
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for c in cuts {
+        pieces.push(&file[from..c]);
+        from = c;
+    }
+    let mut pieces = pieces.into_iter();
+    let mut parser = PushParser::new();
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut events = Vec::new();
+    let mut consumed_total = 0u64;
+    let mut eof = false;
+    let end = loop {
+        assert_eq!(parser.offset(), consumed_total);
+        match parser.parse(&buffer, eof) {
+            Ok(Pushed::Item { consumed, item }) => {
+                events.push(describe(&item.0, item.1));
+                assert!(consumed <= buffer.len());
+                buffer.drain(..consumed);
+                consumed_total += consumed as u64;
+            }
+            Ok(Pushed::NeedMore { hint }) => {
+                assert!(!eof, "asked for more after eof");
+                assert!(hint.is_some_and(|h| h > 0));
+                match pieces.next() {
+                    Some(p) => buffer.extend_from_slice(p),
+                    None => unreachable!("the last piece is given with eof"),
+                }
+                eof = pieces.len() == 0;
+            }
+            Ok(Pushed::End) => break None,
+            Err(e) => {
+                // After an error, the end.
+                assert!(matches!(parser.parse(&buffer, true), Ok(Pushed::End)));
+                break Some(e);
+            }
+        }
+    };
+    assert!(consumed_total <= file.len() as u64);
+    Walk { events, end }
+}
+
+/// Every corpus trace (name, bytes), read once.
+fn corpus() -> &'static [(String, Vec<u8>, Walk)] {
+    static FILES: OnceLock<Vec<(String, Vec<u8>, Walk)>> = OnceLock::new();
+    FILES.get_or_init(|| {
+        tracecap_testkit::corpus_files("apitrace", &["apitrace-tests", "produced-apitrace-11.1"])
+            .into_iter()
+            .filter(|(name, _)| name.ends_with(".trace"))
+            .map(|(name, bytes)| {
+                let w = whole(&bytes);
+                (name, bytes, w)
+            })
+            .collect()
+    })
+}
+
+fn is_snappy(file: &[u8]) -> bool {
+    file.starts_with(b"at")
+}
+
+/// What the push parser must give for `file`: the whole-file walk for snappy, the refusal of
+/// the container otherwise.
+fn expected(file: &[u8], w: &Walk) -> Walk {
+    if is_snappy(file) || file.len() < 4 {
+        Walk {
+            events: w.events.clone(),
+            end: w.end,
+        }
+    } else {
+        let name = Container::detect(&file[..4])
+            .map(|c| c.name())
+            .unwrap_or("?");
+        Walk {
+            events: Vec::new(),
+            end: Some(Error::new(ErrorKind::PushContainer(name), 0)),
+        }
+    }
+}
+
+const FUNCS: [(u64, &[u8], &[&[u8]]); 3] = [
+    (0, b"glClear", &[b"mask"]),
+    (1, b"glBufferData", &[b"target", b"size", b"data", b"usage"]),
+    (7, b"glXSwapBuffers", &[b"dpy", b"drawable"]),
+];
+
+fn value() -> impl Strategy<Value = WValue> {
+    let leaf = prop_oneof![
+        Just(WValue::Null),
+        any::<bool>().prop_map(WValue::Bool),
+        any::<u64>().prop_map(WValue::UInt),
+        (i64::MIN..0).prop_map(WValue::SInt),
+        prop::collection::vec(any::<u8>(), 0..30).prop_map(WValue::String),
+        prop::collection::vec(any::<u8>(), 0..400).prop_map(WValue::Blob),
+        any::<u64>().prop_map(WValue::Pointer),
+    ];
+    leaf.prop_recursive(2, 16, 4, |inner| {
+        prop::collection::vec(inner, 0..4).prop_map(WValue::Array)
+    })
+}
+
+/// A trace made by the writer: calls of three functions with random arguments, wrapped in
+/// snappy chunks of `chunk` stream bytes, sometimes with bytes after the stream that are no
+/// event (`tail`).
+fn trace() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec((0usize..3, prop::collection::vec(value(), 0..3)), 0..40),
+        1usize..3000,
+        prop::collection::vec(any::<u8>(), 0..3),
+        any::<bool>(),
+    )
+        .prop_map(|(calls, chunk, tail, end_mark)| {
+            let mut w = Writer::new(6, 6, &[(b"process.name", b"push")]);
+            for (f, name, args) in FUNCS {
+                w.function(f, name, args);
+            }
+            for (i, (f, args)) in calls.into_iter().enumerate() {
+                let details: Vec<WDetail> = args
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| WDetail::Arg(i as u64, v))
+                    .collect();
+                let no = w.enter(i as u64 % 2, FUNCS[f].0, &details);
+                w.leave(no, &[WDetail::Ret(WValue::UInt(i as u64))]);
+            }
+            w.raw(&tail);
+            let mut file = write::snappy(&w.finish(), chunk);
+            if end_mark {
+                // A zero length ends the container; what follows is not read.
+                file.extend_from_slice(&[0, 0, 0, 0, 0x55, 0x66]);
+            }
+            file
+        })
+}
+
+/// Cut points: anywhere in a file of up to `max` bytes, many of them close together (so that
+/// pieces of 0 and 1 byte are common).
+fn cuts(max: usize) -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(
+        prop_oneof![0..=max, (0..=max).prop_map(|c| c / 7 * 7), Just(3)],
+        0..40,
+    )
+}
+
+/// Every piece a single byte (and an empty piece between each two).
+fn byte_by_byte(file: &[u8]) -> Vec<usize> {
+    (0..=file.len()).flat_map(|i| [i, i]).collect()
+}
+
+#[test]
+fn corpus_fed_byte_by_byte_gives_the_whole_walk() {
+    for (name, file, w) in corpus() {
+        if file.len() > 64 << 10 {
+            continue; // the large ones are fed in random pieces below
+        }
+        assert_eq!(
+            pushed(file, &byte_by_byte(file)),
+            expected(file, w),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_doc_example_in_every_cut() {
+    let file = tracecap_apitrace::doc_example();
+    let w = whole(&file);
+    assert_eq!(w.events.len(), 4);
+    for cut in 0..=file.len() {
+        let cut_file = &file[..cut];
+        for piece in 1..=cut.max(1) {
+            let c: Vec<usize> = (0..cut).step_by(piece).collect();
+            assert_eq!(
+                pushed(cut_file, &c),
+                whole(cut_file),
+                "cut {cut}, pieces of {piece}"
+            );
+        }
+    }
+}
+
+#[test]
+fn non_snappy_containers_are_refused() {
+    let stream = Writer::new(6, 6, &[]).finish();
+    for file in [
+        write::gzip(&stream),
+        write::brotli(&stream),
+        write::zstd(&stream, 100, true),
+    ] {
+        let got = pushed(&file, &[]);
+        assert!(matches!(
+            got.end.map(|e| e.kind),
+            Some(ErrorKind::PushContainer(_))
+        ));
+    }
+}
+
+#[test]
+fn the_end_mark_ends_the_walk() {
+    let mut file = tracecap_apitrace::doc_example().to_vec();
+    file.extend_from_slice(&[0, 0, 0, 0, 1, 2, 3]);
+    let mut parser = PushParser::new();
+    let mut items = 0;
+    loop {
+        match parser.parse(&file, false).unwrap() {
+            Pushed::Item { consumed, .. } => {
+                file.drain(..consumed);
+                items += 1;
+            }
+            Pushed::NeedMore { .. } => panic!("the end mark is there"),
+            Pushed::End => break,
+        }
+    }
+    assert_eq!(items, 4);
+    assert_eq!(parser.offset(), 120);
+    assert_eq!(parser.header().map(|h| h.version), Some(6));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    /// Every corpus trace in random pieces.
+    #[test]
+    fn corpus_in_random_pieces(c in cuts(600_000)) {
+        for (name, file, w) in corpus() {
+            let c: Vec<usize> = c.iter().map(|&x| x % (file.len() + 1)).collect();
+            prop_assert_eq!(pushed(file, &c), expected(file, w), "{}", name);
+        }
+    }
+
+    /// Corpus traces cut short, in random pieces, the last with eof: the error of the cut file.
+    #[test]
+    fn corpus_cut_short(at in any::<prop::sample::Index>(), pick in any::<prop::sample::Index>(), c in cuts(600_000)) {
+        let files = corpus();
+        if files.is_empty() {
+            return Ok(());
+        }
+        let (name, file, _) = &files[pick.index(files.len())];
+        // The small traces, or the start of the large one: a cut within its first 64 KiB.
+        let cut = at.index(file.len().min(64 << 10) + 1);
+        let cut_file = &file[..cut];
+        let c: Vec<usize> = c.iter().map(|&x| x % (cut + 1)).collect();
+        let w = whole(cut_file);
+        prop_assert_eq!(pushed(cut_file, &c), expected(cut_file, &w), "{} cut at {}", name, cut);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// Traces from the writer, in random pieces.
+    #[test]
+    fn written_in_random_pieces(file in trace(), c in cuts(20_000)) {
+        let w = whole(&file);
+        prop_assert_eq!(pushed(&file, &c), w);
+    }
+
+    /// Traces from the writer, cut anywhere: the error of the cut file.
+    #[test]
+    fn written_cut_short(file in trace(), at in any::<prop::sample::Index>(), c in cuts(20_000)) {
+        let cut_file = &file[..at.index(file.len() + 1)];
+        prop_assert_eq!(pushed(cut_file, &c), whole(cut_file));
+    }
+
+    /// Traces from the writer with bytes changed (container lengths, snappy tags, stream bytes
+    /// alike): the same events and the same error.
+    #[test]
+    fn written_and_damaged(
+        file in trace(),
+        changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+        c in cuts(20_000),
+    ) {
+        let mut file = file;
+        for (at, b) in changes {
+            let i = at.index(file.len());
+            file[i] = b;
+        }
+        prop_assert_eq!(pushed(&file, &c), expected(&file, &whole(&file)));
+    }
+
+    /// Small corpus traces with bytes changed.
+    #[test]
+    fn corpus_damaged(
+        pick in any::<prop::sample::Index>(),
+        changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..3),
+        c in cuts(60_000),
+    ) {
+        let small: Vec<_> = corpus().iter().filter(|(_, f, _)| f.len() <= 60_000).collect();
+        if small.is_empty() {
+            return Ok(());
+        }
+        let (name, file, _) = small[pick.index(small.len())];
+        let mut file = file.clone();
+        for (at, b) in changes {
+            let i = at.index(file.len());
+            file[i] = b;
+        }
+        prop_assert_eq!(pushed(&file, &c), expected(&file, &whole(&file)), "{}", name);
+    }
+}
