@@ -50,6 +50,8 @@ pub mod lock;
 pub mod open;
 #[cfg(feature = "std")]
 pub mod output;
+#[cfg(feature = "std")]
+pub mod push;
 pub mod stats;
 pub mod timeline;
 

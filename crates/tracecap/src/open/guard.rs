@@ -28,7 +28,8 @@
 //!
 //! While an output is registered, `SIGINT`, `SIGTERM` and `SIGHUP` also remove it before the
 //! process ends, but only where those signals had their default action (a program that handles
-//! them itself keeps its own handling).
+//! them itself keeps its own handling). A command that follows a growing capture makes the first
+//! `SIGINT` a request to stop instead ([`interrupt_requests_stop`]), and finishes its output.
 //!
 //! Everything the handler touches is a fixed table of atomics, and it calls only `write`,
 //! `unlink`, `nanosleep`, `sigaction`, `raise` and `_exit`, which are async-signal-safe, and, in
@@ -87,6 +88,19 @@ pub fn watch(map: &[u8], path: &Path) -> Option<Watch> {
 /// ended by a fault in a watched map or by `SIGINT`, `SIGTERM` or `SIGHUP`.
 pub fn remove_on_exit(path: &Path) -> Option<OutputWatch> {
     imp::remove_on_exit(path).map(|slot| OutputWatch { slot })
+}
+
+/// Makes the first `SIGINT` (Ctrl-C) a request to stop rather than the end of the process, for
+/// a command that follows a capture until the user says stop ([`stop_requested`] turns true)
+/// and must then finish its output. A second `SIGINT` ends the process as before. Only where
+/// `SIGINT` had its default action; calling it again does nothing.
+pub fn interrupt_requests_stop() {
+    imp::interrupt_requests_stop();
+}
+
+/// Whether a `SIGINT` asked to stop since [`interrupt_requests_stop`].
+pub fn stop_requested() -> bool {
+    imp::stop_requested()
 }
 
 /// Whether the guard is ending the process (a signal or a shrunk input): an output created from
@@ -326,6 +340,20 @@ mod imp {
         });
     }
 
+    /// Whether the first `SIGINT` only asks to stop (see [`super::interrupt_requests_stop`]).
+    static STOP_MODE: AtomicBool = AtomicBool::new(false);
+    /// Set by the first `SIGINT` in stop mode.
+    static STOP: AtomicBool = AtomicBool::new(false);
+
+    pub(super) fn interrupt_requests_stop() {
+        STOP_MODE.store(true, Ordering::SeqCst);
+        install_term();
+    }
+
+    pub(super) fn stop_requested() -> bool {
+        STOP.load(Ordering::SeqCst)
+    }
+
     /// Set by the handlers before they remove the outputs; see [`super::ending`].
     static ENDING: AtomicBool = AtomicBool::new(false);
 
@@ -446,6 +474,12 @@ mod imp {
     }
 
     extern "C" fn on_term(sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+        if sig == libc::SIGINT
+            && STOP_MODE.load(Ordering::SeqCst)
+            && !STOP.swap(true, Ordering::SeqCst)
+        {
+            return;
+        }
         remove_outputs();
         // Ours was installed only over the default action: restore it and end as the signal
         // would have ended the process.
@@ -481,4 +515,8 @@ mod imp {
     }
     pub(super) fn creating(_delta: isize) {}
     pub(super) fn keep_output(_slot: usize) {}
+    pub(super) fn interrupt_requests_stop() {}
+    pub(super) fn stop_requested() -> bool {
+        false
+    }
 }

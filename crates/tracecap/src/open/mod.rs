@@ -16,7 +16,10 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+mod arriving;
 pub mod guard;
+
+pub use arriving::{Arrival, Arriving, Stop, PIECE};
 
 /// How much of a stream is read before its format is known: a stream whose first bytes are no
 /// capture (`/dev/zero`, say) is not read further.
