@@ -107,6 +107,11 @@ impl<'a> Chunk<'a> {
         self.body_offset.saturating_add(self.body.len() as u64)
     }
 
+    /// Absolute offset of the end of the chunk as its header declares it.
+    pub(crate) fn declared_end(&self) -> u64 {
+        self.body_offset.saturating_add(self.body_len)
+    }
+
     /// The parts in table order; each is checked against the chunk bounds. In a cut chunk (see
     /// [`Chunk::is_cut`]), a part that lies within the chunk but reaches past the end of the file
     /// is a truncation error at the part's offset.
@@ -203,6 +208,16 @@ impl<'a> Chunks<'a> {
         let mut r = Reader::new(data);
         let done = r.skip(PROLOGUE_LEN).is_err();
         Chunks { r, done, cut: None }
+    }
+
+    /// Chunks from the front of `data`, which starts at absolute offset `offset` (past the
+    /// prologue).
+    pub(crate) fn at(data: &'a [u8], offset: u64) -> Self {
+        Chunks {
+            r: Reader::at(data, offset),
+            done: false,
+            cut: None,
+        }
     }
 
     /// Absolute offset of the next chunk.

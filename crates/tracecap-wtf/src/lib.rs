@@ -108,6 +108,8 @@ mod walk;
 #[cfg(feature = "json")]
 pub mod json;
 #[cfg(feature = "alloc")]
+pub mod push;
+#[cfg(feature = "alloc")]
 pub mod timeline;
 #[cfg(feature = "write")]
 pub mod write;
@@ -132,6 +134,8 @@ pub use header::{
     detect, Container, Header, LegacyHeader, CHUNKED_VERSION, FLAG_HIGH_RESOLUTION_TIMES,
     FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC,
 };
+#[cfg(feature = "alloc")]
+pub use push::{PushItem, PushParser};
 pub use signature::{ArgDecl, ArgType, Signature};
 #[cfg(feature = "alloc")]
 pub use strings::StringIndex;

@@ -26,7 +26,7 @@ use crate::fast::{chunked_head, split_event, split_legacy_head, split_slots};
 use crate::header::{Container, Header};
 use crate::signature::{ArgType, Signature};
 use crate::strings::StringTable;
-use crate::value::{skip_value, Encoding, Str, Value};
+use crate::value::{read_value, skip_value, Encoding, Str, Value};
 
 macro_rules! tri {
     ($e:expr) => {
@@ -38,7 +38,7 @@ macro_rules! tri {
 }
 
 /// `Events::zone` before any `wtf.zone#set`.
-const NO_ZONE: u32 = u32::MAX;
+pub(crate) const NO_ZONE: u32 = u32::MAX;
 
 /// Where events come from besides the current chunk's buffer.
 #[derive(Clone, Debug)]
@@ -92,9 +92,74 @@ pub struct Events<'a, T> {
     cut: Option<(Error, bool)>,
 }
 
+/// What the plain path reads besides the event buffer: where the buffer ends, and the chunk,
+/// zone and string table its events get.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChunkPlace<'a> {
+    /// Absolute offset of the end of the event buffer.
+    pub(crate) buf_end: u64,
+    pub(crate) chunk: u32,
+    /// The current zone id, or [`NO_ZONE`].
+    pub(crate) zone: u32,
+    pub(crate) strings: StringTable<'a>,
+}
+
+/// The plain path (see the module comment): the chunked event at the front of `buf` (the rest of
+/// an event buffer that `place` describes) when its definition in `table` sizes it and it needs
+/// no action, `buf` moved past it; `None`, with nothing consumed, otherwise. The walker and the
+/// push parser both read events this way.
+#[inline(always)]
+pub(crate) fn plain_event<'w, 'a, T: DefinitionLookup<'a>>(
+    table: &'w T,
+    buf: &mut &'a [u8],
+    place: &ChunkPlace<'a>,
+) -> Option<Found<'w, 'a>> {
+    let head = chunked_head(buf)?;
+    let (wire_id, time) = (head as u32, (head >> 32) as u32);
+    let def = table.get_for_walk(wire_id)?;
+    let (args, tail) = split_event(buf, def.shape.plain, |rest| {
+        let n = match def.shape.plain {
+            n if n < Shape::MEASURE => n as usize,
+            Shape::MEASURE => def.shape.chunked_slots(rest)?,
+            _ => return None,
+        };
+        split_slots(rest, u32::try_from(n).ok()?)
+    })?;
+    let head = EventHead {
+        offset: place.buf_end.wrapping_sub(buf.len() as u64),
+        chunk: place.chunk,
+        wire_id,
+        time,
+        zone: place.zone,
+    };
+    *buf = tail;
+    Some(Found {
+        head,
+        def,
+        args,
+        strings: place.strings,
+        enc: Encoding::Chunked,
+    })
+}
+
+/// Where a walk inside one chunk stands, with absolute positions: what the push parser keeps of
+/// an [`Events`] between its calls, to make the walker again over the bytes it is given next.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Suspended {
+    /// Absolute offsets of the rest of the event buffer.
+    pub(crate) buf_start: u64,
+    pub(crate) buf_end: u64,
+    /// Absolute offset and length of the chunk's string table.
+    pub(crate) strings_offset: u64,
+    pub(crate) strings_len: usize,
+    pub(crate) chunk: u32,
+    pub(crate) zone: u32,
+    pub(crate) cut: Option<(Error, bool)>,
+}
+
 /// An event found by either path, its definition borrowed from the walker.
 #[derive(Clone, Copy)]
-struct Found<'w, 'a> {
+pub(crate) struct Found<'w, 'a> {
     head: EventHead,
     def: &'w Definition<'a>,
     args: &'a [u8],
@@ -104,7 +169,7 @@ struct Found<'w, 'a> {
 
 impl<'a> Found<'_, 'a> {
     #[inline(always)]
-    fn event(self) -> Event<'a> {
+    pub(crate) fn event(self) -> Event<'a> {
         Event::new(self.head, *self.def, self.strings, self.args, self.enc)
     }
 }
@@ -134,6 +199,11 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
                 ))
             }
         };
+        Self::from_source(src, table)
+    }
+
+    /// A walk that has read nothing yet, over `src`.
+    fn from_source(src: Source<'a>, table: T) -> Self {
         Events {
             buf: &[],
             buf_end: 0,
@@ -157,6 +227,78 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
             held_def: Definition::event_define(),
             done: false,
             cut: None,
+        }
+    }
+
+    /// A walk over the chunk at the front of `data` (absolute offset `offset`; `data` ends where
+    /// the chunk does, or at the end of the file in a cut chunk), the `read`-th chunk of its file,
+    /// with the zone `zone` in force: what the whole-file walk does when it reaches that chunk.
+    pub(crate) fn in_chunk(data: &'a [u8], offset: u64, read: u32, zone: u32, table: T) -> Self {
+        let src = Source::Chunked {
+            chunks: Chunks::at(data, offset),
+            read,
+        };
+        let mut walk = Self::from_source(src, table);
+        walk.zone = zone;
+        walk
+    }
+
+    /// The walk that [`Events::suspend`] left, over `data` (absolute offset `base`), which holds
+    /// the same chunk bytes.
+    pub(crate) fn resume(data: &'a [u8], base: u64, at: &Suspended, table: T) -> Self {
+        let slice = |start: u64, len: usize| {
+            let start = usize::try_from(start.wrapping_sub(base)).unwrap_or(usize::MAX);
+            data.get(start..start.saturating_add(len)).unwrap_or(&[])
+        };
+        let src = Source::Chunked {
+            chunks: Chunks::at(&[], 0),
+            read: 0,
+        };
+        let mut walk = Self::from_source(src, table);
+        let len = usize::try_from(at.buf_end.saturating_sub(at.buf_start)).unwrap_or(0);
+        walk.buf = slice(at.buf_start, len);
+        walk.buf_end = at.buf_end;
+        walk.strings = match at.strings_len {
+            0 => StringTable::new(&[], at.strings_offset),
+            n => StringTable::new(slice(at.strings_offset, n), at.strings_offset),
+        };
+        walk.chunk = at.chunk;
+        walk.zone = at.zone;
+        walk.cut = at.cut;
+        walk
+    }
+
+    /// Where this walk inside a chunk stands (see [`Events::resume`]).
+    pub(crate) fn suspend(&self) -> Suspended {
+        Suspended {
+            buf_start: self.buf_end.saturating_sub(self.buf.len() as u64),
+            buf_end: self.buf_end,
+            strings_offset: self.strings.offset(),
+            strings_len: self.strings.bytes().len(),
+            chunk: self.chunk,
+            zone: self.zone,
+            cut: self.cut,
+        }
+    }
+
+    /// A walk over legacy events from the front of `data` (absolute offset `offset`), with the
+    /// zone `zone` in force.
+    pub(crate) fn legacy_at(data: &'a [u8], offset: u64, zone: u32, table: T) -> Self {
+        let mut walk = Self::from_source(Source::Legacy(Reader::at(data, offset)), table);
+        walk.zone = zone;
+        walk
+    }
+
+    /// The current zone id, or [`NO_ZONE`].
+    pub(crate) fn zone_id(&self) -> u32 {
+        self.zone
+    }
+
+    /// Absolute offset of the next legacy event (0 in chunked walks).
+    pub(crate) fn legacy_offset(&self) -> u64 {
+        match &self.src {
+            Source::Legacy(r) => r.offset(),
+            Source::Chunked { .. } => 0,
         }
     }
 
@@ -235,32 +377,16 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
     /// nothing consumed, otherwise.
     #[inline(always)]
     fn plain(&self, buf: &mut &'a [u8]) -> Option<Found<'_, 'a>> {
-        let head = chunked_head(buf)?;
-        let (wire_id, time) = (head as u32, (head >> 32) as u32);
-        let def = self.table.get_for_walk(wire_id)?;
-        let (args, tail) = split_event(buf, def.shape.plain, |rest| {
-            let n = match def.shape.plain {
-                n if n < Shape::MEASURE => n as usize,
-                Shape::MEASURE => def.shape.chunked_slots(rest)?,
-                _ => return None,
-            };
-            split_slots(rest, u32::try_from(n).ok()?)
-        })?;
-        let head = EventHead {
-            offset: self.buf_end.wrapping_sub(buf.len() as u64),
-            chunk: self.chunk,
-            wire_id,
-            time,
-            zone: self.zone,
-        };
-        *buf = tail;
-        Some(Found {
-            head,
-            def,
-            args,
-            strings: self.strings,
-            enc: Encoding::Chunked,
-        })
+        plain_event(
+            &self.table,
+            buf,
+            &ChunkPlace {
+                buf_end: self.buf_end,
+                chunk: self.chunk,
+                zone: self.zone,
+                strings: self.strings,
+            },
+        )
     }
 
     /// Reads the next event by the general path into `held`; `None` at the end. Ends the walk
@@ -424,9 +550,14 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
         let def = self.held_def;
         if def.flags & FLAG_BUILTIN != 0 {
             match def.builtin() {
-                Some(Builtin::EventDefine) => tri!(self.define(&self.held().event())),
+                Some(Builtin::EventDefine) => {
+                    let vals = tri!(self.held_values::<5>());
+                    tri!(self.define(&self.held().event(), vals));
+                }
                 Some(Builtin::ZoneSet) => {
-                    let zone = self.held().event().zone_arg();
+                    // As `Event::zone_arg`: the first value, when it decodes.
+                    let first = self.held_values::<1>().ok().and_then(|[v]| v);
+                    let zone = first.and_then(|v| v.as_u32()).map(|z| z as u16);
                     self.zone = zone.map_or(NO_ZONE, u32::from);
                 }
                 _ => {}
@@ -488,11 +619,30 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
         Ok(())
     }
 
-    fn define(&mut self, ev: &Event<'a>) -> Result<(), Error> {
-        let mut vals: [Option<Value<'a>>; 5] = [None; 5];
-        for (slot, a) in vals.iter_mut().zip(ev.args()) {
-            *slot = Some(a?.value);
+    /// The first `N` argument values of the event the general path read last (fewer when its
+    /// definition has fewer), decoded with the argument types its definition has in the table:
+    /// the values `Event::args` gives, without reading the signature text again (a table may
+    /// keep its definitions' text elsewhere, as the push parser's does).
+    fn held_values<const N: usize>(&self) -> Result<[Option<Value<'a>>; N], Error> {
+        let mut vals: [Option<Value<'a>>; N] = [None; N];
+        let held = self.held;
+        let Some((_, types)) = self.table.lookup(held.head.wire_id) else {
+            return Ok(vals);
+        };
+        let header = match held.enc {
+            Encoding::Chunked => 8,
+            Encoding::Legacy => 6,
+        };
+        let mut r = Reader::at(held.args, held.head.offset.saturating_add(header));
+        for (slot, &ty) in vals.iter_mut().zip(types) {
+            *slot = Some(read_value(ty, &mut r, held.enc)?);
         }
+        Ok(vals)
+    }
+
+    /// Adds the definition that `ev` (a `wtf.event#define`, whose first five values are `vals`)
+    /// makes.
+    fn define(&mut self, ev: &Event<'a>, vals: [Option<Value<'a>>; 5]) -> Result<(), Error> {
         let num = |v: Option<Value<'a>>| v.and_then(|v| v.as_u32()).unwrap_or(0);
         let text = |v: Option<Value<'a>>| -> Result<&'a str, Error> {
             let s = match v {

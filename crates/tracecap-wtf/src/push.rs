@@ -1,0 +1,553 @@
+//! Reading a capture as its bytes arrive (feature `alloc`): [`PushParser`], fed the bytes of a
+//! file still being written, a socket or a pipe, gives the chunks and events the whole-file walk
+//! gives, in the same order, with the same offsets and the same errors.
+//!
+//! The caller owns the buffer. It appends the bytes it receives and calls
+//! [`PushParser::parse`] with the bytes it has not yet dropped; the answer is a
+//! [`Pushed`](tracecap_wire::Pushed):
+//!
+//! - `Item { consumed, item }`: a [`PushItem`], read from `data`. The caller uses it, then drops
+//!   `consumed` bytes from the front of its buffer;
+//! - `NeedMore { hint }`: the next chunk (or legacy event) is not whole yet; `hint` is how many
+//!   more bytes it needs at least, where the chunk header says;
+//! - `End`: `eof` was set and every byte was read.
+//!
+//! # What is held, and for how long
+//!
+//! A chunked file is read a chunk at a time: a chunk's events need its string table, which may
+//! come after them, so the parser waits until the whole chunk is in `data` (`NeedMore` until
+//! then), yields [`PushItem::Chunk`], then each event of the chunk as [`PushItem::Event`]. Those
+//! items consume nothing: the chunk's bytes stay in the caller's buffer until the next chunk's
+//! item consumes them (with the prologue, the first chunk's item consumes 12 bytes). So the
+//! caller's buffer holds at most the chunk being read, the one before it, and the bytes that
+//! arrived after them; a chunk is as long as its header says (up to 4 GiB: a recorder writes a
+//! few MiB at most).
+//!
+//! A legacy file (format 3) has no chunks: each event is yielded once it is whole, and consumes
+//! its own bytes (the first one also the header's).
+//!
+//! Between calls the parser itself holds the event definitions read so far (definitions persist
+//! across chunks, so their names and signatures are copied out of the chunk that defined them;
+//! this grows with the definitions, as [`DefinitionTable`](crate::DefinitionTable) does, never
+//! with events), the current zone, the number of chunks read, where the walk stands in the
+//! current chunk, and a copy of the header's bytes for [`PushParser::header`] (the prologue, and
+//! the first chunk when it is the file-header chunk; the legacy header).
+//!
+//! Neither container has an end mark: the walk ends with `eof` and no bytes left over. At `eof`,
+//! a chunk or event cut short gives what the whole-file walk gives on the same bytes: the events
+//! wholly before the cut, then the truncation at its offset. Compressed captures are not read
+//! here (nor by [`Capture::parse`](crate::Capture::parse)): decompress before feeding.
+//! After an error, every later call returns the same error.
+//!
+//! # Example
+//!
+//! A capture that arrives in pieces (here from memory; a growing file or a socket reads the
+//! same way):
+//!
+//! ```
+//! use tracecap_wire::Pushed;
+//! use tracecap_wtf::push::{PushItem, PushParser};
+//!
+//! # fn main() -> Result<(), tracecap_wtf::Error> {
+//! let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
+//! let mut pieces = bytes.chunks(7);
+//! let mut parser = PushParser::new();
+//! let mut buffer: Vec<u8> = Vec::new();
+//! let mut names = Vec::new();
+//! loop {
+//!     let eof = pieces.len() == 0;
+//!     match parser.parse(&buffer, eof)? {
+//!         Pushed::Item { consumed, item } => {
+//!             if let PushItem::Event(event) = item {
+//!                 names.push(event.name().to_string());
+//!             }
+//!             buffer.drain(..consumed);
+//!         }
+//!         Pushed::NeedMore { .. } => buffer.extend_from_slice(pieces.next().unwrap_or(&[])),
+//!         Pushed::End => break,
+//!     }
+//! }
+//! assert_eq!(names, ["wtf.event#define", "App#tick"]);
+//! # Ok(()) }
+//! ```
+//!
+//! From a socket, reading until the peer closes it:
+//!
+//! ```no_run
+//! use std::io::Read;
+//! use tracecap_wire::Pushed;
+//! use tracecap_wtf::push::{PushItem, PushParser};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut socket = std::net::TcpStream::connect("127.0.0.1:9023")?;
+//! let mut parser = PushParser::new();
+//! let (mut buffer, mut piece, mut eof) = (Vec::new(), vec![0u8; 64 << 10], false);
+//! loop {
+//!     match parser.parse(&buffer, eof)? {
+//!         Pushed::Item { consumed, item } => {
+//!             if let PushItem::Event(event) = item {
+//!                 println!("{:>10} {}", event.time, event.name());
+//!             }
+//!             buffer.drain(..consumed);
+//!         }
+//!         Pushed::NeedMore { .. } => {
+//!             let n = socket.read(&mut piece)?;
+//!             eof = n == 0;
+//!             buffer.extend_from_slice(&piece[..n]);
+//!         }
+//!         Pushed::End => break,
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use tracecap_wire::Pushed;
+
+use crate::chunk::{Chunk, Chunks, CHUNK_FILE_HEADER, PROLOGUE_LEN};
+use crate::defs::{Definition, DefinitionLookup, DefinitionTable};
+use crate::error::Error;
+use crate::event::Event;
+use crate::header::{Container, Header};
+use crate::signature::ArgType;
+use crate::walk::{plain_event, ChunkPlace, Events, Suspended, NO_ZONE};
+
+/// What [`PushParser::parse`] yields: the items of the whole-file walks, [`Capture::chunks`]
+/// and [`Capture::events`], in file order (a chunk, then its events).
+///
+/// [`Capture::chunks`]: crate::Capture::chunks
+/// [`Capture::events`]: crate::Capture::events
+#[derive(Clone, Copy, Debug)]
+pub enum PushItem<'a> {
+    /// A chunk, yielded once it is whole (or cut by `eof`), before its events; only the chunks
+    /// the events walk reaches (a file whose events fail in a chunk yields no later chunk).
+    Chunk(Chunk<'a>),
+    /// An event, as the events walk yields it.
+    Event(Event<'a>),
+}
+
+/// The definitions read so far: a growable table whose entries keep their names and signatures
+/// in `text` (the chunk that defined them is gone once the caller drops it). The table's entries
+/// carry empty names; [`Defs::named`] puts the names back on an event.
+#[derive(Debug)]
+struct Defs {
+    table: DefinitionTable<'static>,
+    text: String,
+    /// Per wire id defined in the file: where its name and signature lie in `text`.
+    spans: Vec<Option<[usize; 4]>>,
+    /// The wire id the last insertion redefined and its former span: the event that defined it
+    /// was read with the former definition.
+    replaced: Replaced,
+}
+
+/// A wire id an insertion redefined, and where its former name and signature lie.
+type Replaced = Option<(u16, Option<[usize; 4]>)>;
+
+impl Defs {
+    fn new() -> Self {
+        Defs {
+            table: DefinitionTable::new(),
+            text: String::new(),
+            spans: Vec::new(),
+            replaced: None,
+        }
+    }
+
+    /// `ev` with the name and signature of its definition.
+    fn named<'a>(&'a self, mut ev: Event<'a>, replaced: Replaced) -> Event<'a> {
+        let span = match replaced {
+            Some((id, span)) if u32::from(id) == ev.wire_id => span,
+            _ => self.spans.get(ev.wire_id as usize).copied().flatten(),
+        };
+        if let Some([a, b, c, d]) = span {
+            ev.def.name = self.text.get(a..b).unwrap_or("");
+            ev.def.signature = self.text.get(c..d).unwrap_or("");
+        }
+        ev
+    }
+}
+
+impl<'a> DefinitionLookup<'a> for Defs {
+    fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), crate::ErrorKind> {
+        let a = self.text.len();
+        self.text.push_str(def.name);
+        let b = self.text.len();
+        self.text.push_str(def.signature);
+        let id = usize::from(def.wire_id);
+        if self.spans.len() <= id {
+            self.spans.resize(id + 1, None);
+        }
+        if let Some(slot) = self.spans.get_mut(id) {
+            self.replaced = Some((def.wire_id, slot.replace([a, b, b, self.text.len()])));
+        }
+        let bare = Definition {
+            name: "",
+            signature: "",
+            shape: def.shape,
+            flags: def.flags,
+            wire_id: def.wire_id,
+            class: def.class,
+        };
+        self.table.insert(bare, types)
+    }
+
+    #[inline]
+    fn lookup(&self, wire_id: u32) -> Option<(&Definition<'a>, &[ArgType])> {
+        self.table.lookup(wire_id)
+    }
+
+    #[inline(always)]
+    fn get(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        self.table.get(wire_id)
+    }
+
+    #[inline(always)]
+    fn get_for_walk(&self, wire_id: u32) -> Option<&Definition<'a>> {
+        self.table.get_for_walk(wire_id)
+    }
+
+    fn len(&self) -> usize {
+        DefinitionLookup::len(&self.table)
+    }
+}
+
+/// Where the parser stands.
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    /// Before the header: nothing consumed yet.
+    Header,
+    /// At the start of a chunk (`skip` bytes into `data`).
+    Chunk,
+    /// In the events of the chunk that ends `end` bytes into `data`: `walk` is where the walk
+    /// stands, `None` before its first event.
+    Events { end: usize, walk: Option<Suspended> },
+    /// In a legacy file's events (`skip` bytes into `data`).
+    Legacy,
+    /// Past the end.
+    End,
+    /// After an error.
+    Failed(Error),
+}
+
+/// A parser fed a capture's bytes as they arrive; see the [module](self) for the protocol and
+/// what it holds.
+#[derive(Debug)]
+pub struct PushParser {
+    /// Absolute offset of the first byte of the next `data`.
+    offset: u64,
+    /// Bytes at the front of `data` already read, which the next item consumes.
+    skip: usize,
+    phase: Phase,
+    /// The header's bytes (see [`PushParser::header`]), once read.
+    head: Option<Vec<u8>>,
+    defs: Defs,
+    /// Chunks read so far.
+    chunks: u32,
+    /// The zone in force (the walker's zone id).
+    zone: u32,
+    /// What the last event's definition replaced (see [`Defs::named`]).
+    replaced: Replaced,
+}
+
+impl Default for PushParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PushParser {
+    /// A parser at the start of a capture.
+    pub fn new() -> Self {
+        PushParser {
+            offset: 0,
+            skip: 0,
+            phase: Phase::Header,
+            head: None,
+            defs: Defs::new(),
+            chunks: 0,
+            zone: NO_ZONE,
+            replaced: None,
+        }
+    }
+
+    /// Absolute file offset of the first byte of the next `data`.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The file header (container, versions, header JSON or legacy header), once read: from the
+    /// first call that had the prologue and the first chunk whole (chunked) or the legacy header.
+    pub fn header(&self) -> Option<Header<'_>> {
+        self.head.as_deref().and_then(|b| Header::parse(b).ok())
+    }
+
+    /// The definition in force for `wire_id` after the items yielded so far, with its name and
+    /// signature.
+    pub fn definition(&self, wire_id: u32) -> Option<Definition<'_>> {
+        let mut def = *self.defs.table.get(wire_id)?;
+        if let Some(Some([a, b, c, d])) = self.defs.spans.get(wire_id as usize) {
+            def.name = self.defs.text.get(*a..*b).unwrap_or("");
+            def.signature = self.defs.text.get(*c..*d).unwrap_or("");
+        }
+        Some(def)
+    }
+
+    /// Reads the next item from `data`, the bytes after those consumed so far; `eof` says that
+    /// no more bytes will come. See the [module](self).
+    #[inline]
+    pub fn parse<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<PushItem<'a>>, Error> {
+        let next = self.advance(data, eof)?;
+        let this: &'a Self = self;
+        Ok(match next {
+            Pushed::Item {
+                consumed,
+                item: PushItem::Event(event),
+            } => Pushed::Item {
+                consumed,
+                item: PushItem::Event(this.defs.named(event, this.replaced)),
+            },
+            other => other,
+        })
+    }
+
+    /// Reads the next item; its event (if any) still without the names of its definition.
+    #[inline]
+    fn advance<'a>(&mut self, data: &'a [u8], eof: bool) -> Result<Pushed<PushItem<'a>>, Error> {
+        loop {
+            match self.phase {
+                Phase::Failed(e) => return Err(e),
+                Phase::End => return Ok(Pushed::End),
+                Phase::Header => {
+                    if let Some(wait) = self.read_header(data, eof)? {
+                        return Ok(wait);
+                    }
+                }
+                Phase::Chunk => return self.chunk(data, eof),
+                Phase::Events { end, walk } => {
+                    if let Some(at) = walk {
+                        if let Some(event) = self.plain(data, at) {
+                            return Ok(event);
+                        }
+                    }
+                    if let Some(event) = self.walk_chunk(data, end, walk)? {
+                        return Ok(event);
+                    }
+                }
+                Phase::Legacy => return self.legacy(data, eof),
+            }
+        }
+    }
+
+    /// The next event of the current chunk by the plain path, when it can take it.
+    #[inline(always)]
+    fn plain<'a>(&mut self, data: &'a [u8], at: Suspended) -> Option<Pushed<PushItem<'a>>> {
+        let rel = |o: u64| usize::try_from(o.wrapping_sub(self.offset)).ok();
+        let mut buf = data.get(rel(at.buf_start)?..rel(at.buf_end)?)?;
+        let place = ChunkPlace {
+            buf_end: at.buf_end,
+            chunk: at.chunk,
+            zone: at.zone,
+            strings: strings_of(data, self.offset, &at),
+        };
+        let event = plain_event(&self.defs, &mut buf, &place)?.event();
+        let left = buf.len() as u64;
+        if let Phase::Events { walk: Some(w), .. } = &mut self.phase {
+            w.buf_start = at.buf_end.saturating_sub(left);
+        }
+        self.replaced = None;
+        Some(Pushed::Item {
+            consumed: 0,
+            item: PushItem::Event(event),
+        })
+    }
+
+    /// Reads the header once it is whole; `Some` answer while waiting for bytes.
+    fn read_header<'a>(
+        &mut self,
+        data: &[u8],
+        eof: bool,
+    ) -> Result<Option<Pushed<PushItem<'a>>>, Error> {
+        let need_more = |n: usize| Pushed::NeedMore {
+            hint: Some(n.saturating_sub(data.len()) as u64),
+        };
+        if data.len() < PROLOGUE_LEN && !eof {
+            return Ok(Some(need_more(PROLOGUE_LEN)));
+        }
+        let chunked = data.first() == Some(&0xEF);
+        if chunked && !eof {
+            // The header reads the first chunk: wait for all of it.
+            let rest = data.get(PROLOGUE_LEN..).unwrap_or(&[]);
+            match Chunks::at(rest, PROLOGUE_LEN as u64).next() {
+                Some(Err(e)) if e.is_truncation() => return Ok(Some(need_more(data.len() + 1))),
+                Some(Ok(c)) if c.is_cut() => return Ok(Some(wanting(&c))),
+                _ => {}
+            }
+        }
+        let header = match Header::parse(data) {
+            Ok(h) => h,
+            Err(e) if e.is_truncation() && !eof => return Ok(Some(need_more(data.len() + 1))),
+            Err(e) => return Err(self.fail(e)),
+        };
+        let keep = match header.container {
+            Container::Chunked => {
+                let first = Chunks::at(data.get(PROLOGUE_LEN..).unwrap_or(&[]), 12).next();
+                match first {
+                    Some(Ok(c)) if c.kind == CHUNK_FILE_HEADER && header.header_json.is_some() => {
+                        usize::try_from(c.end_of_data()).unwrap_or(usize::MAX)
+                    }
+                    _ => PROLOGUE_LEN,
+                }
+            }
+            Container::Legacy => usize::try_from(header.body_offset).unwrap_or(usize::MAX),
+        };
+        self.head = Some(data.get(..keep).unwrap_or(data).to_vec());
+        self.skip = match header.container {
+            Container::Chunked => PROLOGUE_LEN,
+            Container::Legacy => keep,
+        };
+        self.phase = match header.container {
+            Container::Chunked => Phase::Chunk,
+            Container::Legacy => Phase::Legacy,
+        };
+        Ok(None)
+    }
+
+    /// At the start of a chunk: yields it once it is whole.
+    fn chunk<'a>(&mut self, data: &'a [u8], eof: bool) -> Result<Pushed<PushItem<'a>>, Error> {
+        let rest = data.get(self.skip..).unwrap_or(&[]);
+        let at = self.offset.saturating_add(self.skip as u64);
+        let chunk = match Chunks::at(rest, at).next() {
+            None if eof => {
+                self.phase = Phase::End;
+                return Ok(Pushed::End);
+            }
+            None => return Ok(Pushed::NeedMore { hint: Some(24) }),
+            Some(Err(e)) if e.is_truncation() && !eof => {
+                return Ok(Pushed::NeedMore {
+                    hint: Some(24u64.saturating_sub(rest.len() as u64).max(1)),
+                })
+            }
+            Some(Err(e)) => return Err(self.fail(e)),
+            Some(Ok(c)) if c.is_cut() && !eof => return Ok(wanting(&c)),
+            Some(Ok(c)) => c,
+        };
+        let consumed = self.skip;
+        let len = usize::try_from(chunk.end_of_data().saturating_sub(at)).unwrap_or(usize::MAX);
+        self.offset = at;
+        self.skip = 0;
+        self.phase = Phase::Events {
+            end: len,
+            walk: None,
+        };
+        Ok(Pushed::Item {
+            consumed,
+            item: PushItem::Chunk(chunk),
+        })
+    }
+
+    /// The next event of the current chunk by the walker; `None` at the end of the chunk (the
+    /// parser then stands at the next one).
+    fn walk_chunk<'a>(
+        &mut self,
+        data: &'a [u8],
+        end: usize,
+        at: Option<Suspended>,
+    ) -> Result<Option<Pushed<PushItem<'a>>>, Error> {
+        let bytes = data.get(..end).unwrap_or(data);
+        let mut walk = match at {
+            None => Events::in_chunk(bytes, self.offset, self.chunks, self.zone, &mut self.defs),
+            Some(at) => Events::resume(bytes, self.offset, &at, &mut self.defs),
+        };
+        let next = walk.next();
+        let state = walk.suspend();
+        drop(walk);
+        self.zone = state.zone;
+        match next {
+            Some(Ok(event)) => {
+                self.phase = Phase::Events {
+                    end,
+                    walk: Some(state),
+                };
+                self.replaced = self.defs.replaced.take();
+                Ok(Some(Pushed::Item {
+                    consumed: 0,
+                    item: PushItem::Event(event),
+                }))
+            }
+            Some(Err(e)) => Err(self.fail(e)),
+            None => {
+                self.chunks = self.chunks.saturating_add(1);
+                self.skip = end;
+                self.phase = Phase::Chunk;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The next legacy event, once it is whole.
+    fn legacy<'a>(&mut self, data: &'a [u8], eof: bool) -> Result<Pushed<PushItem<'a>>, Error> {
+        let rest = data.get(self.skip..).unwrap_or(&[]);
+        if rest.is_empty() {
+            if eof {
+                self.phase = Phase::End;
+                return Ok(Pushed::End);
+            }
+            return Ok(Pushed::NeedMore { hint: Some(6) });
+        }
+        let at = self.offset.saturating_add(self.skip as u64);
+        let mut walk = Events::legacy_at(rest, at, self.zone, &mut self.defs);
+        let next = walk.next();
+        let (zone, after) = (walk.zone_id(), walk.legacy_offset());
+        drop(walk);
+        match next {
+            Some(Ok(event)) => {
+                let consumed = usize::try_from(after.saturating_sub(self.offset))
+                    .unwrap_or(usize::MAX)
+                    .min(data.len());
+                self.offset = self.offset.saturating_add(consumed as u64);
+                self.skip = 0;
+                self.zone = zone;
+                self.replaced = self.defs.replaced.take();
+                Ok(Pushed::Item {
+                    consumed,
+                    item: PushItem::Event(event),
+                })
+            }
+            Some(Err(e)) if e.is_truncation() && !eof => Ok(Pushed::NeedMore { hint: None }),
+            Some(Err(e)) => Err(self.fail(e)),
+            None => {
+                self.phase = Phase::End;
+                Ok(Pushed::End)
+            }
+        }
+    }
+
+    /// Ends the walk with `e`.
+    fn fail(&mut self, e: Error) -> Error {
+        self.phase = Phase::Failed(e);
+        e
+    }
+}
+
+/// What a chunk cut short by the end of `data` still needs.
+fn wanting<'a>(c: &Chunk<'_>) -> Pushed<PushItem<'a>> {
+    Pushed::NeedMore {
+        hint: Some(c.declared_end().saturating_sub(c.end_of_data()).max(1)),
+    }
+}
+
+/// The string table of the chunk walk `at`, over `data` (absolute offset `base`).
+fn strings_of<'a>(data: &'a [u8], base: u64, at: &Suspended) -> crate::strings::StringTable<'a> {
+    let start = usize::try_from(at.strings_offset.wrapping_sub(base)).unwrap_or(usize::MAX);
+    let bytes = match at.strings_len {
+        0 => &[][..],
+        n => data.get(start..start.saturating_add(n)).unwrap_or(&[]),
+    };
+    crate::strings::StringTable::new(bytes, at.strings_offset)
+}
