@@ -1,5 +1,6 @@
 //! apitrace: snappy decompression alone vs decompression + parse of every value, the chunked
-//! reader (with and without read-ahead), and the apitrace-identical text dump; with the memcpy
+//! reader (with and without read-ahead), the push parser fed the file in 64 KiB pieces
+//! (`push_walk`, the work of `chunked_reader`), and the apitrace-identical text dump; with the memcpy
 //! baseline of the file's bytes.
 //!
 //! The trace is the file named by `TRACECAP_BENCH_APITRACE` (a snappy trace recorded with the
@@ -23,8 +24,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tracecap_apitrace::dump::dump_text;
 use tracecap_apitrace::write::snappy;
 use tracecap_apitrace::{
-    read_ahead, ByteSource, ChunkedReader, ContainerSource, Detail, FixedSigTable, SigLookup,
-    SigTable, SnappyChunks, Stream,
+    read_ahead, ByteSource, ChunkedReader, ContainerSource, Detail, FixedSigTable, PushParser,
+    Pushed, SigLookup, SigTable, SnappyChunks, Stream,
 };
 
 /// Every event, detail and (nested) value, each event read once (`Events::next_parsed`).
@@ -66,6 +67,31 @@ fn walk_chunked<S: ByteSource>(r: &mut ChunkedReader<S>) -> u64 {
     })
     .unwrap();
     n
+}
+
+/// The work of `chunked_reader` (every event, its details counted) through the push parser, fed
+/// as a caller fed from a socket would: the file in 64 KiB pieces appended to a buffer the
+/// caller owns, parsed until the parser needs more, the consumed bytes drained from the front.
+fn walk_push(file: &[u8], buffer: &mut Vec<u8>) -> u64 {
+    buffer.clear();
+    let mut parser = PushParser::new();
+    let mut pieces = file.chunks(64 << 10);
+    let mut n = 0u64;
+    loop {
+        match parser.parse(buffer, pieces.len() == 0).unwrap() {
+            Pushed::Item {
+                consumed,
+                item: (ev, t),
+            } => {
+                n += ev.details().iter(t).count() as u64;
+                if consumed > 0 {
+                    buffer.drain(..consumed);
+                }
+            }
+            Pushed::NeedMore { .. } => buffer.extend_from_slice(pieces.next().unwrap()),
+            Pushed::End => return n,
+        }
+    }
 }
 
 fn decompress_into(file: &[u8], out: &mut Vec<u8>) {
@@ -133,6 +159,10 @@ fn bench(c: &mut Criterion) {
             }
             black_box(n)
         })
+    });
+    g.bench_function("push_walk", |b| {
+        let mut buffer = Vec::new();
+        b.iter(|| black_box(walk_push(black_box(&file), &mut buffer)))
     });
     g.bench_function("chunked_one_pass", |b| {
         b.iter(|| {

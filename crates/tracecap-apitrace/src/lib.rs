@@ -90,7 +90,7 @@
 //!
 //! | feature | default | adds |
 //! |---|---|---|
-//! | `std` | yes | implies `alloc`; the containers (snappy, gzip, brotli, zstd decompression): [`Capture`], [`ChunkedReader`] and its byte sources, [`decompress`], [`detect`] |
+//! | `std` | yes | implies `alloc`; the containers (snappy, gzip, brotli, zstd decompression): [`Capture`], [`ChunkedReader`] and its byte sources, [`PushParser`], [`decompress`], [`detect`] |
 //! | `alloc` | through `std` | [`SigTable`] (names, enum values, bitmask flags, frames), [`Stream::events`], `Calls` and `dump` |
 //! | `write` | no | implies `std`; [`write`], the writer from a model to a stream in any container |
 //!

@@ -1,6 +1,7 @@
 //! The stream layer allocates nothing per event: walking every event and every value of the
 //! biggest corpus trace allocates zero times with `FixedSigTable`, and with `SigTable` only as
-//! many times as there are signatures (amortised growth), never per call.
+//! many times as there are signatures (amortised growth), never per call. The push parser, once
+//! its window has grown, allocates nothing at all.
 
 use tracecap_testkit::{allocs, CountingAlloc};
 
@@ -104,4 +105,53 @@ fn walking_the_stream_does_not_allocate() {
         "SigTable walk: {sig_allocs} allocations for {sigs} signatures and {events} events"
     );
     eprintln!("{events} events, {values} values: FixedSigTable 0 allocations, SigTable {sig_allocs} for {sigs} signatures");
+}
+
+/// The push parser, fed the biggest corpus trace in 64 KiB pieces through a buffer the caller
+/// owns, allocates nothing per event once its window has grown to its working size: after the
+/// first chunks, with `FixedSigTable`, not one allocation for the rest of the file.
+#[test]
+fn the_push_parser_does_not_allocate_per_event() {
+    use tracecap_apitrace::{PushParser, Pushed};
+
+    let Some(corpus) = tracecap_testkit::corpus("apitrace") else {
+        return;
+    };
+    let path = corpus.join("produced-apitrace-11.1/glxgears_backtrace.trace");
+    let file = std::fs::read(&path).unwrap();
+    let mut table: Box<FixedSigTable<256>> = Box::default();
+    let mut parser = PushParser::with_table(&mut *table);
+    // The caller's buffer, large enough for the whole file: its own growth is not counted.
+    let mut buffer: Vec<u8> = Vec::with_capacity(file.len());
+    let mut pieces = file.chunks(64 << 10);
+    let (mut events, mut values) = (0u64, 0u64);
+    let mut warm = None;
+    loop {
+        match parser.parse(&buffer, pieces.len() == 0).unwrap() {
+            Pushed::Item {
+                consumed,
+                item: (event, table),
+            } => {
+                events += 1;
+                for d in event.details().iter(table) {
+                    values += detail(d.unwrap(), table);
+                }
+                buffer.drain(..consumed);
+                // Warm: the first 20,000 events have grown the window.
+                if events == 20_000 {
+                    warm = Some(allocs());
+                }
+            }
+            Pushed::NeedMore { .. } => buffer.extend_from_slice(pieces.next().unwrap()),
+            Pushed::End => break,
+        }
+    }
+    let after_warm_up = allocs() - warm.unwrap();
+    assert!(events > 130_000, "{events} events");
+    assert!(values > 100_000, "{values} values");
+    assert_eq!(
+        after_warm_up, 0,
+        "push walk allocated {after_warm_up} times after warm-up"
+    );
+    eprintln!("push parser: {events} events, {values} values, 0 allocations after warm-up");
 }

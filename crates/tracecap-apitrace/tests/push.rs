@@ -4,6 +4,8 @@
 //! their offsets and the bytes of their details), their order and the final error (kind and
 //! offset) equal those of `Capture::parse` and its walk over the whole bytes.
 
+#![allow(clippy::type_complexity)]
+
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
