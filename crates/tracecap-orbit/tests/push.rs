@@ -172,6 +172,84 @@ fn pushed(file: &[u8], pieces: &[usize], drain_each: bool) -> Outcome {
     }
 }
 
+/// Feeds `file` the way a reader with its own read buffer does: each piece is parsed where it
+/// is, and only an event split across pieces is copied, into a carry buffer, a hint at a time
+/// (the loop of the bench's `push_walk`).
+fn pushed_in_place(file: &[u8], pieces: &[usize]) -> Outcome {
+    let mut parser = PushParser::new();
+    let mut sizes = pieces.iter();
+    let mut fed = 0usize;
+    let mut next_piece = || {
+        let n = sizes
+            .next()
+            .copied()
+            .unwrap_or(file.len() - fed)
+            .min(file.len() - fed);
+        let p = &file[fed..fed + n];
+        fed += n;
+        (p, fed == file.len())
+    };
+    let mut piece: &[u8] = &[];
+    let mut eof = false;
+    let mut carry: Vec<u8> = Vec::new();
+    let mut used = 0usize;
+    let mut items = Vec::new();
+    loop {
+        let from_piece = carry.is_empty();
+        let input = if from_piece { piece } else { &carry[used..] };
+        match parser.parse(input, eof) {
+            Ok(Pushed::Item { consumed, item }) => {
+                items.push(match item {
+                    PushItem::Header(h) => Rec::Header(h),
+                    PushItem::Event(ev) => rec(file, &ev),
+                });
+                if from_piece {
+                    piece = &piece[consumed..];
+                } else {
+                    used += consumed;
+                    if used == carry.len() {
+                        carry.clear();
+                        used = 0;
+                    }
+                }
+            }
+            Ok(Pushed::NeedMore { hint }) => {
+                assert!(!eof, "NeedMore at eof");
+                if from_piece {
+                    carry.extend_from_slice(piece);
+                    piece = &[];
+                }
+                while piece.is_empty() && !eof {
+                    (piece, eof) = next_piece();
+                }
+                if !carry.is_empty() {
+                    carry.drain(..used);
+                    used = 0;
+                    let n = hint.map_or(piece.len(), |h| piece.len().min(h as usize));
+                    carry.extend_from_slice(&piece[..n]);
+                    piece = &piece[n..];
+                    // The last bytes may all be in the carry now.
+                    eof = eof && piece.is_empty();
+                }
+            }
+            Ok(Pushed::End) => {
+                return Outcome {
+                    items,
+                    error: None,
+                    end: Some(parser.offset()),
+                }
+            }
+            Err(e) => {
+                return Outcome {
+                    items,
+                    error: Some(e),
+                    end: None,
+                }
+            }
+        }
+    }
+}
+
 /// True when the whole-file reader bounds the events by a section that the section list (after
 /// the capture section) names: what the push parser cannot know (see its module docs).
 fn bound_from_sections(file: &[u8]) -> bool {
@@ -194,6 +272,13 @@ fn check(name: &str, file: &[u8], seed: u64, mode: u8) {
     let want = whole(file);
     let p = pieces(file.len(), seed, mode);
     let got = pushed(file, &p, mode & 4 != 0 && file.len() < 100_000);
+    assert_eq!(
+        pushed_in_place(file, &p),
+        want,
+        "{name}: {} bytes in {} pieces, parsed in place (seed {seed}, mode {mode})",
+        file.len(),
+        p.len()
+    );
     assert_eq!(
         got,
         want,
@@ -297,7 +382,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_corpus_files(seed in any::<u64>(), mode in 0u8..8) {
@@ -312,7 +397,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn written_files_in_random_pieces(file_seed in any::<u64>(), seed in any::<u64>(), mode in 0u8..8) {
