@@ -14,7 +14,7 @@ use crate::tlv;
 pub const SEGMENT_FILLER: u32 = 3;
 
 /// [`MAX_GAP_LEN`] in 4-byte words.
-const MAX_GAP_WORDS: usize = (MAX_GAP_LEN / 4) as usize;
+pub(crate) const MAX_GAP_WORDS: usize = (MAX_GAP_LEN / 4) as usize;
 
 /// A filler segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,11 +164,7 @@ impl<'a> Entries<'a> {
             self.endian = h.endian;
             return Ok(Entry::Header(h));
         }
-        let zero_words = rest
-            .chunks_exact(4)
-            .take(MAX_GAP_WORDS.saturating_add(1))
-            .take_while(|w| w.iter().all(|&b| b == 0))
-            .count();
+        let zero_words = zero_words(rest, MAX_GAP_WORDS.saturating_add(1));
         if zero_words > MAX_GAP_WORDS {
             return Err(Error::new(ErrorKind::LongZeroRun, offset));
         }
@@ -180,20 +176,36 @@ impl<'a> Entries<'a> {
                 len: len as u64,
             }));
         }
-        let seg = tlv::read_segment(&mut self.r, self.endian, "segment")?;
-        match seg.tag {
-            SEGMENT_SYSCALL => Ok(Entry::Syscall(Syscall::parse(
-                seg.offset,
-                seg.payload,
-                self.endian,
-            )?)),
-            SEGMENT_FILLER => Ok(Entry::Filler(Filler {
-                offset: seg.offset,
-                len: seg.payload.remaining() as u64,
-            })),
-            SEGMENT_HOST_INFO => Err(Error::new(ErrorKind::StrayHostInfo, seg.offset)),
-            tag => Err(Error::new(ErrorKind::UnknownSegment(tag), seg.offset)),
-        }
+        segment_entry(&mut self.r, self.endian)
+    }
+}
+
+/// How many 4-byte words of zeros `rest` starts with, counting no further than `limit` words.
+#[inline]
+pub(crate) fn zero_words(rest: &[u8], limit: usize) -> usize {
+    rest.chunks_exact(4)
+        .take(limit)
+        .take_while(|w| w.iter().all(|&b| b == 0))
+        .count()
+}
+
+/// The entry of the segment at the front of `r` (read precisely: faults named at their offsets),
+/// `r` moved past it; for bytes that are neither a header nor a zero gap.
+#[inline]
+pub(crate) fn segment_entry<'a>(r: &mut Reader<'a>, endian: Endian) -> Result<Entry<'a>, Error> {
+    let seg = tlv::read_segment(r, endian, "segment")?;
+    match seg.tag {
+        SEGMENT_SYSCALL => Ok(Entry::Syscall(Syscall::parse(
+            seg.offset,
+            seg.payload,
+            endian,
+        )?)),
+        SEGMENT_FILLER => Ok(Entry::Filler(Filler {
+            offset: seg.offset,
+            len: seg.payload.remaining() as u64,
+        })),
+        SEGMENT_HOST_INFO => Err(Error::new(ErrorKind::StrayHostInfo, seg.offset)),
+        tag => Err(Error::new(ErrorKind::UnknownSegment(tag), seg.offset)),
     }
 }
 

@@ -172,6 +172,23 @@ impl<'a> Header<'a> {
         })
     }
 
+    /// The same header without its host strings (for a reader that keeps the header after the
+    /// bytes it borrowed from are gone): [`Header::uname`] gives `None` on it.
+    pub(crate) fn without_uname(&self) -> Header<'static> {
+        Header {
+            offset: self.offset,
+            version: self.version,
+            flags: self.flags,
+            endian: self.endian,
+            pid: self.pid,
+            epoch_seconds: self.epoch_seconds,
+            clock_reference_ns: self.clock_reference_ns,
+            uname_raw: None,
+            fixed_len: self.fixed_len,
+            len: self.len,
+        }
+    }
+
     /// The host's uname strings; `None` when the VariableHeaderPart is empty (uname failed).
     pub fn uname(&self) -> Option<Uname<'a>> {
         Uname::parse(Reader::new(self.uname_raw?)).ok()
@@ -186,6 +203,65 @@ impl<'a> Header<'a> {
     pub fn end(&self) -> u64 {
         self.offset.saturating_add(self.len)
     }
+}
+
+/// How many bytes from the start of a header `Header::parse_at` needs before its answer (the
+/// header or the error) no longer depends on bytes still to come, for the header whose first
+/// bytes are `data` at absolute `offset`: `None` when `data` holds them (or when no later byte can
+/// change the answer, as for a bad magic or version), otherwise at least how many in all.
+///
+/// The answer is settled once the fixed part, the tag and length words at offsets 20 and 28 and
+/// the whole host information segment of the variant [`pick_variant`] will pick are there. The
+/// only variant that more bytes could still change is the one where both offsets hold tag 1 and
+/// the segment at 28 does not fit yet: its answer is settled once that segment's bytes are there.
+pub(crate) fn settle_len(data: &[u8], offset: u64) -> Option<u64> {
+    const WORDS_END: usize = FIXED_LEN + SEGMENT_HEADER_LEN;
+    let prefix = data.get(..MAGIC.len()).unwrap_or(data);
+    if !data.is_empty() && !MAGIC.starts_with(prefix) {
+        return None;
+    }
+    let Some(fixed) = data.get(..FIXED_LEN_OLD) else {
+        return Some(WORDS_END as u64);
+    };
+    let Ok(raw) = RawFixedHeader::ref_from_bytes(fixed) else {
+        return Some(WORDS_END as u64);
+    };
+    if raw.version != VERSION {
+        return None;
+    }
+    if data.len() < WORDS_END {
+        return Some(WORDS_END as u64);
+    }
+    let endian = if raw.flags & FLAG_BIG_ENDIAN != 0 {
+        Endian::Big
+    } else {
+        Endian::Little
+    };
+    let word = |off: usize| -> u32 {
+        let mut r = Reader::new(data.get(off..).unwrap_or(&[]));
+        r.u32(endian).unwrap_or(0)
+    };
+    let (tag28, len28) = (word(FIXED_LEN), word(FIXED_LEN + 4));
+    let (tag20, len20) = (word(FIXED_LEN_OLD), word(FIXED_LEN_OLD + 4));
+    let have = data.len() as u64;
+    let fixed_len = if tag28 == SEGMENT_HOST_INFO && tag20 == SEGMENT_HOST_INFO {
+        // `pick_variant` takes 20 only while the segment at 28 runs past the end.
+        let end28 = (WORDS_END as u64).saturating_add(u64::from(len28));
+        if end28 > have {
+            return Some(end28);
+        }
+        FIXED_LEN
+    } else if tag28 != SEGMENT_HOST_INFO && tag20 == SEGMENT_HOST_INFO {
+        FIXED_LEN_OLD
+    } else {
+        FIXED_LEN
+    };
+    let len = if fixed_len == FIXED_LEN { len28 } else { len20 };
+    let value_start = offset
+        .saturating_add(fixed_len as u64)
+        .saturating_add(SEGMENT_HEADER_LEN as u64);
+    let need = (fixed_len as u64).saturating_add(tlv::segment_needed(value_start, len));
+    (need > have).then_some(need)
 }
 
 /// Which fixed header size `data` has: the one after which a tag-1 segment starts. Offset 28 wins

@@ -55,7 +55,10 @@
 //!   with an [`Error`] naming the offset where the bad bytes start. A run of zero bytes longer than
 //!   the writer's gap can be ([`MAX_GAP_LEN`], 1 MiB less 8 bytes) is such a fault, at the run's
 //!   first byte, so a file padded with zeros is rejected after at most that many bytes are read;
-//! - [`Syscall::args`] yields the record's [`Arg`]s, which were checked when the record was read.
+//! - [`Syscall::args`] yields the record's [`Arg`]s, which were checked when the record was read;
+//! - [`PushParser`] reads the same header and entries from bytes that arrive over time (a file
+//!   still being written, a socket): the caller feeds it what it has and drops what each item
+//!   consumed (see [`push`] for the loop, over pieces in memory and over a `TcpStream`).
 //!
 //! # Features
 //!
@@ -102,6 +105,7 @@ mod fast;
 mod gap;
 mod header;
 mod names;
+pub mod push;
 mod record;
 mod tlv;
 #[cfg(feature = "write")]
@@ -119,6 +123,7 @@ pub use header::{
     VERSION,
 };
 pub use names::{syscall_name, syscall_number};
+pub use push::PushParser;
 pub use record::{
     Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP, KNOWN_FLAGS, SEGMENT_SYSCALL,
 };

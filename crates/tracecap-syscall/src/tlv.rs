@@ -32,6 +32,27 @@ pub struct RawElement<'a> {
     pub value: Reader<'a>,
 }
 
+/// Bytes of a whole segment (tag, length, value and padding) whose value starts at absolute
+/// `value_start` and has `len` bytes.
+#[inline]
+pub fn segment_needed(value_start: u64, len: u32) -> u64 {
+    let end = value_start.saturating_add(u64::from(len));
+    (SEGMENT_HEADER_LEN as u64)
+        .saturating_add(u64::from(len))
+        .saturating_add(padding_to(end, 4))
+}
+
+/// Bytes of the whole segment at the front of `rest`, whose first byte is at absolute `offset`:
+/// what [`read_segment`] needs to answer with more than a truncation. `None` when `rest` is
+/// shorter than a segment's tag and length.
+#[inline]
+pub fn segment_len(rest: &[u8], offset: u64, endian: Endian) -> Option<u64> {
+    let mut r = Reader::at(rest, offset);
+    let _tag = r.u32(endian).ok()?;
+    let len = r.u32(endian).ok()?;
+    Some(segment_needed(r.offset(), len))
+}
+
 /// Reads one segment (tag, length, value, zero padding) from `r`. On error `r` is left where it was
 /// and the error names the segment's first byte: a segment is either whole or not there.
 pub fn read_segment<'a>(
@@ -55,9 +76,7 @@ pub fn read_segment<'a>(
     };
     let value_start = cur.offset();
     let pad = padding_to(value_start.saturating_add(u64::from(len)), 4);
-    let needed = (SEGMENT_HEADER_LEN as u64)
-        .saturating_add(u64::from(len))
-        .saturating_add(pad);
+    let needed = segment_needed(value_start, len);
     if needed > available {
         return Err(Error::truncated(what, offset, needed, available));
     }
