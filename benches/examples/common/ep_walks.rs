@@ -3,7 +3,8 @@
 //! rebuilds the nesting (levels per thread), and all return the same digest.
 
 use tracecap_easyprofiler::{
-    Capture, Element, Error, FixedKindTable, Forest, Item, Nest, NestSlot, Record, Visitor,
+    Capture, Clock, Element, Error, FixedKindTable, Forest, Item, Nest, NestSlot, Part, PushParser,
+    Pushed, Record, Visitor,
 };
 
 /// Touches every field of every record, decodes every value element and rebuilds the nesting
@@ -16,6 +17,98 @@ pub fn full_walk(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
         w.visit(item.unwrap());
     }
     w.finish()
+}
+
+/// The same work as [`full_walk`] through the push parser, fed the bytes in 64 KiB pieces through
+/// `buffer`, as a caller reading a socket does: append a piece, parse until `NeedMore`, then drop
+/// the consumed bytes in one drain.
+#[allow(dead_code)] // timed by the bench only
+pub fn push_walk(bytes: &[u8], stack: &mut Vec<NestSlot>, buffer: &mut Vec<u8>) -> u64 {
+    const PIECE: usize = 64 << 10;
+    let mut parser = PushParser::new();
+    let mut stack = Some(stack);
+    let mut walker: Option<Walker<'_>> = None;
+    buffer.clear();
+    let (mut start, mut fed) = (0, 0);
+    loop {
+        match parser.parse(&buffer[start..], fed == bytes.len()).unwrap() {
+            Pushed::Item { consumed, item } => {
+                start += consumed;
+                match (item, walker.as_mut()) {
+                    (Part::Item(item), Some(w)) => w.visit(item),
+                    (Part::Descriptor(d), Some(w)) => {
+                        w.acc = w
+                            .acc
+                            .wrapping_add(d.name.len() as u64 + d.file.len() as u64)
+                    }
+                    (Part::Header(h), None) => {
+                        walker = stack.take().map(|s| Walker::with_clock(s, h.clock()))
+                    }
+                    _ => {}
+                }
+            }
+            Pushed::NeedMore { .. } => {
+                buffer.drain(..start);
+                start = 0;
+                let n = PIECE.min(bytes.len() - fed);
+                buffer.extend_from_slice(&bytes[fed..fed + n]);
+                fed += n;
+            }
+            Pushed::End => break,
+        }
+    }
+    walker.map_or(0, Walker::finish)
+}
+
+/// [`push_walk`] with a caller that parses each 64 KiB piece where it lies and copies into
+/// `carry` only the bytes of a part that straddles two pieces (the hint of `NeedMore` says how many
+/// more it needs): what a caller handed owned pieces (a channel of buffers) can do.
+#[allow(dead_code)] // timed by the bench only
+pub fn push_walk_in_place(bytes: &[u8], stack: &mut Vec<NestSlot>, carry: &mut Vec<u8>) -> u64 {
+    let mut parser = PushParser::new();
+    let mut stack = Some(stack);
+    let mut walker: Option<Walker<'_>> = None;
+    let mut pieces = bytes.chunks(64 << 10);
+    let mut piece: &[u8] = &[];
+    carry.clear();
+    loop {
+        // `carry` then `piece` are the bytes from `parser.offset()` on.
+        let eof = piece.is_empty() && pieces.len() == 0;
+        let in_carry = !carry.is_empty();
+        let data = if in_carry { &carry[..] } else { piece };
+        match parser.parse(data, eof).unwrap() {
+            Pushed::Item { consumed, item } => {
+                match (item, walker.as_mut()) {
+                    (Part::Item(item), Some(w)) => w.visit(item),
+                    (Part::Descriptor(d), Some(w)) => {
+                        w.acc = w
+                            .acc
+                            .wrapping_add(d.name.len() as u64 + d.file.len() as u64)
+                    }
+                    (Part::Header(h), None) => {
+                        walker = stack.take().map(|s| Walker::with_clock(s, h.clock()))
+                    }
+                    _ => {}
+                }
+                if in_carry {
+                    carry.drain(..consumed);
+                } else {
+                    piece = &piece[consumed..];
+                }
+            }
+            Pushed::NeedMore { hint } if in_carry && !piece.is_empty() => {
+                let n = (hint.unwrap_or(1) as usize).clamp(1, piece.len());
+                carry.extend_from_slice(&piece[..n]);
+                piece = &piece[n..];
+            }
+            Pushed::NeedMore { .. } => {
+                carry.extend_from_slice(piece);
+                piece = pieces.next().unwrap_or(&[]);
+            }
+            Pushed::End => break,
+        }
+    }
+    walker.map_or(0, Walker::finish)
 }
 
 /// The same work as [`full_walk`] through [`tracecap_easyprofiler::Events::try_for_each_event`].
@@ -118,16 +211,23 @@ struct Walker<'s> {
 
 impl<'s> Walker<'s> {
     fn new(c: &Capture<'_>, stack: &'s mut Vec<NestSlot>) -> Self {
-        let mut acc = 0u64;
+        let mut w = Walker::with_clock(stack, c.header().clock());
         for d in c.descriptors() {
             let d = d.unwrap();
-            acc = acc.wrapping_add(d.name.len() as u64 + d.file.len() as u64);
+            w.acc = w
+                .acc
+                .wrapping_add(d.name.len() as u64 + d.file.len() as u64);
         }
+        w
+    }
+
+    /// A walker before the descriptors, for a capture of this clock.
+    fn with_clock(stack: &'s mut Vec<NestSlot>, clock: Clock) -> Self {
         Walker {
             // Nesting compares times as their nanosecond values, as upstream does; the clock
             // converts only when two raw timestamps are close enough to round together.
-            forest: Forest::with_clock(stack, c.header().clock()),
-            acc,
+            forest: Forest::with_clock(stack, clock),
+            acc: 0,
         }
     }
 

@@ -123,6 +123,7 @@
 
 use alloc::vec::Vec;
 
+use tracecap_wire::fast::touch_ahead;
 use tracecap_wire::{Context, Reader};
 
 pub use tracecap_wire::Pushed;
@@ -144,8 +145,8 @@ use crate::SharedKind;
 /// One part of a capture, as [`PushParser::parse`] yields them, in file order.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Part<'a> {
-    /// The file header (the first part).
-    Header(Header),
+    /// The file header (the first part), as the parser keeps it (also [`PushParser::header`]).
+    Header(&'a Header),
     /// A descriptor, as [`Capture::descriptors`](crate::Capture::descriptors) yields it.
     Descriptor(Descriptor<'a>),
     /// A thread head, context switch, record or bookmark, as
@@ -179,6 +180,14 @@ enum State {
     Done,
     /// After an error, given again on every call.
     Failed(Error),
+}
+
+/// What [`PushParser::step`] read.
+enum Next<'a> {
+    /// A part borrowing the data.
+    Part(Part<'a>),
+    /// The header, which the caller gives as a reference to the parser's copy.
+    Header,
 }
 
 /// Why a step gave no part.
@@ -276,6 +285,7 @@ impl PushParser {
         // Most parts are records: a whole, well-formed one straight from the bytes; anything else
         // (a record cut short or damaged included) goes through the checked readers.
         if let State::Records(left @ 1..) = self.state {
+            touch_ahead(data);
             let kinds = self.kinds.as_slice();
             if let Some((record, after)) = read_record_fast(data, self.offset, |id| kinds.kind(id))
             {
@@ -292,7 +302,11 @@ impl PushParser {
     }
 
     #[inline(never)]
-    fn parse_checked<'a>(&mut self, data: &'a [u8], eof: bool) -> Result<Pushed<Part<'a>>, Error> {
+    fn parse_checked<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<Part<'a>>, Error> {
         if let State::Failed(e) = self.state {
             return Err(e);
         }
@@ -303,7 +317,15 @@ impl PushParser {
             Ok(Some(item)) => {
                 let consumed = r.position();
                 self.offset = r.offset();
-                Ok(Pushed::Item { consumed, item })
+                match (item, &self.header) {
+                    (Next::Part(item), _) => Ok(Pushed::Item { consumed, item }),
+                    (Next::Header, Some(h)) => Ok(Pushed::Item {
+                        consumed,
+                        item: Part::Header(h),
+                    }),
+                    // Not met: the header is kept before `Next::Header` is given.
+                    (Next::Header, None) => Ok(Pushed::End),
+                }
             }
             Ok(None) => {
                 self.offset = r.offset();
@@ -329,7 +351,7 @@ impl PushParser {
 
     /// Reads from `r` up to and including the next part (`None` at the end), moving the state
     /// on; on `Err` the caller puts the state back or keeps the fault.
-    fn step<'a>(&mut self, r: &mut Reader<'a>, eof: bool) -> Result<Option<Part<'a>>, Stop> {
+    fn step<'a>(&mut self, r: &mut Reader<'a>, eof: bool) -> Result<Option<Next<'a>>, Stop> {
         loop {
             match self.state {
                 State::Header => {
@@ -341,7 +363,7 @@ impl PushParser {
                     self.bookmarks = h.bookmarks_count;
                     self.threads_left = h.threads_count;
                     self.state = State::Descriptors(0);
-                    return Ok(Some(Part::Header(h)));
+                    return Ok(Some(Next::Header));
                 }
                 State::Descriptors(next) => {
                     if next >= self.descriptors {
@@ -351,19 +373,19 @@ impl PushParser {
                     let d = Descriptor::read(r, next)?;
                     self.kinds.push(d.kind);
                     self.state = State::Descriptors(next.saturating_add(1));
-                    return Ok(Some(Part::Descriptor(d)));
+                    return Ok(Some(Next::Part(Part::Descriptor(d))));
                 }
                 State::Records(left) if left > 0 => {
                     self.state = State::Records(left - 1);
                     let kinds = self.kinds.as_slice();
                     let record = read_record(r, |id| kinds.kind(id))?;
-                    return Ok(Some(Part::Item(Item::Record(record))));
+                    return Ok(Some(Next::Part(Part::Item(Item::Record(record)))));
                 }
                 State::Switches(left) if left > 0 => {
                     self.state = State::Switches(left - 1);
                     let wide = self.version.wide_ids();
                     let cs = ContextSwitch::read(r, wide)?;
-                    return Ok(Some(Part::Item(Item::ContextSwitch(cs))));
+                    return Ok(Some(Next::Part(Part::Item(Item::ContextSwitch(cs)))));
                 }
                 State::Head => {
                     let n = r.u32_le().what("context switch count")?;
@@ -388,11 +410,11 @@ impl PushParser {
                         }
                         let (offset, id, name) = read_thread_head(r, self.version.wide_ids())?;
                         self.state = State::Head;
-                        return Ok(Some(Part::Item(Item::Thread(ThreadHead {
+                        return Ok(Some(Next::Part(Part::Item(Item::Thread(ThreadHead {
                             offset,
                             id,
                             name,
-                        }))));
+                        })))));
                     }
                     if !self.version.has_end_signature() {
                         self.state = State::Done;
@@ -405,7 +427,7 @@ impl PushParser {
                         0 => State::Done,
                         n => State::Bookmarks(n),
                     };
-                    return Ok(Some(Part::Signature(at)));
+                    return Ok(Some(Next::Part(Part::Signature(at))));
                 }
                 State::Bookmarks(left) if left > 0 => {
                     let b = Bookmark::read(r)?;
@@ -413,13 +435,13 @@ impl PushParser {
                         1 => State::LastSignature,
                         _ => State::Bookmarks(left - 1),
                     };
-                    return Ok(Some(Part::Item(Item::Bookmark(b))));
+                    return Ok(Some(Next::Part(Part::Item(Item::Bookmark(b)))));
                 }
                 State::LastSignature => {
                     let at = r.offset();
                     read_signature(r)?;
                     self.state = State::Done;
-                    return Ok(Some(Part::Signature(at)));
+                    return Ok(Some(Next::Part(Part::Signature(at))));
                 }
                 State::Bookmarks(_) | State::Done => return Ok(None),
                 State::Failed(e) => return Err(Stop::Fault(e)),

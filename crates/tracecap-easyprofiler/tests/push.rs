@@ -29,7 +29,7 @@ fn whole(bytes: &[u8]) -> Walk {
 
 fn whole_into(bytes: &[u8], parts: &mut Vec<String>) -> Result<(), Error> {
     let c = Capture::parse(bytes)?;
-    parts.push(format!("{:?}", Part::Header(*c.header())));
+    parts.push(format!("{:?}", Part::Header(c.header())));
     for d in c.descriptors() {
         parts.push(format!("{:?}", Part::Descriptor(d?)));
     }
