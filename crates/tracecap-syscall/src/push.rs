@@ -5,7 +5,7 @@
 //! still being written, or receives a capture over a socket, cannot hand the whole file to
 //! [`Capture::parse`]. It owns a buffer instead, appends the bytes it receives and calls
 //! [`PushParser::parse`] with the bytes not consumed yet; the answer is a
-//! [`Pushed`](tracecap_wire::Pushed) (see `tracecap_wire::push` for the protocol):
+//! [`Pushed`] (re-exported from `tracecap-wire`, whose `push` module describes the protocol):
 //!
 //! - `Item { consumed, item }`: an [`Item`] read from the front of the data. The caller uses it,
 //!   then drops `consumed` bytes from the front of its buffer (it may drop them later, in bulk, as
@@ -49,9 +49,8 @@
 //! place:
 //!
 //! ```
-//! use tracecap_syscall::push::{Item, PushParser};
+//! use tracecap_syscall::push::{Item, PushParser, Pushed};
 //! use tracecap_syscall::{Entry, Error};
-//! use tracecap_wire::Pushed;
 //!
 //! # // The crate example's capture: a 28-byte header, no host information, one `close(3) = 0`.
 //! # let mut file = vec![0x78, 0x06, 0x17, 0xa5, 1, 0, 0, 0];
@@ -100,9 +99,8 @@
 //! ```no_run
 //! use std::io::Read;
 //! use std::net::TcpStream;
-//! use tracecap_syscall::push::{Item, PushParser};
+//! use tracecap_syscall::push::{Item, PushParser, Pushed};
 //! use tracecap_syscall::Entry;
-//! use tracecap_wire::Pushed;
 //!
 //! fn follow(mut socket: TcpStream) -> Result<u64, Box<dyn std::error::Error>> {
 //!     let mut parser = PushParser::new();
@@ -136,7 +134,10 @@
 //! [`Capture::header`]: crate::Capture::header
 //! [`Capture::entries`]: crate::Capture::entries
 
-use tracecap_wire::{Context, Endian, Pushed, Reader};
+use tracecap_wire::{Context, Endian, Reader};
+
+/// The answer of [`PushParser::parse`] (from `tracecap-wire`, shared by every format crate).
+pub use tracecap_wire::Pushed;
 
 use crate::capture::{segment_entry, zero_words, Entry, Gap, MAX_GAP_WORDS};
 use crate::error::{Error, ErrorKind};

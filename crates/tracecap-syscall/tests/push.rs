@@ -62,7 +62,10 @@ fn pushed(bytes: &[u8], pieces: &[usize]) -> Walk {
             Ok(a) => a,
             Err(e) => {
                 // Nothing after an error.
-                assert!(matches!(parser.parse(&buffer[start..], eof), Ok(Pushed::End)));
+                assert!(matches!(
+                    parser.parse(&buffer[start..], eof),
+                    Ok(Pushed::End)
+                ));
                 return Walk {
                     items,
                     error: Some(format!("{e:?}")),
@@ -111,7 +114,10 @@ fn pushed(bytes: &[u8], pieces: &[usize]) -> Walk {
                 fed += n;
             }
             Pushed::End => {
-                assert!(eof && start == buffer.len(), "End before every byte was read");
+                assert!(
+                    eof && start == buffer.len(),
+                    "End before every byte was read"
+                );
                 assert!(gap_parts.is_none());
                 assert!(matches!(parser.parse(&[], true), Ok(Pushed::End)));
                 return Walk { items, error: None };
@@ -295,7 +301,11 @@ fn gaps_of_every_size_around_the_limit() {
             bytes.extend_from_slice(tail);
             for pieces in [&[65_536][..], &[1_000_003], &[7, 0, 100_000], &[4 << 20]] {
                 let got = pushed(&bytes, pieces);
-                assert_eq!(got, whole(&bytes), "gap {gap}, tail {tail:?}, pieces {pieces:?}");
+                assert_eq!(
+                    got,
+                    whole(&bytes),
+                    "gap {gap}, tail {tail:?}, pieces {pieces:?}"
+                );
             }
         }
     }
@@ -462,16 +472,16 @@ mod written {
             proptest::option::of(any::<f32>()),
             proptest::collection::vec(arg(), 0..4),
         )
-            .prop_map(
-                |(number, result, tid, timestamp_ns, duration_ns, args)| SyscallModel {
+            .prop_map(|(number, result, tid, timestamp_ns, duration_ns, args)| {
+                SyscallModel {
                     number,
                     result,
                     tid,
                     timestamp_ns,
                     duration_ns,
                     args,
-                },
-            )
+                }
+            })
     }
 
     fn entry() -> impl Strategy<Value = EntryModel> {
@@ -484,9 +494,8 @@ mod written {
     }
 
     fn capture() -> impl Strategy<Value = Vec<u8>> {
-        (header(), proptest::collection::vec(entry(), 0..30)).prop_map(|(header, entries)| {
-            CaptureModel { header, entries }.to_bytes().unwrap()
-        })
+        (header(), proptest::collection::vec(entry(), 0..30))
+            .prop_map(|(header, entries)| CaptureModel { header, entries }.to_bytes().unwrap())
     }
 
     proptest! {
