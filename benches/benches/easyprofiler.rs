@@ -10,7 +10,9 @@ use tracecap_easyprofiler::write::CaptureModel;
 
 #[path = "../examples/common/ep_walks.rs"]
 mod ep_walks;
-use ep_walks::{depth_walk, full_walk, full_walk_scan, full_walk_visit, push_walk, push_walk_in_place};
+use ep_walks::{
+    depth_walk, full_walk, full_walk_scan, full_walk_visit, push_walk, push_walk_in_place,
+};
 
 /// The walks of one capture against memcpy, in one group.
 fn walks(c: &mut Criterion, name: &str, bytes: &[u8]) {
