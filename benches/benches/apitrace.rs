@@ -1,6 +1,6 @@
 //! apitrace: snappy decompression alone vs decompression + parse of every value, the chunked
 //! reader (with and without read-ahead), the push parser fed the file in 64 KiB pieces
-//! (`push_walk`, the work of `chunked_reader`), and the apitrace-identical text dump; with the memcpy
+//! (`push_walk`: the work of `chunked_reader`; `push_one_pass`: of `chunked_one_pass`), and the apitrace-identical text dump; with the memcpy
 //! baseline of the file's bytes.
 //!
 //! The trace is the file named by `TRACECAP_BENCH_APITRACE` (a snappy trace recorded with the
@@ -94,6 +94,30 @@ fn walk_push(file: &[u8], buffer: &mut Vec<u8>) -> u64 {
     }
 }
 
+/// The work of `chunked_one_pass` (every event, detail and value, each event read once) through
+/// the push parser's `parse_with`, fed as `walk_push` feeds it.
+fn walk_push_one_pass(file: &[u8], buffer: &mut Vec<u8>) -> u64 {
+    buffer.clear();
+    let mut parser = PushParser::new();
+    let mut pieces = file.chunks(64 << 10);
+    let mut n = 0u64;
+    loop {
+        match parser
+            .parse_with(buffer, pieces.len() == 0, |p| visit_parsed(&p))
+            .unwrap()
+        {
+            Pushed::Item { consumed, item } => {
+                n += item;
+                if consumed > 0 {
+                    buffer.drain(..consumed);
+                }
+            }
+            Pushed::NeedMore { .. } => buffer.extend_from_slice(pieces.next().unwrap()),
+            Pushed::End => return n,
+        }
+    }
+}
+
 fn decompress_into(file: &[u8], out: &mut Vec<u8>) {
     out.clear();
     let mut dec = snap::raw::Decoder::new();
@@ -169,6 +193,10 @@ fn bench(c: &mut Criterion) {
             let mut r = ChunkedReader::new(ContainerSource::new(&file).unwrap(), SigTable::new());
             black_box(walk_chunked(&mut r))
         })
+    });
+    g.bench_function("push_one_pass", |b| {
+        let mut buffer = Vec::new();
+        b.iter(|| black_box(walk_push_one_pass(black_box(&file), &mut buffer)))
     });
     g.bench_function("chunked_one_pass_read_ahead", |b| {
         b.iter(|| {

@@ -4,6 +4,8 @@
 //! The caller owns the buffer of file bytes: it appends what arrives and calls
 //! [`PushParser::parse`]`(data, eof)` with the bytes not yet consumed. The answer is a
 //! [`Pushed`]: an event (with the table to resolve it), a request for more bytes, or the end.
+//! [`PushParser::parse_with`] reads each event in one pass instead and hands it to a closure
+//! as a [`Parsed`] (the same events; each byte read once).
 //!
 //! The file's bytes are the snappy *container* (the container apitrace writes by default): a
 //! chunk is decompressed once it is whole in `data`, into a window the parser owns, and the
@@ -13,7 +15,7 @@
 //! event that spans them). Until an event is given, the chunks taken stay at the front of the
 //! caller's bytes, and the parser skips them on the next call: pass the same unconsumed bytes,
 //! with what arrived after them. gzip, brotli and zstd containers are not read here
-//! ([`ErrorKind::PushContainer`](crate::ErrorKind::PushContainer)); read them whole with
+//! ([`ErrorKind::PushContainer`]); read them whole with
 //! [`Capture`](crate::Capture).
 //!
 //! # The same as the whole-file reader
@@ -128,11 +130,14 @@ use tracecap_wire::Pushed;
 
 use crate::chunked::{Core, OwnedHeader};
 use crate::container::{Container, SnappyChunk};
+use crate::cursor::Cur;
 use crate::error::{Error, ErrorKind};
-use crate::event::Event;
+use crate::event::{DetailBuf, Event};
+use crate::parsed::{read_kept, Parsed};
 use crate::sig::SigLookup;
 use crate::source::{snappy_chunk, snappy_cut, ByteSource};
 use crate::table::SigTable;
+use crate::value::version_byte;
 
 /// A reader of a snappy `.trace` file fed with its bytes as they arrive; see the
 /// [module](self).
@@ -159,6 +164,16 @@ struct Feed {
     waiting: bool,
     /// The bytes missing for the next chunk, when waiting.
     hint: u64,
+}
+
+impl Feed {
+    /// The bytes taken since the last event, reported consumed with the event given now.
+    fn report(&mut self) -> usize {
+        let consumed = self.taken;
+        self.taken = 0;
+        self.offset = self.offset.saturating_add(consumed as u64);
+        consumed
+    }
 }
 
 /// The byte source over one call's `data`.
@@ -247,9 +262,7 @@ impl<T: SigLookup> PushParser<T> {
         };
         match self.core.next_parts(&mut src) {
             Some(Ok(parts)) => {
-                let consumed = self.feed.taken;
-                self.feed.taken = 0;
-                self.feed.offset = self.feed.offset.saturating_add(consumed as u64);
+                let consumed = self.feed.report();
                 Ok(Pushed::Item {
                     consumed,
                     item: (self.core.event_at(&parts), &self.core.table),
@@ -261,6 +274,39 @@ impl<T: SigLookup> PushParser<T> {
             }),
             None => Ok(Pushed::End),
         }
+    }
+
+    /// Like [`PushParser::parse`], with the event read in one pass and handed to `f` as a
+    /// [`Parsed`] (its details kept by the validating read, as
+    /// [`ChunkedReader::next_parsed_with`](crate::ChunkedReader::next_parsed_with) hands them):
+    /// the same events, details and errors, each byte read once. The item is what `f` returns.
+    pub fn parse_with<R>(
+        &mut self,
+        data: &[u8],
+        eof: bool,
+        f: impl FnOnce(Parsed<'_, '_, T>) -> R,
+    ) -> Result<Pushed<R>, Error> {
+        let core = &mut self.core;
+        if self.feed.started && !core.failed && core.header.is_some() {
+            // An event wholly inside the window, of the shapes the fast path reads.
+            let rest = core.window.get(core.pos..).unwrap_or(&[]);
+            let mut c = Cur::new(rest, core.base.saturating_add(core.pos as u64));
+            let mut kept = DetailBuf::new();
+            let version = version_byte(core.state.version);
+            if let Some(event) = read_kept(&mut c, &mut core.state, &core.table, version, &mut kept)
+            {
+                core.pos = core.pos.saturating_add(c.pos());
+                let consumed = self.feed.report();
+                let item = f(Parsed::new(event, &kept, &core.table));
+                return Ok(Pushed::Item { consumed, item });
+            }
+        }
+        // Everything else (more bytes needed, definitions, errors): the general path, with the
+        // details read again on demand.
+        Ok(self.parse(data, eof)?.map(|(event, table)| {
+            let kept = DetailBuf::not_kept();
+            f(Parsed::new(event, &kept, table))
+        }))
     }
 
     /// The file offset of the first byte of the next `data`: the bytes consumed so far.

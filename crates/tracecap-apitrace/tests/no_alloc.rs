@@ -154,4 +154,35 @@ fn the_push_parser_does_not_allocate_per_event() {
         "push walk allocated {after_warm_up} times after warm-up"
     );
     eprintln!("push parser: {events} events, {values} values, 0 allocations after warm-up");
+
+    // The same read in one pass (`parse_with`).
+    let mut table: Box<FixedSigTable<256>> = Box::default();
+    let mut parser = PushParser::with_table(&mut *table);
+    buffer.clear();
+    let mut pieces = file.chunks(64 << 10);
+    let (mut events2, mut values2) = (0u64, 0u64);
+    let mut warm = None;
+    loop {
+        let answer = parser.parse_with(&buffer, pieces.len() == 0, |p| {
+            let mut v = 0;
+            for d in p.details() {
+                v += detail(d.unwrap(), p.table());
+            }
+            v
+        });
+        match answer.unwrap() {
+            Pushed::Item { consumed, item } => {
+                events2 += 1;
+                values2 += item;
+                buffer.drain(..consumed);
+                if events2 == 20_000 {
+                    warm = Some(allocs());
+                }
+            }
+            Pushed::NeedMore { .. } => buffer.extend_from_slice(pieces.next().unwrap()),
+            Pushed::End => break,
+        }
+    }
+    assert_eq!((events2, values2), (events, values));
+    assert_eq!(allocs() - warm.unwrap(), 0, "one-pass push walk allocated");
 }

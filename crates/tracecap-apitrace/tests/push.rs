@@ -10,7 +10,9 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
-use tracecap_apitrace::{Capture, Container, Error, ErrorKind, PushParser, Pushed, SigTable};
+use tracecap_apitrace::{
+    Capture, Container, Error, ErrorKind, Parsed, PushParser, Pushed, SigTable,
+};
 
 /// What a walk gives: each event's `Debug` text and its function's name, then the error that
 /// ends it (none: the end).
@@ -21,8 +23,27 @@ struct Walk {
 }
 
 fn describe(event: &tracecap_apitrace::Event<'_>, table: &SigTable) -> String {
+    let details: Vec<String> = event
+        .details()
+        .iter(table)
+        .map(|d| format!("{d:?}"))
+        .collect();
+    describe_with(event, table, details)
+}
+
+fn describe_with(
+    event: &tracecap_apitrace::Event<'_>,
+    table: &SigTable,
+    details: Vec<String>,
+) -> String {
     let name = table.function(event.sig).map(|f| f.name().to_vec());
-    format!("{event:?} {name:?}")
+    format!("{event:?} {name:?} {details:?}")
+}
+
+/// [`describe`] of an event read in one pass: its details as kept.
+fn describe_parsed(p: Parsed<'_, '_, SigTable>) -> String {
+    let details: Vec<String> = p.details().map(|d| format!("{d:?}")).collect();
+    describe_with(&p.event, p.table(), details)
 }
 
 /// `Capture::parse` over the whole file, then its walk.
@@ -52,9 +73,10 @@ fn whole(file: &[u8]) -> Walk {
 }
 
 /// The push parser fed `file` cut at `cuts` (sorted or not; repeats make empty pieces), the
-/// last piece with `eof`. Checks on the way that `consumed` adds up to `offset()`, that the
-/// parser never asks for more once `eof` is given, and that nothing is consumed past the file.
-fn pushed(file: &[u8], cuts: &[usize]) -> Walk {
+/// last piece with `eof`, each event read by `parse` or, with `one_pass`, by `parse_with`.
+/// Checks on the way that `consumed` adds up to `offset()`, that the parser never asks for more
+/// once `eof` is given, and that nothing is consumed past the file.
+fn pushed(file: &[u8], cuts: &[usize], one_pass: bool) -> Walk {
     let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(file.len())).collect();
     cuts.sort_unstable();
     cuts.push(file.len());
@@ -72,9 +94,16 @@ fn pushed(file: &[u8], cuts: &[usize]) -> Walk {
     let mut eof = false;
     let end = loop {
         assert_eq!(parser.offset(), consumed_total);
-        match parser.parse(&buffer, eof) {
+        let answer = if one_pass {
+            parser.parse_with(&buffer, eof, describe_parsed)
+        } else {
+            parser
+                .parse(&buffer, eof)
+                .map(|a| a.map(|(event, table)| describe(&event, table)))
+        };
+        match answer {
             Ok(Pushed::Item { consumed, item }) => {
-                events.push(describe(&item.0, item.1));
+                events.push(item);
                 assert!(consumed <= buffer.len());
                 buffer.drain(..consumed);
                 consumed_total += consumed as u64;
@@ -213,11 +242,10 @@ fn corpus_fed_byte_by_byte_gives_the_whole_walk() {
         if file.len() > 64 << 10 {
             continue; // the large ones are fed in random pieces below
         }
-        assert_eq!(
-            pushed(file, &byte_by_byte(file)),
-            expected(file, w),
-            "{name}"
-        );
+        for one_pass in [false, true] {
+            let got = pushed(file, &byte_by_byte(file), one_pass);
+            assert_eq!(got, expected(file, w), "{name}");
+        }
     }
 }
 
@@ -230,11 +258,10 @@ fn the_doc_example_in_every_cut() {
         let cut_file = &file[..cut];
         for piece in 1..=cut.max(1) {
             let c: Vec<usize> = (0..cut).step_by(piece).collect();
-            assert_eq!(
-                pushed(cut_file, &c),
-                whole(cut_file),
-                "cut {cut}, pieces of {piece}"
-            );
+            for one_pass in [false, true] {
+                let got = pushed(cut_file, &c, one_pass);
+                assert_eq!(got, whole(cut_file), "cut {cut}, pieces of {piece}");
+            }
         }
     }
 }
@@ -247,7 +274,7 @@ fn non_snappy_containers_are_refused() {
         write::brotli(&stream),
         write::zstd(&stream, 100, true),
     ] {
-        let got = pushed(&file, &[]);
+        let got = pushed(&file, &[], false);
         assert!(matches!(
             got.end.map(|e| e.kind),
             Some(ErrorKind::PushContainer(_))
@@ -281,16 +308,21 @@ proptest! {
 
     /// Every corpus trace in random pieces.
     #[test]
-    fn corpus_in_random_pieces(c in cuts(600_000)) {
+    fn corpus_in_random_pieces(c in cuts(600_000), one_pass in any::<bool>()) {
         for (name, file, w) in corpus() {
             let c: Vec<usize> = c.iter().map(|&x| x % (file.len() + 1)).collect();
-            prop_assert_eq!(pushed(file, &c), expected(file, w), "{}", name);
+            prop_assert_eq!(pushed(file, &c, one_pass), expected(file, w), "{}", name);
         }
     }
 
     /// Corpus traces cut short, in random pieces, the last with eof: the error of the cut file.
     #[test]
-    fn corpus_cut_short(at in any::<prop::sample::Index>(), pick in any::<prop::sample::Index>(), c in cuts(600_000)) {
+    fn corpus_cut_short(
+        at in any::<prop::sample::Index>(),
+        pick in any::<prop::sample::Index>(),
+        c in cuts(600_000),
+        one_pass in any::<bool>(),
+    ) {
         let files = corpus();
         if files.is_empty() {
             return Ok(());
@@ -301,7 +333,7 @@ proptest! {
         let cut_file = &file[..cut];
         let c: Vec<usize> = c.iter().map(|&x| x % (cut + 1)).collect();
         let w = whole(cut_file);
-        prop_assert_eq!(pushed(cut_file, &c), expected(cut_file, &w), "{} cut at {}", name, cut);
+        prop_assert_eq!(pushed(cut_file, &c, one_pass), expected(cut_file, &w), "{} cut at {}", name, cut);
     }
 }
 
@@ -310,16 +342,21 @@ proptest! {
 
     /// Traces from the writer, in random pieces.
     #[test]
-    fn written_in_random_pieces(file in trace(), c in cuts(20_000)) {
+    fn written_in_random_pieces(file in trace(), c in cuts(20_000), one_pass in any::<bool>()) {
         let w = whole(&file);
-        prop_assert_eq!(pushed(&file, &c), w);
+        prop_assert_eq!(pushed(&file, &c, one_pass), w);
     }
 
     /// Traces from the writer, cut anywhere: the error of the cut file.
     #[test]
-    fn written_cut_short(file in trace(), at in any::<prop::sample::Index>(), c in cuts(20_000)) {
+    fn written_cut_short(
+        file in trace(),
+        at in any::<prop::sample::Index>(),
+        c in cuts(20_000),
+        one_pass in any::<bool>(),
+    ) {
         let cut_file = &file[..at.index(file.len() + 1)];
-        prop_assert_eq!(pushed(cut_file, &c), whole(cut_file));
+        prop_assert_eq!(pushed(cut_file, &c, one_pass), whole(cut_file));
     }
 
     /// Traces from the writer with bytes changed (container lengths, snappy tags, stream bytes
@@ -329,13 +366,14 @@ proptest! {
         file in trace(),
         changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         c in cuts(20_000),
+        one_pass in any::<bool>(),
     ) {
         let mut file = file;
         for (at, b) in changes {
             let i = at.index(file.len());
             file[i] = b;
         }
-        prop_assert_eq!(pushed(&file, &c), expected(&file, &whole(&file)));
+        prop_assert_eq!(pushed(&file, &c, one_pass), expected(&file, &whole(&file)));
     }
 
     /// Small corpus traces with bytes changed.
@@ -344,6 +382,7 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..3),
         c in cuts(60_000),
+        one_pass in any::<bool>(),
     ) {
         let small: Vec<_> = corpus().iter().filter(|(_, f, _)| f.len() <= 60_000).collect();
         if small.is_empty() {
@@ -355,6 +394,6 @@ proptest! {
             let i = at.index(file.len());
             file[i] = b;
         }
-        prop_assert_eq!(pushed(&file, &c), expected(&file, &whole(&file)), "{}", name);
+        prop_assert_eq!(pushed(&file, &c, one_pass), expected(&file, &whole(&file)), "{}", name);
     }
 }
