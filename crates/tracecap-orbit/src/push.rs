@@ -6,7 +6,10 @@
 //! receives, calls [`PushParser::parse`] with the bytes not yet consumed, and after each
 //! [`Pushed::Item`] drops `consumed` bytes from the front (or, cheaper, remembers how far it got
 //! and drops them all when the parser asks for more). Every event is a view into the caller's
-//! bytes: nothing is copied and nothing is allocated.
+//! bytes: nothing is copied and nothing is allocated. A reader with its own read buffer can also
+//! parse each piece where it arrived and copy only an event split across two pieces, since any
+//! bytes that continue the ones consumed so far will do; [`Pushed::NeedMore`]'s hint is then the
+//! exact number of bytes the split event still needs, once its length prefix is whole.
 //!
 //! # What it yields
 //!
@@ -38,8 +41,10 @@
 //! header); the sections are known only once the list is read, and Orbit writes the list after
 //! the events. A section that the list places inside the events (Orbit never writes one;
 //! [`Capture::check_layout`] reports it as an overlap) stops the whole-file walk early, but not
-//! this parser. The header's section list offset itself is written last, when the section list
-//! is added: a file read while it is still being written shows 0 there.
+//! this parser. The header's section list offset is filled in when the section list is added,
+//! after the events (as `write::write_user_data` does, following Orbit's layout): a
+//! file read while it is still being written shows 0 there, and the parser keeps the header it
+//! read.
 //!
 //! Two rare headers make the parser wait for `eof` before answering, because the whole-file
 //! reader's answer depends on the file's length or its section list: a capture section offset

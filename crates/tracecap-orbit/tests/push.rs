@@ -152,7 +152,10 @@ fn pushed(file: &[u8], pieces: &[usize], drain_each: bool) -> Outcome {
             }
             Ok(Pushed::End) => {
                 assert!(parser.finished());
-                assert!(matches!(parser.parse(&buffer[used..], eof), Ok(Pushed::End)));
+                assert!(matches!(
+                    parser.parse(&buffer[used..], eof),
+                    Ok(Pushed::End)
+                ));
                 return Outcome {
                     items,
                     error: None,
@@ -500,7 +503,10 @@ fn pushing_allocates_nothing() {
     let mut parser = PushParser::new();
     let (mut used, mut fed, mut events) = (0usize, 0usize, 0u64);
     loop {
-        match parser.parse(&buffer[used..], fed == file.len()).expect("event") {
+        match parser
+            .parse(&buffer[used..], fed == file.len())
+            .expect("event")
+        {
             Pushed::Item { consumed, item } => {
                 events += u64::from(matches!(item, PushItem::Event(_)));
                 used += consumed;
