@@ -384,6 +384,7 @@ impl PushParser {
             // The header reads the first chunk: wait for all of it.
             let rest = data.get(PROLOGUE_LEN..).unwrap_or(&[]);
             match Chunks::at(rest, PROLOGUE_LEN as u64).next() {
+                None => return Ok(Some(need_more(PROLOGUE_LEN + 24))),
                 Some(Err(e)) if e.is_truncation() => return Ok(Some(need_more(data.len() + 1))),
                 Some(Ok(c)) if c.is_cut() => return Ok(Some(wanting(&c))),
                 _ => {}
