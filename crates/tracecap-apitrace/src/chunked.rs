@@ -16,6 +16,11 @@ use crate::source::{ByteSource, DEFAULT_WINDOW_LIMIT};
 use crate::table::SigTable;
 use crate::value::version_byte;
 
+/// The longest unread tail a source that is waiting for bytes ([`ByteSource::waiting`]) has it
+/// re-read as soon as the bytes the failed read needs have come; a longer one (a large event)
+/// is re-read once the window reaches `need_until`, as when pulling.
+pub(crate) const PROMPT_TAIL: usize = 256 << 10;
+
 /// The owned copy of a header read in chunked mode.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OwnedHeader {
@@ -116,6 +121,9 @@ pub(crate) struct Core<T> {
     pub(crate) failed: bool,
     pub(crate) limit: usize,
     pub(crate) need_until: u64,
+    /// The stream offset the read that failed needs bytes up to (at least one byte past the
+    /// window): re-reading before then cannot get further.
+    pub(crate) need_min: u64,
     /// The last read stopped because the source is waiting for bytes ([`ByteSource::waiting`]).
     pub(crate) waiting: bool,
 }
@@ -322,6 +330,7 @@ impl<T: SigLookup> Core<T> {
             failed: false,
             limit: DEFAULT_WINDOW_LIMIT,
             need_until: 0,
+            need_min: 0,
             waiting: false,
         }
     }
@@ -401,9 +410,14 @@ impl<T: SigLookup> Core<T> {
                 None => src.fill(&mut self.window),
             };
             match got {
-                // No bytes yet: read on with what came, else wait.
+                // No bytes yet. Read on with what came if it can take the read further and the
+                // unread tail is short; a longer one waits for `need_until`, as pulling does
+                // (re-reading it at every arrival would be quadratic in its size).
                 Ok(0) if src.waiting() => {
-                    self.waiting = !got_any;
+                    let end = self.base.saturating_add(self.window.len() as u64);
+                    let tail = self.window.len().saturating_sub(self.pos);
+                    let read_on = got_any && end >= self.need_min && tail <= PROMPT_TAIL;
+                    self.waiting = !read_on;
                     return Ok(());
                 }
                 Ok(0) => {
@@ -491,10 +505,15 @@ impl<T: SigLookup> Core<T> {
                     let tail = self.window.len().saturating_sub(self.pos) as u64;
                     let end = self.base.saturating_add(self.window.len() as u64);
                     let mut until = end.saturating_add(tail);
+                    let mut least = end.saturating_add(1);
                     if let Some(tracecap_wire::ErrorKind::Truncated { needed, .. }) = e.shared() {
-                        until = until.max(e.offset.saturating_add(needed.min(1 << 40)));
+                        let wanted = e.offset.saturating_add(needed.min(1 << 40));
+                        until = until.max(wanted);
+                        least = least.max(wanted);
                     }
-                    self.need_until = until.min(self.base.saturating_add(self.limit as u64));
+                    let cap = self.base.saturating_add(self.limit as u64);
+                    self.need_until = until.min(cap);
+                    self.need_min = least.min(cap);
                     if let Err(e) = self.refill(src) {
                         return Some(Err(e));
                     }
@@ -504,6 +523,7 @@ impl<T: SigLookup> Core<T> {
                 }
                 Ok(None) => {
                     self.need_until = 0;
+                    self.need_min = 0;
                     if let Err(e) = self.refill(src) {
                         return Some(Err(e));
                     }

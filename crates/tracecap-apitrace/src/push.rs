@@ -31,6 +31,13 @@
 //! whole chunk are the file cut short, as the whole-file reader reports it: the events the
 //! cut chunk's bytes hold, then [`ErrorKind::ContainerTruncated`](crate::ErrorKind).
 //!
+//! Without `eof`, an event is given as soon as the chunks holding it have come, whatever
+//! follows, so a reader following a live trace is never behind the bytes it has; except for
+//! an event whose unread part is longer than 256 KiB: such an event is read again only once
+//! the window has doubled (or the bytes it needs have come, if more), as when the whole-file
+//! reader pulls, so that a large event is not re-read at every arrival (quadratic in its
+//! size). Until then, or until `eof`, the parser asks for more.
+//!
 //! A chunk whose length is 0 ends the container: the parser answers [`Pushed::End`] there,
 //! once the events before it are read, and reads nothing after it (neither does the whole-file
 //! reader). After an error, and after the end, every call answers `End`.

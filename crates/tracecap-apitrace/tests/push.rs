@@ -347,6 +347,33 @@ proptest! {
         prop_assert_eq!(pushed(&file, &c, one_pass), w);
     }
 
+    /// Without `eof`, every event whose bytes have come is given: a trace from the writer given
+    /// whole but not ended yields every event of the whole walk, then asks for more (or ends at
+    /// the end mark), so a live reader is never behind the bytes it has.
+    #[test]
+    fn written_events_come_as_soon_as_their_bytes(file in trace(), tail in 0usize..3) {
+        let w = whole(&file);
+        prop_assume!(w.end.is_none());
+        // Any bytes after the file: the start of a chunk not yet whole.
+        let mut data = file.clone();
+        data.extend_from_slice(&[9, 0, 0, 0][..tail]);
+        let mut parser = PushParser::new();
+        let mut events = Vec::new();
+        let mut at = 0;
+        let last = loop {
+            match parser.parse(&data[at..], false).unwrap() {
+                Pushed::Item { consumed, item: (event, table) } => {
+                    events.push(describe(&event, table));
+                    at += consumed;
+                }
+                other => break other.map(|_| ()),
+            }
+        };
+        prop_assert_eq!(&events, &w.events);
+        let ended = file.ends_with(&[0, 0, 0, 0, 0x55, 0x66]);
+        prop_assert_eq!(matches!(last, Pushed::End), ended);
+    }
+
     /// Traces from the writer, cut anywhere: the error of the cut file.
     #[test]
     fn written_cut_short(
