@@ -223,3 +223,56 @@ fn thread_marks_allocate_once_whatever_the_thread_count() {
         assert!(parallel::thread_marks(&c, 256, |i| i < 10).is_none() == (n >= 10));
     }
 }
+
+/// The push parser, fed `sample_medium.prof` (or the bundled sample without the corpus) in 64 KiB
+/// pieces through a buffer reserved up front, allocates only while the descriptors arrive (the
+/// kind table, its one growing state); from the first thread on, nothing.
+#[test]
+fn push_parser_allocates_nothing_after_the_descriptors() {
+    let bytes = match tracecap_testkit::corpus("easyprofiler") {
+        Some(dir) => std::fs::read(dir.join("sample_medium.prof")).unwrap(),
+        None => sample(false),
+    };
+    let mut buffer = Vec::with_capacity(256 << 10);
+    let mut parser = PushParser::new();
+    let (mut start, mut fed) = (0, 0);
+    let (mut records, mut elements) = (0u64, 0u64);
+    let mut warm = None;
+    let before = allocs();
+    loop {
+        match parser.parse(&buffer[start..], fed == bytes.len()).unwrap() {
+            Pushed::Item { consumed, item } => {
+                match item {
+                    Part::Item(Item::Thread(_)) if warm.is_none() => warm = Some(allocs()),
+                    Part::Item(Item::Record(r)) => {
+                        records += 1;
+                        if let Record::Value(v) = r {
+                            elements += v.elements().count() as u64;
+                        }
+                    }
+                    _ => {}
+                }
+                start += consumed;
+            }
+            Pushed::NeedMore { .. } => {
+                buffer.drain(..start);
+                start = 0;
+                let n = (64 << 10).min(bytes.len() - fed);
+                buffer.extend_from_slice(&bytes[fed..fed + n]);
+                fed += n;
+            }
+            Pushed::End => break,
+        }
+    }
+    let after = allocs();
+    let warm = warm.expect("the capture has threads");
+    assert!(records > 0 && fed == bytes.len());
+    assert_eq!(after - warm, 0, "allocations after the descriptors");
+    let kinds = parser.kinds().len();
+    assert!(
+        warm - before <= 2 + kinds.max(1).ilog2() as usize,
+        "the kind table grows by doubling: {} allocations for {kinds} kinds",
+        warm - before
+    );
+    let _ = std::hint::black_box(elements);
+}
