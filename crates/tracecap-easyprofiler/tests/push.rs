@@ -352,7 +352,7 @@ fn mutate(bytes: &[u8], seed: u64) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(40))]
+    #![proptest_config(ProptestConfig::with_cases(96))]
 
     /// Every corpus file, fed in random pieces.
     #[test]
@@ -380,7 +380,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// Files the writer makes, every version, whole, cut, with bytes changed, and (2.1+) with
     /// bytes after the end.
