@@ -152,8 +152,8 @@ pub enum PushItem<'a> {
     Event(Event<'a>),
 }
 
-/// Where the parser is.
-#[derive(Clone, Copy, Debug)]
+/// Where the parser is (a plain byte, tested first for the events on every call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     /// Waiting for the header (nothing consumed yet).
     Header,
@@ -161,14 +161,16 @@ enum Stage {
     Events,
     /// `CaptureFinished` was yielded.
     Finished,
-    /// An error was returned; it is returned again.
-    Failed(Error),
+    /// An error was returned (`error`); it is returned again.
+    Failed,
 }
 
 /// A push parser of an `.orbit` capture; see the [module](self).
 #[derive(Clone, Debug)]
 pub struct PushParser {
     stage: Stage,
+    /// The error returned, once there is one.
+    error: Option<Error>,
     header: Option<Header>,
     /// Absolute offset of the first byte of the next `data`.
     offset: u64,
@@ -187,6 +189,7 @@ impl PushParser {
     pub const fn new() -> Self {
         PushParser {
             stage: Stage::Header,
+            error: None,
             header: None,
             offset: 0,
             bound: u64::MAX,
@@ -212,7 +215,7 @@ impl PushParser {
 
     /// True once `CaptureFinished` has been yielded.
     pub fn finished(&self) -> bool {
-        matches!(self.stage, Stage::Finished)
+        self.stage == Stage::Finished
     }
 
     /// Reads the next item from `data`, the bytes from [`PushParser::offset`] on; `eof` says
@@ -223,17 +226,24 @@ impl PushParser {
         data: &'a [u8],
         eof: bool,
     ) -> Result<Pushed<PushItem<'a>>, Error> {
-        match self.stage {
-            Stage::Events => self.event(data, eof),
-            Stage::Header => self.header_item(data, eof),
-            Stage::Finished => Ok(Pushed::End),
-            Stage::Failed(e) => Err(e),
+        if self.stage == Stage::Events {
+            return self.event(data, eof);
+        }
+        self.other(data, eof)
+    }
+
+    /// Every stage but the events.
+    #[cold]
+    fn other<'a>(&mut self, data: &'a [u8], eof: bool) -> Result<Pushed<PushItem<'a>>, Error> {
+        match (self.stage, self.error) {
+            (Stage::Header, _) => self.header_item(data, eof),
+            (Stage::Failed, Some(e)) => Err(e),
+            _ => Ok(Pushed::End),
         }
     }
 
     /// The header, once it and the bytes up to the capture section are there, with the answer
     /// [`Capture::parse`] gives on the whole file.
-    #[cold]
     fn header_item<'a>(
         &mut self,
         data: &'a [u8],
@@ -341,7 +351,8 @@ impl PushParser {
 
     #[cold]
     fn fail(&mut self, e: Error) -> Error {
-        self.stage = Stage::Failed(e);
+        self.stage = Stage::Failed;
+        self.error = Some(e);
         e
     }
 }
