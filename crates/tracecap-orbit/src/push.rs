@@ -207,8 +207,10 @@ impl PushParser {
     }
 
     /// The end bound (exclusive) of the capture section the parser applies, once the header is
-    /// read: the section list's offset when the header puts it after the capture section,
-    /// `None` for the end of the input. See the [module](self) for what it cannot know.
+    /// read: the section list's offset when the header puts it after the capture section (or,
+    /// when the whole file was there before the header item, the bound
+    /// [`Capture::capture_section_bound`] gives), `None` for the end of the input. See the
+    /// [module](self) for what it cannot know.
     pub fn bound(&self) -> Option<u64> {
         (self.header.is_some() && self.bound != u64::MAX).then_some(self.bound)
     }
