@@ -9,6 +9,7 @@ use tracecap::{ConvertError, Stats};
 
 use crate::destination::Destination;
 use crate::error::CliError;
+use crate::follow;
 use crate::json::{JsonWriter, Text};
 use crate::progress;
 
@@ -37,6 +38,10 @@ pub struct ConvertArgs {
     pub quiet: bool,
     /// The summary as one JSON object.
     pub json: bool,
+    /// Follow the capture as it is written, and convert it once following stops.
+    pub follow: bool,
+    /// With `follow`: stop after this long without growth.
+    pub idle: Option<std::time::Duration>,
 }
 
 /// Forwards to a sink and moves the progress line.
@@ -97,7 +102,23 @@ pub fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let input = tracecap::open(&args.file)?;
+    if !args.follow {
+        let input = tracecap::open(&args.file)?;
+        refuse_same_file(args, &input)?;
+        return convert(args, &input, stdout, stderr);
+    }
+    if !follow::is_stream(&args.file) {
+        refuse_same_file(args, &tracecap::open(&args.file)?)?;
+    }
+    let started = follow::start(&args.file, true, args.idle)?;
+    let (input, ending) = follow::follow(&args.file, started)?;
+    let result = convert(args, &input, stdout, stderr);
+    follow::report(&args.file, &ending, stderr)?;
+    result
+}
+
+/// The usage error for an output that is the input file.
+fn refuse_same_file(args: &ConvertArgs, input: &tracecap::Input) -> Result<(), CliError> {
     let same = if is_stdout(&args.output) {
         input.is_same_file(Path::new("/dev/stdout"))
     } else {
@@ -109,6 +130,16 @@ pub fn run(
             args.output.display()
         )));
     }
+    Ok(())
+}
+
+/// Converts the capture `input` as `args` say.
+fn convert(
+    args: &ConvertArgs,
+    input: &[u8],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Result<(), CliError> {
     let target = match args.to.or_else(|| Target::from_path(&args.output)) {
         Some(t) => t,
         None => {
@@ -118,7 +149,7 @@ pub fn run(
             )))
         }
     };
-    let format = crate::detect::require(&input)?;
+    let format = crate::detect::require(input)?;
     if is_stdout(&args.output) && target == Target::Perfetto && std::io::stdout().is_terminal() {
         return Err(CliError::Usage(
             "a Perfetto trace is binary: redirect standard output to a file or a pipe, or use --to chrome".into(),
@@ -137,7 +168,7 @@ pub fn run(
             let mut sink = ChromeJson::new(writer)?;
             let (stats, result) = tracecap::adapter::convert_counted(
                 format,
-                &input,
+                input,
                 Progress {
                     inner: &mut sink,
                     bar: bar.as_mut(),
@@ -149,7 +180,7 @@ pub fn run(
             let mut sink = Perfetto::new(writer)?;
             let (stats, result) = tracecap::adapter::convert_counted(
                 format,
-                &input,
+                input,
                 Progress {
                     inner: &mut sink,
                     bar: bar.as_mut(),

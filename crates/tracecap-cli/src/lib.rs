@@ -15,6 +15,7 @@ mod diff;
 mod error;
 mod export;
 mod flamegraph;
+mod follow;
 mod formats;
 mod help;
 mod json;
@@ -43,6 +44,27 @@ struct Cli {
     command: Command,
 }
 
+/// `--follow` and `--idle`, on the commands that read one capture.
+#[derive(clap::Args)]
+struct FollowArgs {
+    /// Read a capture that is still being written: wait for it to grow, and stop at the
+    /// format's own end, after --idle, or at Ctrl-C.
+    #[arg(long)]
+    follow: bool,
+    /// With --follow: stop after SECONDS without growth [default: never].
+    #[arg(long, value_name = "SECONDS", requires = "follow", value_parser = idle_parser)]
+    idle: Option<std::time::Duration>,
+}
+
+/// `--idle`: a number of seconds, fractions allowed.
+fn idle_parser(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("{s:?} is not a number of seconds"))
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Summary of a capture: format, version, sizes, counts, time span, threads.
@@ -62,6 +84,8 @@ enum Command {
     Validate {
         /// The capture file (`-` for standard input).
         file: PathBuf,
+        #[command(flatten)]
+        follow: FollowArgs,
     },
     /// Print every record, in file order.
     #[command(after_help = help::DUMP)]
@@ -74,6 +98,8 @@ enum Command {
         /// apitrace only: the text of `apitrace dump -v --thread-ids=yes`.
         #[arg(long)]
         apitrace: bool,
+        #[command(flatten)]
+        follow: FollowArgs,
     },
     /// Convert a capture to Chrome JSON or a Perfetto trace (for ui.perfetto.dev).
     #[command(after_help = help::CONVERT)]
@@ -93,6 +119,8 @@ enum Command {
         /// Print the summary (on standard error) as one JSON object.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        follow: FollowArgs,
     },
     /// Export captures and directories of captures to a Parquet dataset (one folder per table).
     #[command(after_help = help::EXPORT)]
@@ -229,6 +257,54 @@ fn open(path: &std::path::Path) -> Result<(tracecap::Input, Format), CliError> {
     Ok((input, format))
 }
 
+/// `tracecap dump`: a mapped file whole; a syscall_capture stream or followed file record by
+/// record as it arrives; any other followed file or stream once it has all arrived.
+fn dump(
+    file: &std::path::Path,
+    opts: &DumpOptions,
+    follow: &FollowArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CliError> {
+    let needs_apitrace = |format: Format| {
+        if opts.apitrace && format != Format::Apitrace {
+            return Err(CliError::Usage(format!(
+                "--apitrace needs an apitrace file, this is {}",
+                format.name()
+            )));
+        }
+        Ok(())
+    };
+    if !follow.follow && !follow::is_stream(file) {
+        let (input, format) = open(file)?;
+        needs_apitrace(format)?;
+        return formats::dump(format, &input, opts, out);
+    }
+    let mut started = follow::start(file, follow.follow, follow.idle)?;
+    let format = started.format;
+    needs_apitrace(format)?;
+    let (result, pumped) = if format == Format::Syscall {
+        match formats::syscall::dump_arriving(&mut started, opts, out) {
+            Ok(pumped) => (
+                Ok(()),
+                Some(follow::Ending {
+                    pumped,
+                    fault: None,
+                }),
+            ),
+            Err(e) => (Err(e), None),
+        }
+    } else {
+        let (input, pumped) = follow::follow(file, started)?;
+        (formats::dump(format, &input, opts, out), Some(pumped))
+    };
+    out.flush()?;
+    if let (true, Some(ending)) = (follow.follow, pumped) {
+        follow::report(file, &ending, err)?;
+    }
+    result
+}
+
 fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     match cli.command {
         Command::Info {
@@ -240,24 +316,27 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             let opts = formats::InfoOptions { json, verbose };
             formats::info(format, &input, &opts, out)?;
         }
-        Command::Validate { file } => {
-            let (input, format) = open(&file)?;
-            formats::validate(format, &input, out)?;
+        Command::Validate { file, follow } => {
+            if follow.follow {
+                let started = follow::start(&file, true, follow.idle)?;
+                let format = started.format;
+                let (input, ending) = follow::follow(&file, started)?;
+                let result = formats::validate(format, &input, out);
+                follow::report(&file, &ending, err)?;
+                result?;
+            } else {
+                let (input, format) = open(&file)?;
+                formats::validate(format, &input, out)?;
+            }
         }
         Command::Dump {
             file,
             json,
             apitrace,
+            follow,
         } => {
-            let (input, format) = open(&file)?;
-            if apitrace && format != Format::Apitrace {
-                return Err(CliError::Usage(format!(
-                    "--apitrace needs an apitrace file, this is {}",
-                    format.name()
-                )));
-            }
             let opts = DumpOptions { json, apitrace };
-            let result = formats::dump(format, &input, &opts, out);
+            let result = dump(&file, &opts, &follow, out, err);
             // Records printed before a fault are kept: flush them before reporting it.
             out.flush()?;
             result?;
@@ -268,6 +347,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             to,
             quiet,
             json,
+            follow,
         } => {
             let args = convert::ConvertArgs {
                 file,
@@ -275,6 +355,8 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 to,
                 quiet,
                 json,
+                follow: follow.follow,
+                idle: follow.idle,
             };
             convert::run(&args, out, err)?;
         }

@@ -60,12 +60,48 @@ pub enum PumpError<P, E> {
 }
 
 /// Feeds `parser` from `source` and gives each item to `each`, until the parser reports the
-/// format's end, or the source stops and the parser, told so, has nothing more. `buffer` is the
+/// format's end, or the source stops and the parser, told so, has nothing more. A followed file
+/// that shrank or was replaced ends the loop at once, with that [`Stop`]. `buffer` is the
 /// caller's (reused across calls); on return it holds the bytes not consumed.
 pub fn pump<P, E>(
     source: &mut Arriving,
     parser: &mut P,
     buffer: &mut Vec<u8>,
+    each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
+) -> Result<Pumped, PumpError<P::Error, E>>
+where
+    P: PushParse,
+{
+    pump_into(source, parser, buffer, Keep::Unconsumed, each)
+}
+
+/// [`pump`] that keeps every byte read in `all`, consumed or not: for a caller that needs the
+/// whole capture at the end (a conversion of a followed file), and learns from the parser,
+/// as the bytes come, how far whole items reach and where the format ends.
+pub fn pump_keeping<P, E>(
+    source: &mut Arriving,
+    parser: &mut P,
+    all: &mut Vec<u8>,
+    each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
+) -> Result<Pumped, PumpError<P::Error, E>>
+where
+    P: PushParse,
+{
+    pump_into(source, parser, all, Keep::All, each)
+}
+
+/// Which bytes [`pump_into`] keeps in its buffer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    All,
+    Unconsumed,
+}
+
+fn pump_into<P, E>(
+    source: &mut Arriving,
+    parser: &mut P,
+    buffer: &mut Vec<u8>,
+    keep: Keep,
     mut each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
 ) -> Result<Pumped, PumpError<P::Error, E>>
 where
@@ -91,15 +127,27 @@ where
         match step {
             Step::Took(consumed) => start = start.saturating_add(consumed).min(buffer.len()),
             Step::More => {
-                buffer.drain(..start);
-                start = 0;
+                if keep == Keep::Unconsumed {
+                    buffer.drain(..start);
+                    start = 0;
+                }
                 match source.read_more(buffer).map_err(PumpError::Io)? {
                     Arrival::More(_) => {}
+                    // The bytes read may no longer be the file's: no end is read from them.
+                    Arrival::Stopped(why) if why.is_fault() => {
+                        return Ok(Pumped {
+                            stop: Some(why),
+                            read: source.position(),
+                            parsed: parser.offset(),
+                        })
+                    }
                     Arrival::Stopped(why) => stop = Some(why),
                 }
             }
             Step::End => {
-                buffer.drain(..start);
+                if keep == Keep::Unconsumed {
+                    buffer.drain(..start);
+                }
                 return Ok(Pumped {
                     stop,
                     read: source.position(),
@@ -116,3 +164,109 @@ enum Step {
     More,
     End,
 }
+
+/// Where a [`Feed`] takes its bytes from.
+#[derive(Debug)]
+pub enum Feed<'s> {
+    /// A whole capture in memory (a mapped file): parsed in place, with `eof` set.
+    Whole(&'s [u8]),
+    /// Bytes as they arrive, read into the caller's buffer (see [`pump`]).
+    Arriving(&'s mut Arriving, &'s mut Vec<u8>),
+}
+
+impl Feed<'_> {
+    /// Runs `parser` over the feed's bytes, giving each item to `each` (see [`pump`]). A whole
+    /// capture gives the same items as the same bytes arriving in any pieces.
+    pub fn run<P, E>(
+        self,
+        parser: &mut P,
+        each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
+    ) -> Result<Pumped, PumpError<P::Error, E>>
+    where
+        P: PushParse,
+    {
+        match self {
+            Feed::Whole(data) => whole(data, parser, each),
+            Feed::Arriving(source, buffer) => pump(source, parser, buffer, each),
+        }
+    }
+}
+
+/// [`pump`] over bytes already in memory: no copy, `eof` set from the first call.
+pub fn whole<P, E>(
+    data: &[u8],
+    parser: &mut P,
+    mut each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
+) -> Result<Pumped, PumpError<P::Error, E>>
+where
+    P: PushParse,
+{
+    let mut start = 0usize;
+    loop {
+        let step = {
+            let rest = data.get(start..).unwrap_or_default();
+            let answer = parser.parse(rest, true);
+            match answer {
+                Err(e) => Err(PumpError::Parse(e)),
+                Ok(Pushed::Item { consumed, item }) => each(item)
+                    .map(|()| Step::Took(consumed))
+                    .map_err(PumpError::Each),
+                Ok(Pushed::NeedMore { .. } | Pushed::End) => Ok(Step::End),
+            }
+        }?;
+        match step {
+            Step::Took(consumed) => start = start.saturating_add(consumed).min(data.len()),
+            Step::More | Step::End => {
+                return Ok(Pumped {
+                    stop: None,
+                    read: data.len() as u64,
+                    parsed: parser.offset(),
+                })
+            }
+        }
+    }
+}
+
+/// Implements [`PushParse`] for a format crate's parser whose `parse` has the shared signature.
+macro_rules! push_parse {
+    ($feature:literal, $krate:ident, $item:ty) => {
+        #[cfg(feature = $feature)]
+        impl PushParse for $krate::PushParser {
+            type Item<'a> = $item;
+            type Error = $krate::Error;
+
+            fn parse<'a>(
+                &'a mut self,
+                data: &'a [u8],
+                eof: bool,
+            ) -> Result<Pushed<Self::Item<'a>>, Self::Error> {
+                $krate::PushParser::parse(self, data, eof)
+            }
+
+            fn offset(&self) -> u64 {
+                $krate::PushParser::offset(self)
+            }
+        }
+    };
+}
+
+push_parse!(
+    "syscall",
+    tracecap_syscall,
+    tracecap_syscall::push::Item<'a>
+);
+push_parse!("wtf", tracecap_wtf, tracecap_wtf::push::PushItem<'a>);
+push_parse!("orbit", tracecap_orbit, tracecap_orbit::push::PushItem<'a>);
+push_parse!(
+    "easyprofiler",
+    tracecap_easyprofiler,
+    tracecap_easyprofiler::push::Part<'a>
+);
+push_parse!(
+    "apitrace",
+    tracecap_apitrace,
+    (
+        tracecap_apitrace::Event<'a>,
+        &'a tracecap_apitrace::SigTable
+    )
+);

@@ -13,7 +13,7 @@ mod apitrace;
 mod easyprofiler;
 mod list;
 mod orbit;
-mod syscall;
+pub(crate) mod syscall;
 mod wtf;
 
 pub use list::write_list;

@@ -3,9 +3,12 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use tracecap_syscall::{Arg, Capture, Entry, Error, Header, Syscall};
+use tracecap::push::{Feed, Pumped};
+use tracecap_syscall::push::Item;
+use tracecap_syscall::{Arg, Capture, Entry, Error, Header, PushParser, Syscall};
 
 use crate::error::CliError;
+use crate::follow::{self, Started};
 use crate::formats::{DumpOptions, Lines};
 use crate::json::{Decimal, JsonWriter, Lossy, Null};
 
@@ -223,31 +226,50 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
 /// `tracecap dump`: the header, then one line per entry; every good entry is printed before a
 /// fault is reported.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let cap = Capture::parse(data)?;
-    match Lines::new(opts.json, out) {
-        Lines::Json(mut w) => {
-            w.begin_object();
-            header_fields(&mut w, cap.header());
-            w.end_object();
-            w.end_line()?;
-            for entry in cap.entries() {
-                entry_json(&mut w, &entry?);
+    dump_from(Feed::Whole(data), opts, out).map(|_| ())
+}
+
+/// `tracecap dump` of a capture as its bytes arrive (`--follow`, standard input, a pipe): each
+/// record is printed as it completes, holding only the record being read.
+pub fn dump_arriving(
+    s: &mut Started,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+) -> Result<Pumped, CliError> {
+    dump_from(Feed::Arriving(&mut s.source, &mut s.buffer), opts, out)
+}
+
+/// The one dump loop, over bytes in memory or arriving: the header, then each entry.
+fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<Pumped, CliError> {
+    let mut parser = PushParser::new();
+    let mut lines = Lines::new(opts.json, out);
+    let mut line = String::with_capacity(256);
+    follow::finish(feed.run(&mut parser, |item| {
+        match (&mut lines, item) {
+            (_, Item::GapPart(_)) => return Ok(()),
+            (Lines::Json(w), Item::Header(h)) => {
+                w.begin_object();
+                header_fields(w, &h);
+                w.end_object();
                 w.end_line()?;
             }
-        }
-        Lines::Text(out) => {
-            let mut line = String::with_capacity(256);
-            header_text(&mut line, cap.header());
-            writeln!(out, "{line}")?;
-            for entry in cap.entries() {
-                let entry = entry?;
+            (Lines::Json(w), Item::Entry(e)) => {
+                entry_json(w, &e);
+                w.end_line()?;
+            }
+            (Lines::Text(out), Item::Header(h)) => {
                 line.clear();
-                entry_text(&mut line, &entry);
+                header_text(&mut line, &h);
+                writeln!(out, "{line}")?;
+            }
+            (Lines::Text(out), Item::Entry(e)) => {
+                line.clear();
+                entry_text(&mut line, &e);
                 writeln!(out, "{line}")?;
             }
         }
-    }
-    Ok(())
+        Ok(())
+    }))
 }
 
 /// The key of a system call's member: its name, `syscall_<n>` for numbers no x86-64 kernel

@@ -1,0 +1,223 @@
+//! Captures read as their bytes arrive: `--follow` on `dump`, `validate` and `convert` (a file
+//! still being written), and `dump` of a syscall_capture stream (`-`, a pipe) in bounded memory.
+//!
+//! The format's push parser says, as the bytes come, how far whole records reach and where the
+//! format ends (Orbit's `CaptureFinished`, EasyProfiler's end signature); following stops there,
+//! after `--idle` seconds without growth, at Ctrl-C, or when the file shrinks or is replaced.
+//! While it follows, the tool holds the record being read and one 64 KiB piece.
+//!
+//! - `dump` of a syscall_capture prints each record as it completes.
+//! - Every other command (and `dump` of the other formats) runs once following stops, on the
+//!   file as it then is, so its output is the output of the same command without `--follow`:
+//!   an Orbit header is rewritten when its capture ends, an EasyProfiler thread's depths need
+//!   all its records, and a conversion needs the whole capture. A followed stream (a pipe) is
+//!   kept in memory for that.
+//!
+//! Each run ends with a line on standard error saying how many bytes were read and why
+//! following stopped.
+
+use std::convert::Infallible;
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use tracecap::open::{guard, Arrival, Arriving, Stop};
+use tracecap::push::{pump, pump_keeping, PumpError, Pumped, PushParse};
+
+use crate::detect::{self, Format};
+use crate::error::CliError;
+
+/// How much of an arriving capture is read, at most, to learn its format.
+const HEAD: usize = 1 << 20;
+
+/// An arriving capture whose format is known: the source, and the bytes read to learn it.
+pub struct Started {
+    /// Where the bytes come from.
+    pub source: Arriving,
+    /// The bytes read so far (not yet parsed).
+    pub buffer: Vec<u8>,
+    /// The format of those bytes.
+    pub format: Format,
+}
+
+/// Opens `path` to be read as it arrives: followed (waiting for growth, stopping after `idle`
+/// without it) when `follow`, else read once to its end (standard input, a pipe). Reads until
+/// the format is known; a source that stops first, or whose first MiB is no capture, is the
+/// tool's usual "not a capture" error.
+pub fn start(path: &Path, follow: bool, idle: Option<Duration>) -> Result<Started, CliError> {
+    if follow {
+        guard::interrupt_requests_stop();
+    }
+    let mut source = if follow {
+        Arriving::follow(path, idle)?
+    } else {
+        Arriving::open(path)?
+    };
+    let mut buffer = Vec::new();
+    loop {
+        if let Some(format) = tracecap::detect(&buffer) {
+            return Ok(Started {
+                source,
+                buffer,
+                format,
+            });
+        }
+        if buffer.len() >= HEAD {
+            return Err(detect::require(&buffer)
+                .err()
+                .unwrap_or_else(|| CliError::format("unknown format: no known magic bytes", 0)));
+        }
+        if let Arrival::Stopped(_) = source.read_more(&mut buffer)? {
+            return detect::require(&buffer).map(|format| Started {
+                source,
+                buffer,
+                format,
+            });
+        }
+    }
+}
+
+/// Whether `path` is read as a stream rather than mapped: `-` and anything that is not a
+/// regular file (a pipe, a FIFO, `/dev/stdin` on a pipe).
+pub fn is_stream(path: &Path) -> bool {
+    path == Path::new("-") || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
+/// The bytes of a followed capture once following stopped.
+pub enum Followed {
+    /// A regular file, opened again as it now is.
+    File(tracecap::Input),
+    /// A stream's bytes, kept as they came.
+    Kept(Vec<u8>),
+}
+
+impl std::ops::Deref for Followed {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Followed::File(input) => input,
+            Followed::Kept(bytes) => bytes,
+        }
+    }
+}
+
+/// Follows the capture `s` until it ends, stops growing or is interrupted (or a fault in it),
+/// then gives its bytes for a whole-capture command, with how the following ended.
+pub fn follow(path: &Path, mut s: Started) -> Result<(Followed, Ending), CliError> {
+    let keep = is_stream(path);
+    let ending = match s.format {
+        Format::Syscall => until_end(&mut s, keep, tracecap::syscall::PushParser::new()),
+        Format::Wtf => until_end(&mut s, keep, tracecap::wtf::PushParser::new()),
+        Format::Orbit => until_end(&mut s, keep, tracecap::orbit::PushParser::new()),
+        Format::EasyProfiler => until_end(&mut s, keep, tracecap::easyprofiler::PushParser::new()),
+        Format::Apitrace => until_end(&mut s, keep, tracecap::apitrace::PushParser::new()),
+        other => return Err(detect::unsupported(other)),
+    }?;
+    let bytes = if keep {
+        Followed::Kept(s.buffer)
+    } else {
+        Followed::File(tracecap::open(path)?)
+    };
+    Ok((bytes, ending))
+}
+
+/// Reads `s` with `parser` to the format's end or until the source stops, keeping every byte
+/// in `s.buffer` when `keep`. After a fault in the bytes (or a container the push parser does
+/// not read), the source is still read until it stops, so that the whole-capture command that
+/// follows sees the file as its writer left it and reports the fault itself.
+fn until_end<P: PushParse>(s: &mut Started, keep: bool, mut parser: P) -> Result<Ending, CliError>
+where
+    CliError: From<P::Error>,
+{
+    let each = |_: P::Item<'_>| Ok::<(), Infallible>(());
+    let result = if keep {
+        pump_keeping(&mut s.source, &mut parser, &mut s.buffer, each)
+    } else {
+        pump(&mut s.source, &mut parser, &mut s.buffer, each)
+    };
+    match result {
+        Ok(pumped) => Ok(Ending {
+            pumped,
+            fault: None,
+        }),
+        Err(PumpError::Io(e)) => Err(CliError::Io(e)),
+        Err(PumpError::Each(never)) => match never {},
+        Err(PumpError::Parse(e)) => {
+            let fault = Some(CliError::from(e).to_string());
+            let stop = loop {
+                if !keep {
+                    s.buffer.clear();
+                }
+                if let Arrival::Stopped(why) = s.source.read_more(&mut s.buffer)? {
+                    break why;
+                }
+            };
+            Ok(Ending {
+                pumped: Pumped {
+                    stop: Some(stop),
+                    read: s.source.position(),
+                    parsed: parser.offset(),
+                },
+                fault,
+            })
+        }
+    }
+}
+
+/// How reading an arriving capture ended.
+#[derive(Clone, Debug)]
+pub struct Ending {
+    /// Where the reading stopped and why.
+    pub pumped: Pumped,
+    /// The fault the push parser found, if any (the command reports it itself, at its offset).
+    pub fault: Option<String>,
+}
+
+/// A pump's result as the tool's: the parser's fault with its offset, a read error, or the
+/// caller's error.
+pub fn finish<P>(r: Result<Pumped, PumpError<P, CliError>>) -> Result<Pumped, CliError>
+where
+    CliError: From<P>,
+{
+    r.map_err(|e| match e {
+        PumpError::Io(e) => CliError::Io(e),
+        PumpError::Parse(e) => CliError::from(e),
+        PumpError::Each(e) => e,
+    })
+}
+
+/// The line on standard error after a followed or streamed capture: how much was read, and why
+/// the reading stopped. A file that shrank or was replaced is an I/O error (exit 2): what was
+/// read before may not be one capture.
+pub fn report(path: &Path, ending: &Ending, err: &mut dyn Write) -> Result<(), CliError> {
+    let pumped = &ending.pumped;
+    let name = if path == Path::new("-") {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let why = match pumped.stop {
+        None => "at the end of the capture".to_string(),
+        Some(Stop::Closed) => "at the end of the input".to_string(),
+        Some(stop) => stop.to_string(),
+    };
+    let unused = pumped.read.saturating_sub(pumped.parsed);
+    let tail = if let Some(fault) = &ending.fault {
+        format!("; read as it came up to {fault}")
+    } else if unused > 0 && pumped.stop.is_some() {
+        format!("; the last {unused} bytes are not a whole record")
+    } else {
+        String::new()
+    };
+    writeln!(
+        err,
+        "tracecap: {name}: stopped after {} bytes, {why}{tail}",
+        pumped.read
+    )?;
+    match pumped.stop {
+        Some(stop) if stop.is_fault() => Err(CliError::Io(std::io::Error::other(format!(
+            "{name}: {stop}"
+        )))),
+        _ => Ok(()),
+    }
+}
