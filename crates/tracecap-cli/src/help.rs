@@ -64,6 +64,12 @@ Examples:
   tracecap dump capture.dat | less
   tracecap dump --json capture.wtf-trace | jq -c 'select(.offset > 4096)'
   tracecap dump --apitrace app.trace > app.txt   (the text of 'apitrace dump')
+  tracecap dump --follow calls.dat   (records as the tracer writes them)
+
+With --follow, a syscall_capture's records are printed as they complete; the
+other formats are dumped once following stops (at the format's end, after
+--idle seconds without growth, or at Ctrl-C), from the file as it then is.
+A file that shrinks or is replaced while followed is an error (exit 2).
 
 ",
     common!()
@@ -81,6 +87,8 @@ Examples:
   tracecap convert capture.prof -o capture.pftrace   (open in ui.perfetto.dev)
   tracecap convert capture.orbit -o capture.json     (Chrome Trace Event JSON)
   cat trace.trace | tracecap convert - -o - --to chrome | gzip > trace.json.gz
+  tracecap convert --follow --idle 5 live.orbit -o live.pftrace
+                             (waits for the capture to end, or 5 s without growth)
 
 ",
     common!()
