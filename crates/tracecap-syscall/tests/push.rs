@@ -51,10 +51,12 @@ fn pushed(bytes: &[u8], pieces: &[usize]) -> Walk {
     let mut items = Vec::new();
     let mut gap_parts: Option<(u64, u64)> = None;
     let mut calls = 0u64;
+    // Set only when the parser asks for more and every byte was given: until then it sees the
+    // whole file without knowing it is whole, as a reader of a growing file does.
+    let mut eof = false;
     loop {
         calls += 1;
         assert!(calls < 100_000_000, "the parser does not progress");
-        let eof = fed == bytes.len();
         let before = parser.offset();
         assert_eq!(before, (fed - (buffer.len() - start)) as u64);
         let result = parser.parse(&buffer[start..], eof);
@@ -109,6 +111,9 @@ fn pushed(bytes: &[u8], pieces: &[usize]) -> Walk {
                 assert!(hint.is_none_or(|h| h > 0));
                 buffer.drain(..start);
                 start = 0;
+                if fed == bytes.len() {
+                    eof = true;
+                }
                 let n = (*next_piece.next().unwrap_or(&1)).min(bytes.len() - fed);
                 buffer.extend_from_slice(&bytes[fed..fed + n]);
                 fed += n;
@@ -207,6 +212,28 @@ fn corpus_is_there_and_read_whole() {
         let size = if bytes.len() < 20_000 { 1 } else { 4096 };
         let walk = pushed(bytes, &[size]);
         assert_eq!(walk, whole(bytes), "{name}");
+    }
+}
+
+#[test]
+fn forked_capture_in_pieces() {
+    // A forked child's capture after its parent's: ls_l.dat twice.
+    let Some((_, one)) = corpus_cached().iter().find(|(n, _)| n == "ls_l.dat") else {
+        return;
+    };
+    let two = [&one[..], &one[..]].concat();
+    let expected = whole(&two);
+    assert!(expected.error.is_none());
+    assert_eq!(
+        expected
+            .items
+            .iter()
+            .filter(|i| i.starts_with("Header"))
+            .count(),
+        2
+    );
+    for pieces in [&[1][..], &[3, 0, 17], &[4096], &[one.len() - 2, 5]] {
+        assert_eq!(pushed(&two, pieces), expected, "pieces {pieces:?}");
     }
 }
 
