@@ -1,8 +1,9 @@
 //! WTF: walk every event (wire ids looked up, every argument decoded, arrays summed) of two ~64 MB
 //! chunked traces, a synthetic one and a real one (cpp-big) repeated, against memcpy of the same
 //! bytes in the same group: `full_walk` with `Events::try_for_each_event`, `full_walk_iter` with
-//! the iterator, and `events_only`; and `direct_walk`, a decoder written for the bench alone with
-//! none of the crate's event API (the yardstick for `full_walk`: see its module).
+//! the iterator, `push_walk` with the push parser fed 64 KiB pieces, and `events_only`; and
+//! `direct_walk`, a decoder written for the bench alone with none of the crate's event API (the
+//! yardstick for `full_walk`: see its module).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -12,6 +13,8 @@ mod wtf_direct;
 #[path = "../examples/common/wtf_synthetic.rs"]
 #[allow(dead_code)] // the variants are for examples/wtf_shapes.rs
 mod wtf_synthetic;
+#[path = "../examples/common/wtf_push.rs"]
+mod wtf_push;
 #[path = "../examples/common/wtf_walks.rs"]
 mod wtf_walks;
 use wtf_walks::{events_only, full_walk, full_walk_iter, repeated};
@@ -22,9 +25,13 @@ fn walks(c: &mut Criterion, name: &str, bytes: &[u8]) {
     tracecap_benches::memcpy_baseline(&mut group, bytes);
     assert_eq!(full_walk(bytes), full_walk_iter(bytes));
     assert_eq!(full_walk(bytes), wtf_direct::direct_walk(bytes));
+    assert_eq!(full_walk(bytes), wtf_push::push_walk(bytes));
     group.bench_function("full_walk", |b| b.iter(|| full_walk(black_box(bytes))));
     group.bench_function("full_walk_iter", |b| {
         b.iter(|| full_walk_iter(black_box(bytes)))
+    });
+    group.bench_function("push_walk", |b| {
+        b.iter(|| wtf_push::push_walk(black_box(bytes)))
     });
     group.bench_function("events_only", |b| b.iter(|| events_only(black_box(bytes))));
     group.bench_function("direct_walk", |b| {

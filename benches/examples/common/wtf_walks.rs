@@ -6,7 +6,7 @@ use tracecap_wtf::{Array, Capture, Chunks, Elem, Event, Value};
 /// decoded (strings stay ordinals: resolving is the caller's choice; names are per definition, see
 /// `Event::args` for the named form), array elements summed.
 #[inline(always)]
-fn digest(ev: &Event<'_>) -> u64 {
+pub fn digest(ev: &Event<'_>) -> u64 {
     let mut acc = u64::from(ev.time) ^ u64::from(ev.wire_id);
     for v in ev.values() {
         acc = acc.wrapping_add(match v {

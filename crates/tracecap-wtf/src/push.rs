@@ -45,8 +45,7 @@
 //! same way):
 //!
 //! ```
-//! use tracecap_wire::Pushed;
-//! use tracecap_wtf::push::{PushItem, PushParser};
+//! use tracecap_wtf::push::{PushItem, PushParser, Pushed};
 //!
 //! # fn main() -> Result<(), tracecap_wtf::Error> {
 //! let bytes = tracecap_wtf::doc_example(); // one `App#tick` definition and one event
@@ -75,8 +74,7 @@
 //!
 //! ```no_run
 //! use std::io::Read;
-//! use tracecap_wire::Pushed;
-//! use tracecap_wtf::push::{PushItem, PushParser};
+//! use tracecap_wtf::push::{PushItem, PushParser, Pushed};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut socket = std::net::TcpStream::connect("127.0.0.1:9023")?;
@@ -104,14 +102,17 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use tracecap_wire::Pushed;
+/// The answer of [`PushParser::parse`] (re-exported from `tracecap-wire`).
+pub use tracecap_wire::Pushed;
 
 use crate::chunk::{Chunk, Chunks, CHUNK_FILE_HEADER, PROLOGUE_LEN};
 use crate::defs::{Definition, DefinitionLookup, DefinitionTable};
 use crate::error::Error;
-use crate::event::Event;
+use crate::event::{Event, EventHead};
 use crate::header::{Container, Header};
 use crate::signature::ArgType;
+use crate::strings::StringTable;
+use crate::value::Encoding;
 use crate::walk::{plain_event, ChunkPlace, Events, Suspended, NO_ZONE};
 
 /// What [`PushParser::parse`] yields: the items of the whole-file walks, [`Capture::chunks`]
@@ -130,7 +131,7 @@ pub enum PushItem<'a> {
 
 /// The definitions read so far: a growable table whose entries keep their names and signatures
 /// in `text` (the chunk that defined them is gone once the caller drops it). The table's entries
-/// carry empty names; [`Defs::named`] puts the names back on an event.
+/// carry empty names; [`Defs::name`] puts them back.
 #[derive(Debug)]
 struct Defs {
     table: DefinitionTable<'static>,
@@ -155,17 +156,17 @@ impl Defs {
         }
     }
 
-    /// `ev` with the name and signature of its definition.
-    fn named<'a>(&'a self, mut ev: Event<'a>, replaced: Replaced) -> Event<'a> {
+    /// Puts on `def`, the definition of `wire_id` as the table holds it, its name and signature.
+    #[inline(always)]
+    fn name<'a>(&'a self, def: &mut Definition<'a>, wire_id: u32, replaced: Replaced) {
         let span = match replaced {
-            Some((id, span)) if u32::from(id) == ev.wire_id => span,
-            _ => self.spans.get(ev.wire_id as usize).copied().flatten(),
+            Some((id, span)) if u32::from(id) == wire_id => span,
+            _ => self.spans.get(wire_id as usize).copied().flatten(),
         };
         if let Some([a, b, c, d]) = span {
-            ev.def.name = self.text.get(a..b).unwrap_or("");
-            ev.def.signature = self.text.get(c..d).unwrap_or("");
+            def.name = self.text.get(a..b).unwrap_or("");
+            def.signature = self.text.get(c..d).unwrap_or("");
         }
-        ev
     }
 }
 
@@ -247,7 +248,7 @@ pub struct PushParser {
     chunks: u32,
     /// The zone in force (the walker's zone id).
     zone: u32,
-    /// What the last event's definition replaced (see [`Defs::named`]).
+    /// What the last event's definition replaced (see [`Defs::name`]).
     replaced: Replaced,
 }
 
@@ -302,22 +303,45 @@ impl PushParser {
         data: &'a [u8],
         eof: bool,
     ) -> Result<Pushed<PushItem<'a>>, Error> {
+        // The plain path (most events) here, inlined into the caller's loop; the rest out of line.
+        match self.plain(data) {
+            Some((head, mut def, args, strings, consumed)) => {
+                let this: &'a Self = self;
+                this.defs.name(&mut def, head.wire_id, None);
+                Ok(Pushed::Item {
+                    consumed,
+                    item: PushItem::Event(Event::new(head, def, strings, args, Encoding::Chunked)),
+                })
+            }
+            None => self.parse_general(data, eof),
+        }
+    }
+
+    /// [`PushParser::parse`] past the plain path.
+    #[inline(never)]
+    fn parse_general<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<PushItem<'a>>, Error> {
         let next = self.advance(data, eof)?;
         let this: &'a Self = self;
         Ok(match next {
             Pushed::Item {
                 consumed,
-                item: PushItem::Event(event),
-            } => Pushed::Item {
-                consumed,
-                item: PushItem::Event(this.defs.named(event, this.replaced)),
-            },
+                item: PushItem::Event(mut event),
+            } => {
+                this.defs.name(&mut event.def, event.wire_id, this.replaced);
+                Pushed::Item {
+                    consumed,
+                    item: PushItem::Event(event),
+                }
+            }
             other => other,
         })
     }
 
     /// Reads the next item; its event (if any) still without the names of its definition.
-    #[inline]
     fn advance<'a>(&mut self, data: &'a [u8], eof: bool) -> Result<Pushed<PushItem<'a>>, Error> {
         loop {
             match self.phase {
@@ -330,11 +354,6 @@ impl PushParser {
                 }
                 Phase::Chunk => return self.chunk(data, eof),
                 Phase::Events { end, walk } => {
-                    if let Some(at) = walk {
-                        if let Some(event) = self.plain(data, at) {
-                            return Ok(event);
-                        }
-                    }
                     if let Some(event) = self.walk_chunk(data, end, walk)? {
                         return Ok(event);
                     }
@@ -344,27 +363,47 @@ impl PushParser {
         }
     }
 
-    /// The next event of the current chunk by the plain path, when it can take it.
+    /// The next event of the current chunk when the plain path can take it (the walk's own
+    /// plain path, see `walk.rs`): its header, definition (without its names), arguments and
+    /// string table.
     #[inline(always)]
-    fn plain<'a>(&mut self, data: &'a [u8], at: Suspended) -> Option<Pushed<PushItem<'a>>> {
+    #[allow(clippy::type_complexity)]
+    fn plain<'a>(
+        &mut self,
+        data: &'a [u8],
+    ) -> Option<(EventHead, Definition<'a>, &'a [u8], StringTable<'a>, usize)> {
+        let Phase::Events {
+            walk: Some(at),
+            end,
+        } = &mut self.phase
+        else {
+            return None;
+        };
         let rel = |o: u64| usize::try_from(o.wrapping_sub(self.offset)).ok();
         let mut buf = data.get(rel(at.buf_start)?..rel(at.buf_end)?)?;
         let place = ChunkPlace {
             buf_end: at.buf_end,
             chunk: at.chunk,
             zone: at.zone,
-            strings: strings_of(data, self.offset, &at),
+            strings: strings_of(data, self.offset, at),
         };
-        let event = plain_event(&self.defs, &mut buf, &place)?.event();
-        let left = buf.len() as u64;
-        if let Phase::Events { walk: Some(w), .. } = &mut self.phase {
-            w.buf_start = at.buf_end.saturating_sub(left);
-        }
-        self.replaced = None;
-        Some(Pushed::Item {
-            consumed: 0,
-            item: PushItem::Event(event),
-        })
+        let table: &DefinitionTable<'a> = &self.defs.table;
+        let found = plain_event(table, &mut buf, &place)?;
+        let (head, def, args, strings) = (found.head, *found.def, found.args, found.strings);
+        at.buf_start = at.buf_end.saturating_sub(buf.len() as u64);
+        let (last, end) = (buf.is_empty() && at.cut.is_none(), *end);
+        let consumed = if last { self.end_chunk(end) } else { 0 };
+        Some((head, def, args, strings, consumed))
+    }
+
+    /// Leaves the chunk that ends `end` bytes into `data`, whose last event was just read:
+    /// the bytes the item of that event consumes.
+    fn end_chunk(&mut self, end: usize) -> usize {
+        self.chunks = self.chunks.saturating_add(1);
+        self.offset = self.offset.saturating_add(end as u64);
+        self.skip = 0;
+        self.phase = Phase::Chunk;
+        end
     }
 
     /// Reads the header once it is whole; `Some` answer while waiting for bytes.
@@ -471,13 +510,20 @@ impl PushParser {
         self.zone = state.zone;
         match next {
             Some(Ok(event)) => {
-                self.phase = Phase::Events {
-                    end,
-                    walk: Some(state),
-                };
                 self.replaced = self.defs.replaced.take();
+                // The chunk's bytes go with its last event (unless the file is cut in it: the
+                // truncation comes next).
+                let consumed = if state.buf_start >= state.buf_end && state.cut.is_none() {
+                    self.end_chunk(end)
+                } else {
+                    self.phase = Phase::Events {
+                        end,
+                        walk: Some(state),
+                    };
+                    0
+                };
                 Ok(Some(Pushed::Item {
-                    consumed: 0,
+                    consumed,
                     item: PushItem::Event(event),
                 }))
             }
@@ -544,11 +590,12 @@ fn wanting<'a>(c: &Chunk<'_>) -> Pushed<PushItem<'a>> {
 }
 
 /// The string table of the chunk walk `at`, over `data` (absolute offset `base`).
-fn strings_of<'a>(data: &'a [u8], base: u64, at: &Suspended) -> crate::strings::StringTable<'a> {
+#[inline(always)]
+fn strings_of<'a>(data: &'a [u8], base: u64, at: &Suspended) -> StringTable<'a> {
     let start = usize::try_from(at.strings_offset.wrapping_sub(base)).unwrap_or(usize::MAX);
     let bytes = match at.strings_len {
         0 => &[][..],
         n => data.get(start..start.saturating_add(n)).unwrap_or(&[]),
     };
-    crate::strings::StringTable::new(bytes, at.strings_offset)
+    StringTable::new(bytes, at.strings_offset)
 }

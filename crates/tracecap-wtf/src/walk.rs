@@ -160,11 +160,11 @@ pub(crate) struct Suspended {
 /// An event found by either path, its definition borrowed from the walker.
 #[derive(Clone, Copy)]
 pub(crate) struct Found<'w, 'a> {
-    head: EventHead,
-    def: &'w Definition<'a>,
-    args: &'a [u8],
-    strings: StringTable<'a>,
-    enc: Encoding,
+    pub(crate) head: EventHead,
+    pub(crate) def: &'w Definition<'a>,
+    pub(crate) args: &'a [u8],
+    pub(crate) strings: StringTable<'a>,
+    pub(crate) enc: Encoding,
 }
 
 impl<'a> Found<'_, 'a> {
