@@ -38,8 +38,10 @@
 //! done) and the first header's fixed fields. It never allocates and never holds the caller's
 //! bytes. The caller's buffer holds at most the item being read: one segment (tag, length, value
 //! and padding; the length field allows up to 4 GiB, the tracer writes less than 1 MiB), or one
-//! header with its host information segment. A zero gap is never held whole: its bytes are
-//! consumed as they arrive.
+//! header with its host information segment. (An old 20-byte header whose bytes at offset 28 also
+//! read as a host information segment waits for that segment's length worth of bytes, or the end
+//! of the file, because that length decides which header size the whole-file reader picks.) A zero
+//! gap is never held whole: its bytes are consumed as they arrive.
 //!
 //! # Example
 //!
