@@ -107,6 +107,7 @@ impl<'a> Chunk<'a> {
         self.body_offset.saturating_add(self.body.len() as u64)
     }
 
+    #[cfg(feature = "alloc")]
     /// Absolute offset of the end of the chunk as its header declares it.
     pub(crate) fn declared_end(&self) -> u64 {
         self.body_offset.saturating_add(self.body_len)
@@ -210,6 +211,7 @@ impl<'a> Chunks<'a> {
         Chunks { r, done, cut: None }
     }
 
+    #[cfg(feature = "alloc")]
     /// Chunks from the front of `data`, which starts at absolute offset `offset` (past the
     /// prologue).
     pub(crate) fn at(data: &'a [u8], offset: u64) -> Self {

@@ -31,6 +31,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! [`push::PushParser`] (feature `alloc`) reads a capture as its bytes arrive (a growing file, a
+//! socket): fed pieces, it yields the same chunks and events, offsets and errors as the walks
+//! over the whole file.
+//!
 //! [`detect`] is the cheap check of the prologue. Events come out in file order, built-ins included (`wtf.event#define`, zones, scopes, flows,
 //! ...), from the iterator or from [`Events::try_for_each_event`] (see its note on speed), each
 //! with its zone, time, definition and lazily decoded arguments: [`Event::values`]
@@ -48,7 +52,7 @@
 //! | feature | default | adds |
 //! |---|---|---|
 //! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
-//! | `alloc` | through `std` | the growable [`DefinitionTable`] and [`Capture::events`] (which uses it), [`StringIndex`], [`latin1`], [`text_lossy`], and [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure |
+//! | `alloc` | through `std` | the growable [`DefinitionTable`] and [`Capture::events`] (which uses it), the [`push`] parser, [`StringIndex`], [`latin1`], [`text_lossy`], and [`timeline::Timeline`], which rebuilds the loader's per-zone scope structure |
 //! | `json` | no | implies `alloc`; serde_json parsing of the file header and [`json::ArgsJson`] |
 //! | `write` | no | implies `std`; [`write::CaptureModel`] (`to_bytes`, `from_bytes`) and the byte-level builders beneath it |
 //!
@@ -61,6 +65,8 @@
 #![cfg_attr(not(feature = "alloc"), doc = "[`latin1`]: crate#features")]
 #![cfg_attr(not(feature = "alloc"), doc = "[`text_lossy`]: crate#features")]
 #![cfg_attr(not(feature = "alloc"), doc = "[`timeline::Timeline`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`push::PushParser`]: crate#features")]
+#![cfg_attr(not(feature = "alloc"), doc = "[`push`]: crate#features")]
 #![cfg_attr(
     not(feature = "alloc"),
     doc = "[`timeline::Timeline::build`]: crate#features"

@@ -506,7 +506,6 @@ impl PushParser {
         };
         let next = walk.next();
         let state = walk.suspend();
-        drop(walk);
         self.zone = state.zone;
         match next {
             Some(Ok(event)) => {
@@ -551,7 +550,6 @@ impl PushParser {
         let mut walk = Events::legacy_at(rest, at, self.zone, &mut self.defs);
         let next = walk.next();
         let (zone, after) = (walk.zone_id(), walk.legacy_offset());
-        drop(walk);
         match next {
             Some(Ok(event)) => {
                 let consumed = usize::try_from(after.saturating_sub(self.offset))

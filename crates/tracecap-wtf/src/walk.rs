@@ -142,6 +142,7 @@ pub(crate) fn plain_event<'w, 'a, T: DefinitionLookup<'a>>(
     })
 }
 
+#[cfg(feature = "alloc")]
 /// Where a walk inside one chunk stands, with absolute positions: what the push parser keeps of
 /// an [`Events`] between its calls, to make the walker again over the bytes it is given next.
 #[derive(Clone, Copy, Debug)]
@@ -230,6 +231,7 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
         }
     }
 
+    #[cfg(feature = "alloc")]
     /// A walk over the chunk at the front of `data` (absolute offset `offset`; `data` ends where
     /// the chunk does, or at the end of the file in a cut chunk), the `read`-th chunk of its file,
     /// with the zone `zone` in force: what the whole-file walk does when it reaches that chunk.
@@ -243,6 +245,7 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
         walk
     }
 
+    #[cfg(feature = "alloc")]
     /// The walk that [`Events::suspend`] left, over `data` (absolute offset `base`), which holds
     /// the same chunk bytes.
     pub(crate) fn resume(data: &'a [u8], base: u64, at: &Suspended, table: T) -> Self {
@@ -268,6 +271,7 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
         walk
     }
 
+    #[cfg(feature = "alloc")]
     /// Where this walk inside a chunk stands (see [`Events::resume`]).
     pub(crate) fn suspend(&self) -> Suspended {
         Suspended {
@@ -281,6 +285,7 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
         }
     }
 
+    #[cfg(feature = "alloc")]
     /// A walk over legacy events from the front of `data` (absolute offset `offset`), with the
     /// zone `zone` in force.
     pub(crate) fn legacy_at(data: &'a [u8], offset: u64, zone: u32, table: T) -> Self {
@@ -289,11 +294,13 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
         walk
     }
 
+    #[cfg(feature = "alloc")]
     /// The current zone id, or [`NO_ZONE`].
     pub(crate) fn zone_id(&self) -> u32 {
         self.zone
     }
 
+    #[cfg(feature = "alloc")]
     /// Absolute offset of the next legacy event (0 in chunked walks).
     pub(crate) fn legacy_offset(&self) -> u64 {
         match &self.src {

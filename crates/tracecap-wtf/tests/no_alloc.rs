@@ -82,3 +82,56 @@ fn cpp_big_walk_allocates_nothing() {
     );
     eprintln!("cpp-big: {events} events, {args} arguments, 0 allocations (fixed), {grown} (growable, {defs} definitions)");
 }
+
+/// The push parser fed `cpp-big.wtf-trace` in 64 KiB pieces through a buffer sized once:
+/// allocations come with the header and the definitions (kept by the parser), none with events.
+#[test]
+fn cpp_big_push_walk_allocates_nothing_per_event() {
+    use tracecap_wtf::push::{PushItem, PushParser, Pushed};
+
+    let Some(dir) = tracecap_testkit::corpus("wtf") else {
+        return;
+    };
+    let bytes = tracecap_testkit::read(&dir.join("cff-cpp/cpp-big.wtf-trace"));
+    let mut buffer: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut pieces = bytes.chunks(64 << 10);
+    let (mut start, mut events, mut values) = (0usize, 0u64, 0u64);
+    let mut parser = PushParser::new();
+    let before = allocs();
+    let mut at_half = None;
+    loop {
+        let eof = pieces.len() == 0;
+        match parser.parse(&buffer[start..], eof).expect("clean file") {
+            Pushed::Item { consumed, item } => {
+                if let PushItem::Event(ev) = item {
+                    events += 1;
+                    values += ev.values().count() as u64;
+                    if events == 30_000 {
+                        at_half = Some(allocs());
+                    }
+                }
+                start += consumed;
+            }
+            Pushed::NeedMore { .. } => {
+                buffer.drain(..start);
+                start = 0;
+                buffer.extend_from_slice(pieces.next().unwrap());
+            }
+            Pushed::End => break,
+        }
+    }
+    let total = allocs() - before;
+    let second_half = allocs() - at_half.expect("30,000 events");
+    assert!(events > 60_000 && values > 0, "{events} events");
+    assert_eq!(second_half, 0, "the second half of the events allocated");
+    let defs = (2..4096)
+        .filter(|&w| parser.definition(w).is_some())
+        .count();
+    // The header copy, and per definition its text and the table's vectors, which grow by
+    // doubling: a few allocations per definition, none per event.
+    assert!(
+        total <= 8 + 4 * (2 + defs),
+        "{total} allocations for {defs} definitions"
+    );
+    eprintln!("cpp-big push walk: {events} events, {total} allocations ({defs} definitions)");
+}
