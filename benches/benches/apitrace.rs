@@ -95,19 +95,20 @@ fn walk_push(file: &[u8], buffer: &mut Vec<u8>) -> u64 {
 }
 
 /// The work of `chunked_one_pass` (every event, detail and value, each event read once) through
-/// the push parser's `parse_with`, fed as `walk_push` feeds it.
+/// the push parser's `parse_many` (every event the bytes given hold, per call), fed as
+/// `walk_push` feeds it.
 fn walk_push_one_pass(file: &[u8], buffer: &mut Vec<u8>) -> u64 {
     buffer.clear();
     let mut parser = PushParser::new();
     let mut pieces = file.chunks(64 << 10);
     let mut n = 0u64;
     loop {
+        let eof = pieces.len() == 0;
         match parser
-            .parse_with(buffer, pieces.len() == 0, |p| visit_parsed(&p))
+            .parse_many(buffer, eof, |p| n += visit_parsed(&p))
             .unwrap()
         {
-            Pushed::Item { consumed, item } => {
-                n += item;
+            Pushed::Item { consumed, .. } => {
                 if consumed > 0 {
                     buffer.drain(..consumed);
                 }

@@ -73,10 +73,11 @@ fn whole(file: &[u8]) -> Walk {
 }
 
 /// The push parser fed `file` cut at `cuts` (sorted or not; repeats make empty pieces), the
-/// last piece with `eof`, each event read by `parse` or, with `one_pass`, by `parse_with`.
+/// last piece with `eof`, the events read by `parse` (`mode` 0), `parse_with` (1) or
+/// `parse_many` (2).
 /// Checks on the way that `consumed` adds up to `offset()`, that the parser never asks for more
 /// once `eof` is given, and that nothing is consumed past the file.
-fn pushed(file: &[u8], cuts: &[usize], one_pass: bool) -> Walk {
+fn pushed(file: &[u8], cuts: &[usize], mode: u8) -> Walk {
     let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(file.len())).collect();
     cuts.sort_unstable();
     cuts.push(file.len());
@@ -94,16 +95,29 @@ fn pushed(file: &[u8], cuts: &[usize], one_pass: bool) -> Walk {
     let mut eof = false;
     let end = loop {
         assert_eq!(parser.offset(), consumed_total);
-        let answer = if one_pass {
-            parser.parse_with(&buffer, eof, describe_parsed)
-        } else {
-            parser
+        let answer = match mode {
+            0 => parser
                 .parse(&buffer, eof)
-                .map(|a| a.map(|(event, table)| describe(&event, table)))
+                .map(|a| a.map(|(event, table)| vec![describe(&event, table)])),
+            1 => parser
+                .parse_with(&buffer, eof, describe_parsed)
+                .map(|a| a.map(|e| vec![e])),
+            _ => {
+                let mut got = Vec::new();
+                let a = parser.parse_many(&buffer, eof, |p| got.push(describe_parsed(p)));
+                if let Ok(Pushed::Item { item, .. }) = &a {
+                    assert_eq!(*item, got.len() as u64);
+                    assert!(*item > 0);
+                } else {
+                    // Events before an error are handed over all the same.
+                    events.append(&mut got);
+                }
+                a.map(|a| a.map(|_| got))
+            }
         };
         match answer {
-            Ok(Pushed::Item { consumed, item }) => {
-                events.push(item);
+            Ok(Pushed::Item { consumed, mut item }) => {
+                events.append(&mut item);
                 assert!(consumed <= buffer.len());
                 buffer.drain(..consumed);
                 consumed_total += consumed as u64;
@@ -242,8 +256,8 @@ fn corpus_fed_byte_by_byte_gives_the_whole_walk() {
         if file.len() > 64 << 10 {
             continue; // the large ones are fed in random pieces below
         }
-        for one_pass in [false, true] {
-            let got = pushed(file, &byte_by_byte(file), one_pass);
+        for mode in 0..3 {
+            let got = pushed(file, &byte_by_byte(file), mode);
             assert_eq!(got, expected(file, w), "{name}");
         }
     }
@@ -258,8 +272,8 @@ fn the_doc_example_in_every_cut() {
         let cut_file = &file[..cut];
         for piece in 1..=cut.max(1) {
             let c: Vec<usize> = (0..cut).step_by(piece).collect();
-            for one_pass in [false, true] {
-                let got = pushed(cut_file, &c, one_pass);
+            for mode in 0..3 {
+                let got = pushed(cut_file, &c, mode);
                 assert_eq!(got, whole(cut_file), "cut {cut}, pieces of {piece}");
             }
         }
@@ -274,7 +288,7 @@ fn non_snappy_containers_are_refused() {
         write::brotli(&stream),
         write::zstd(&stream, 100, true),
     ] {
-        let got = pushed(&file, &[], false);
+        let got = pushed(&file, &[], 0);
         assert!(matches!(
             got.end.map(|e| e.kind),
             Some(ErrorKind::PushContainer(_))
@@ -308,10 +322,10 @@ proptest! {
 
     /// Every corpus trace in random pieces.
     #[test]
-    fn corpus_in_random_pieces(c in cuts(600_000), one_pass in any::<bool>()) {
+    fn corpus_in_random_pieces(c in cuts(600_000), mode in 0u8..3) {
         for (name, file, w) in corpus() {
             let c: Vec<usize> = c.iter().map(|&x| x % (file.len() + 1)).collect();
-            prop_assert_eq!(pushed(file, &c, one_pass), expected(file, w), "{}", name);
+            prop_assert_eq!(pushed(file, &c, mode), expected(file, w), "{}", name);
         }
     }
 
@@ -321,7 +335,7 @@ proptest! {
         at in any::<prop::sample::Index>(),
         pick in any::<prop::sample::Index>(),
         c in cuts(600_000),
-        one_pass in any::<bool>(),
+        mode in 0u8..3,
     ) {
         let files = corpus();
         if files.is_empty() {
@@ -333,7 +347,7 @@ proptest! {
         let cut_file = &file[..cut];
         let c: Vec<usize> = c.iter().map(|&x| x % (cut + 1)).collect();
         let w = whole(cut_file);
-        prop_assert_eq!(pushed(cut_file, &c, one_pass), expected(cut_file, &w), "{} cut at {}", name, cut);
+        prop_assert_eq!(pushed(cut_file, &c, mode), expected(cut_file, &w), "{} cut at {}", name, cut);
     }
 }
 
@@ -342,9 +356,9 @@ proptest! {
 
     /// Traces from the writer, in random pieces.
     #[test]
-    fn written_in_random_pieces(file in trace(), c in cuts(20_000), one_pass in any::<bool>()) {
+    fn written_in_random_pieces(file in trace(), c in cuts(20_000), mode in 0u8..3) {
         let w = whole(&file);
-        prop_assert_eq!(pushed(&file, &c, one_pass), w);
+        prop_assert_eq!(pushed(&file, &c, mode), w);
     }
 
     /// Without `eof`, every event whose bytes have come is given: a trace from the writer given
@@ -380,10 +394,10 @@ proptest! {
         file in trace(),
         at in any::<prop::sample::Index>(),
         c in cuts(20_000),
-        one_pass in any::<bool>(),
+        mode in 0u8..3,
     ) {
         let cut_file = &file[..at.index(file.len() + 1)];
-        prop_assert_eq!(pushed(cut_file, &c, one_pass), whole(cut_file));
+        prop_assert_eq!(pushed(cut_file, &c, mode), whole(cut_file));
     }
 
     /// Traces from the writer with bytes changed (container lengths, snappy tags, stream bytes
@@ -393,14 +407,14 @@ proptest! {
         file in trace(),
         changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         c in cuts(20_000),
-        one_pass in any::<bool>(),
+        mode in 0u8..3,
     ) {
         let mut file = file;
         for (at, b) in changes {
             let i = at.index(file.len());
             file[i] = b;
         }
-        prop_assert_eq!(pushed(&file, &c, one_pass), expected(&file, &whole(&file)));
+        prop_assert_eq!(pushed(&file, &c, mode), expected(&file, &whole(&file)));
     }
 
     /// Small corpus traces with bytes changed.
@@ -409,7 +423,7 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..3),
         c in cuts(60_000),
-        one_pass in any::<bool>(),
+        mode in 0u8..3,
     ) {
         let small: Vec<_> = corpus().iter().filter(|(_, f, _)| f.len() <= 60_000).collect();
         if small.is_empty() {
@@ -421,6 +435,6 @@ proptest! {
             let i = at.index(file.len());
             file[i] = b;
         }
-        prop_assert_eq!(pushed(&file, &c, one_pass), expected(&file, &whole(&file)), "{}", name);
+        prop_assert_eq!(pushed(&file, &c, mode), expected(&file, &whole(&file)), "{}", name);
     }
 }
