@@ -4,6 +4,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use tracecap::export::{ChromeJson, Perfetto, Target};
+use tracecap::push::Pumped;
 use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, Wants};
 use tracecap::{ConvertError, Stats};
 
@@ -102,19 +103,78 @@ pub fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> Result<(), CliError> {
-    if !args.follow {
+    let stream = follow::is_stream(&args.file);
+    if !args.follow && !stream {
         let input = tracecap::open(&args.file)?;
         refuse_same_file(args, &input)?;
-        return convert(args, &input, stdout, stderr);
+        return convert(args, Source::Whole(&input), stdout, stderr).map(|_| ());
     }
-    if !follow::is_stream(&args.file) {
+    if !stream {
         refuse_same_file(args, &tracecap::open(&args.file)?)?;
     }
-    let started = follow::start(&args.file, true, args.idle)?;
-    let (input, ending) = follow::follow(&args.file, started)?;
-    let result = convert(args, &input, stdout, stderr);
-    follow::report(&args.file, &ending, stderr)?;
+    let mut started = follow::start(&args.file, args.follow, args.idle)?;
+    let (result, ending) = if tracecap::adapter::converts_arriving(started.format) {
+        match convert(args, Source::Arriving(&mut started), stdout, stderr) {
+            Ok(pumped) => (
+                Ok(()),
+                pumped.map(|pumped| follow::Ending {
+                    pumped,
+                    fault: None,
+                }),
+            ),
+            Err(e) => (Err(e), None),
+        }
+    } else {
+        let (input, ending) = follow::follow(&args.file, started)?;
+        (
+            convert(args, Source::Whole(&input), stdout, stderr).map(|_| ()),
+            Some(ending),
+        )
+    };
+    if let (true, Some(ending)) = (args.follow, ending) {
+        follow::report(&args.file, &ending, stderr)?;
+    }
     result
+}
+
+/// What [`convert`] reads: a whole capture, or one arriving (converted as it comes).
+enum Source<'a> {
+    Whole(&'a [u8]),
+    Arriving(&'a mut follow::Started),
+}
+
+impl Source<'_> {
+    /// Converts into `sink`: the counts, the result, and for an arriving capture how its
+    /// reading ended.
+    fn into_sink<S: Sink<Error = std::io::Error>>(
+        self,
+        format: tracecap::Format,
+        sink: S,
+    ) -> (Stats, Result<(), CliError>, Option<Pumped>) {
+        match self {
+            Source::Whole(data) => {
+                let (stats, result) = tracecap::adapter::convert_counted(format, data, sink);
+                (stats, result.map_err(convert_err), None)
+            }
+            Source::Arriving(s) => {
+                match tracecap::adapter::convert_arriving(
+                    format,
+                    &mut s.source,
+                    &mut s.buffer,
+                    sink,
+                ) {
+                    Some((stats, Ok(Ok(pumped)))) => (stats, Ok(()), Some(pumped)),
+                    Some((stats, Ok(Err(e)))) => (stats, Err(convert_err(e)), None),
+                    Some((stats, Err(io))) => (stats, Err(CliError::Io(io)), None),
+                    None => (
+                        Stats::default(),
+                        Err(convert_err(ConvertError::Unsupported(format))),
+                        None,
+                    ),
+                }
+            }
+        }
+    }
 }
 
 /// The usage error for an output that is the input file.
@@ -133,13 +193,13 @@ fn refuse_same_file(args: &ConvertArgs, input: &tracecap::Input) -> Result<(), C
     Ok(())
 }
 
-/// Converts the capture `input` as `args` say.
+/// Converts the capture `input` as `args` say; for an arriving capture, how its reading ended.
 fn convert(
     args: &ConvertArgs,
-    input: &[u8],
+    input: Source<'_>,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-) -> Result<(), CliError> {
+) -> Result<Option<Pumped>, CliError> {
     let target = match args.to.or_else(|| Target::from_path(&args.output)) {
         Some(t) => t,
         None => {
@@ -149,7 +209,10 @@ fn convert(
             )))
         }
     };
-    let format = crate::detect::require(input)?;
+    let (format, total) = match &input {
+        Source::Whole(data) => (crate::detect::require(data)?, Some(data.len() as u64)),
+        Source::Arriving(s) => (s.format, None),
+    };
     if is_stdout(&args.output) && target == Target::Perfetto && std::io::stdout().is_terminal() {
         return Err(CliError::Usage(
             "a Perfetto trace is binary: redirect standard output to a file or a pipe, or use --to chrome".into(),
@@ -161,50 +224,48 @@ fn convert(
         Destination::create(&args.output)?
     };
     let writer = BufWriter::with_capacity(1 << 20, dest);
-    let mut bar = (!args.quiet && std::io::stderr().is_terminal())
-        .then(|| progress::Progress::new(input.len() as u64));
-    let (stats, result, writer) = match target {
+    let mut bar = total
+        .filter(|_| !args.quiet && std::io::stderr().is_terminal())
+        .map(progress::Progress::new);
+    let (stats, result, pumped, writer) = match target {
         Target::Chrome => {
             let mut sink = ChromeJson::new(writer)?;
-            let (stats, result) = tracecap::adapter::convert_counted(
+            let (stats, result, pumped) = input.into_sink(
                 format,
-                input,
                 Progress {
                     inner: &mut sink,
                     bar: bar.as_mut(),
                 },
             );
-            (stats, result, sink.finish())
+            (stats, result, pumped, sink.finish())
         }
         Target::Perfetto => {
             let mut sink = Perfetto::new(writer)?;
-            let (stats, result) = tracecap::adapter::convert_counted(
+            let (stats, result, pumped) = input.into_sink(
                 format,
-                input,
                 Progress {
                     inner: &mut sink,
                     bar: bar.as_mut(),
                 },
             );
-            (stats, result, sink.finish())
+            (stats, result, pumped, sink.finish())
         }
     };
     if let Some(bar) = bar.as_mut() {
         bar.clear();
     }
-    let result = result.map_err(convert_err);
     // An I/O error while converting or finishing leaves the temporary file, which is removed
     // when dropped; the old output stays. A format fault still gives what was converted
     // before it, closed and put in place (exit 1).
     if let Err(CliError::Io(_)) = result {
-        return result;
+        return result.map(|()| None);
     }
     let dest = writer?.into_inner().map_err(|e| e.into_error())?;
     dest.commit()?;
     if !args.quiet {
         summary(args, format, target, &stats, stderr)?;
     }
-    result
+    result.map(|()| pumped)
 }
 
 fn summary(

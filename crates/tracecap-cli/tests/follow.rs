@@ -2,7 +2,7 @@
 //! while another thread appends a capture to the file in random pieces at random intervals; the
 //! output equals the same command's on the whole file. Also: a followed file that shrinks is
 //! reported, Ctrl-C stops following and leaves a whole output, and a syscall_capture stream on
-//! standard input is dumped in bounded memory.
+//! standard input is dumped and converted in bounded memory.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -233,7 +233,7 @@ fn a_followed_file_that_shrinks_is_reported_and_ctrl_c_stops_with_a_whole_output
 }
 
 #[test]
-fn a_syscall_stream_is_dumped_in_bounded_memory() {
+fn a_syscall_stream_is_dumped_and_converted_in_bounded_memory() {
     // About 3 times the 64 MiB the data segment is allowed.
     let bytes = big_capture(6_000_000);
     assert!(bytes.len() > 3 * (64 << 20), "{}", bytes.len());
@@ -258,4 +258,35 @@ fn a_syscall_stream_is_dumped_in_bounded_memory() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(stdout.trim().parse::<u64>().unwrap(), expected_lines);
+
+    // Converted from the pipe in the same memory, to the trace the whole file gives.
+    let whole = dir.join("whole.pftrace");
+    let piped = dir.join("piped.pftrace");
+    let expected = run(&[
+        "convert",
+        path.to_str().unwrap(),
+        "-o",
+        whole.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(expected.status.success());
+    let script = format!(
+        "ulimit -d 65536; cat '{}' | {} convert - -o '{}' --quiet",
+        path.display(),
+        env!("CARGO_BIN_EXE_tracecap"),
+        piped.display()
+    );
+    let out = Command::new("bash")
+        .args(["-o", "pipefail", "-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read(&piped).unwrap() == std::fs::read(&whole).unwrap(),
+        "the piped conversion differs from the whole file's"
+    );
 }

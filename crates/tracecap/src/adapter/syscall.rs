@@ -16,7 +16,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
-use tracecap_syscall::{Arg as SysArg, Capture, Entry, Header, Syscall};
+use tracecap_syscall::push::Item;
+use tracecap_syscall::{Arg as SysArg, Entry, Header, PushParser, Syscall};
+use tracecap_wire::Pushed;
 
 use super::out::{Out, Written};
 use super::text::{push_lossy, NO_ARG};
@@ -48,64 +50,168 @@ struct State<'c, S: Sink> {
     label: String,
 }
 
-fn lossy(b: &[u8]) -> alloc::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(b)
-}
-
-/// Converts a syscall_capture file, driving `sink`.
+/// Converts a syscall_capture file, driving `sink`: the file's bytes through the crate's push
+/// parser, as a [`Converter`] of bytes that arrive would see them.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
-    let capture = Capture::parse(data)?;
-    let header = *capture.header();
-    // Whether the first record carries times decides how the capture is laid out.
-    let untimed = capture
-        .events()
-        .next()
-        .and_then(Result::ok)
-        .is_some_and(|c| c.timestamp_ns.is_none());
-    let mut st = State {
-        out: Out::new(sink, 1),
-        process: TrackId(0),
-        pid: header.pid,
-        threads: BTreeMap::new(),
-        tracks: Vec::new(),
-        last: None,
-        clock: 0,
-        untimed,
-        texts: Vec::new(),
-        label: String::new(),
-    };
-    st.process(&header)?;
-    let total = data.len() as u64;
-    for (n, entry) in capture.entries().enumerate() {
-        let entry = entry?;
-        if n % 65536 == 0 {
-            st.out.progress(entry.offset(), total);
-        }
-        match entry {
-            Entry::Syscall(call) => st.call(&call)?,
-            Entry::Header(h) => st.process(&h)?,
-            Entry::Filler(_) | Entry::Gap(_) => {}
+    let mut converter = Converter::new(sink, data.len() as u64);
+    let mut parser = PushParser::new();
+    let mut at = 0usize;
+    loop {
+        let rest = data.get(at..).unwrap_or_default();
+        let answer = match parser.parse(rest, true) {
+            Ok(answer) => answer,
+            Err(e) => {
+                converter.fault()?;
+                return Err(e.into());
+            }
+        };
+        match answer {
+            Pushed::Item { consumed, item } => {
+                converter.item(item)?;
+                at = at.saturating_add(consumed);
+            }
+            Pushed::NeedMore { .. } | Pushed::End => break,
         }
     }
-    st.out.progress(total, total);
-    Ok(())
+    converter.finish()
+}
+
+/// A conversion fed the items of the crate's [`PushParser`] one at a time, so that a capture
+/// arriving through a pipe is converted in the memory of one record.
+///
+/// Whether the capture has timestamps is decided by its first system call (without them, calls
+/// are laid one microsecond apart), and a process track's name says which: a header is held
+/// (its fields copied) until that call or the end.
+pub struct Converter<'c, S: Sink> {
+    st: State<'c, S>,
+    /// Headers met before the first call.
+    pending: Vec<Process>,
+    /// Whether the first call was met (and `st.untimed` decided).
+    decided: bool,
+    /// The capture's size, when known, for progress (0: unknown).
+    total: u64,
+    items: u64,
+}
+
+impl<'c, S: Sink> Converter<'c, S> {
+    /// A conversion into `sink`; `total` is the capture's size in bytes, or 0 when unknown.
+    pub fn new(sink: &'c mut S, total: u64) -> Self {
+        Converter {
+            st: State {
+                out: Out::new(sink, 1),
+                process: TrackId(0),
+                pid: 0,
+                threads: BTreeMap::new(),
+                tracks: Vec::new(),
+                last: None,
+                clock: 0,
+                untimed: false,
+                texts: Vec::new(),
+                label: String::new(),
+            },
+            pending: Vec::new(),
+            decided: false,
+            total,
+            items: 0,
+        }
+    }
+
+    /// Converts the next item of the push parser.
+    pub fn item(&mut self, item: Item<'_>) -> Written<S> {
+        if self.items % 65536 == 0 {
+            let at = match &item {
+                Item::Header(h) => h.offset,
+                Item::Entry(e) => e.offset(),
+                Item::GapPart(g) => g.offset,
+            };
+            self.st.out.progress(at, self.total.max(at));
+        }
+        self.items += 1;
+        match item {
+            Item::Header(h) | Item::Entry(Entry::Header(h)) => {
+                let p = Process::of(&h);
+                if self.decided {
+                    self.st.process(&p)
+                } else {
+                    self.pending.push(p);
+                    Ok(())
+                }
+            }
+            Item::Entry(Entry::Syscall(call)) => {
+                if !self.decided {
+                    self.decide(call.timestamp_ns.is_none())?;
+                }
+                self.st.call(&call)
+            }
+            Item::Entry(Entry::Filler(_) | Entry::Gap(_)) | Item::GapPart(_) => Ok(()),
+        }
+    }
+
+    /// Ends the conversion: headers still held (a capture without calls) go to the sink.
+    pub fn finish(mut self) -> Written<S> {
+        if !self.decided {
+            self.decide(false)?;
+        }
+        self.st.out.progress(self.total, self.total);
+        Ok(())
+    }
+
+    /// Ends the conversion at a fault of the capture: headers still held go to the sink, as
+    /// they would have before the fault was read. Call it, then report the fault.
+    pub fn fault(mut self) -> Written<S> {
+        if !self.decided {
+            self.decide(false)?;
+        }
+        Ok(())
+    }
+
+    fn decide(&mut self, untimed: bool) -> Written<S> {
+        self.decided = true;
+        self.st.untimed = untimed;
+        for p in core::mem::take(&mut self.pending) {
+            self.st.process(&p)?;
+        }
+        Ok(())
+    }
+}
+
+/// What a process track is made from: a header's fields, copied.
+struct Process {
+    pid: i32,
+    epoch_seconds: i64,
+    clock_reference_ns: Option<i64>,
+    /// `sysname`, `nodename`, `release`, `version`, `machine`, `domainname`.
+    uname: Option<[String; 6]>,
+}
+
+impl Process {
+    fn of(h: &Header<'_>) -> Process {
+        Process {
+            pid: h.pid,
+            epoch_seconds: h.epoch_seconds,
+            clock_reference_ns: h.clock_reference_ns,
+            uname: h.uname().map(|u| {
+                [
+                    u.sysname,
+                    u.nodename,
+                    u.release,
+                    u.version,
+                    u.machine,
+                    u.domainname,
+                ]
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+            }),
+        }
+    }
 }
 
 impl<S: Sink> State<'_, S> {
-    fn process(&mut self, h: &Header<'_>) -> Written<S> {
+    fn process(&mut self, h: &Process) -> Written<S> {
         self.pid = h.pid;
-        let uname = h.uname();
         self.label.clear();
         let _ = write!(self.label, "syscall_capture pid {}", h.pid);
-        if let Some(u) = &uname {
-            let _ = write!(
-                self.label,
-                " on {} ({} {} {})",
-                lossy(u.nodename),
-                lossy(u.sysname),
-                lossy(u.release),
-                lossy(u.machine)
-            );
+        if let Some([sysname, nodename, release, _, machine, _]) = &h.uname {
+            let _ = write!(self.label, " on {nodename} ({sysname} {release} {machine})");
         }
         if self.untimed {
             self.label
@@ -125,16 +231,6 @@ impl<S: Sink> State<'_, S> {
             Some(t) if !self.untimed => u64::try_from(t).unwrap_or(0),
             _ => self.clock,
         };
-        let fields = uname.map(|u| {
-            [
-                ("sysname", lossy(u.sysname)),
-                ("nodename", lossy(u.nodename)),
-                ("release", lossy(u.release)),
-                ("version", lossy(u.version)),
-                ("machine", lossy(u.machine)),
-                ("domainname", lossy(u.domainname)),
-            ]
-        });
         let mut args: Vec<Arg<'_>> = Vec::new();
         args.push(Arg {
             name: "epoch_seconds",
@@ -148,8 +244,16 @@ impl<S: Sink> State<'_, S> {
                 "recorded"
             }),
         });
-        if let Some(fields) = &fields {
-            for (name, v) in fields {
+        if let Some(fields) = &h.uname {
+            const NAMES: [&str; 6] = [
+                "sysname",
+                "nodename",
+                "release",
+                "version",
+                "machine",
+                "domainname",
+            ];
+            for (name, v) in NAMES.into_iter().zip(fields) {
                 args.push(Arg {
                     name,
                     value: Value::Str(v),
