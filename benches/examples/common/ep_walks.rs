@@ -3,8 +3,8 @@
 //! rebuilds the nesting (levels per thread), and all return the same digest.
 
 use tracecap_easyprofiler::{
-    Capture, Clock, Element, Error, FixedKindTable, Forest, Item, Nest, NestSlot, Part, PushParser,
-    Pushed, Record, Visitor,
+    Capture, Clock, Element, Error, FixedKindTable, Forest, Item, Nest, NestSlot, PushItem,
+    PushParser, Pushed, Record, Visitor,
 };
 
 /// Touches every field of every record, decodes every value element and rebuilds the nesting
@@ -35,13 +35,13 @@ pub fn push_walk(bytes: &[u8], stack: &mut Vec<NestSlot>, buffer: &mut Vec<u8>) 
             Pushed::Item { consumed, item } => {
                 start += consumed;
                 match (item, walker.as_mut()) {
-                    (Part::Item(item), Some(w)) => w.visit(item),
-                    (Part::Descriptor(d), Some(w)) => {
+                    (PushItem::Item(item), Some(w)) => w.visit(item),
+                    (PushItem::Descriptor(d), Some(w)) => {
                         w.acc = w
                             .acc
                             .wrapping_add(d.name.len() as u64 + d.file.len() as u64)
                     }
-                    (Part::Header(h), None) => {
+                    (PushItem::Header(h), None) => {
                         walker = stack.take().map(|s| Walker::with_clock(s, h.clock()))
                     }
                     _ => {}
@@ -79,13 +79,13 @@ pub fn push_walk_in_place(bytes: &[u8], stack: &mut Vec<NestSlot>, carry: &mut V
         match parser.parse(data, eof).unwrap() {
             Pushed::Item { consumed, item } => {
                 match (item, walker.as_mut()) {
-                    (Part::Item(item), Some(w)) => w.visit(item),
-                    (Part::Descriptor(d), Some(w)) => {
+                    (PushItem::Item(item), Some(w)) => w.visit(item),
+                    (PushItem::Descriptor(d), Some(w)) => {
                         w.acc = w
                             .acc
                             .wrapping_add(d.name.len() as u64 + d.file.len() as u64)
                     }
-                    (Part::Header(h), None) => {
+                    (PushItem::Header(h), None) => {
                         walker = stack.take().map(|s| Walker::with_clock(s, h.clock()))
                     }
                     _ => {}

@@ -8,7 +8,7 @@
 //!   item that a piece's end cuts go to a small carry buffer, which takes from the next piece just
 //!   the bytes that item still needs.
 
-use tracecap_syscall::push::{Item, PushParser, Pushed};
+use tracecap_syscall::push::{PushItem, PushParser, Pushed};
 
 use crate::syscall_walks::fold;
 
@@ -17,11 +17,11 @@ pub const PIECE: usize = 64 << 10;
 
 /// Folds what an item carries.
 #[inline]
-fn fold_item(acc: u64, item: Item<'_>) -> u64 {
+fn fold_item(acc: u64, item: PushItem<'_>) -> u64 {
     match item {
-        Item::Entry(e) => fold(acc, &e),
+        PushItem::Entry(e) => fold(acc, &e),
         // The full walk reads the first header apart from the entries.
-        Item::Header(_) | Item::GapPart(_) => acc,
+        PushItem::Header(_) | PushItem::GapPart(_) => acc,
     }
 }
 

@@ -172,7 +172,7 @@ pub use lookup::KindTable;
 pub use lookup::{FixedKindTable, KindLookup};
 pub use nesting::{Forest, NestSlot, Nesting, SlotSource, Tree};
 #[cfg(feature = "alloc")]
-pub use push::{Part, PushParser, Pushed};
+pub use push::{PushItem, PushParser, Pushed};
 pub use record::{Block, Record, Value};
 pub use summary::Summary;
 pub use thread::{ContextSwitches, Records, Thread};

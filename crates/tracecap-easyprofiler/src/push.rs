@@ -4,24 +4,24 @@
 //! The caller owns the buffer. It appends the bytes it receives and calls
 //! [`PushParser::parse`] with the bytes not yet consumed; the answer is a [`Pushed`]:
 //!
-//! - [`Pushed::Item`]: a [`Part`] read from the first `consumed` bytes. The caller uses it, drops
+//! - [`Pushed::Item`]: a [`PushItem`] read from the first `consumed` bytes. The caller uses it, drops
 //!   those bytes from the front of its buffer (or just moves its start past them) and calls again;
 //! - [`Pushed::NeedMore`]: the next part is not whole yet; `hint` is at least how many more bytes
 //!   it needs (a lower bound: a record's size field may tell a larger one once it has arrived);
 //! - [`Pushed::End`]: the capture is over (see below).
 //!
 //! The parts come in file order, exactly those of the whole-file reader with the same offsets:
-//! [`Part::Header`], one [`Part::Descriptor`] per descriptor (as [`Capture::descriptors`]), then
-//! what [`Capture::events`] yields, each as a [`Part::Item`] (each thread's head, its context
+//! [`PushItem::Header`], one [`PushItem::Descriptor`] per descriptor (as [`Capture::descriptors`]), then
+//! what [`Capture::events`] yields, each as a [`PushItem::Item`] (each thread's head, its context
 //! switches, its blocks, events and values, then the bookmarks), and in 2.1+ files each end
-//! signature as a [`Part::Signature`]. Errors are the whole-file reader's too, kind and absolute
+//! signature as a [`PushItem::Signature`]. Errors are the whole-file reader's too, kind and absolute
 //! offset: fed a file cut short with `eof` set, the parser gives the error the whole-file reader
 //! gives on the cut file. After an error every call returns it again.
 //!
 //! Where the capture ends:
 //!
 //! - 2.1+: after the end signature that closes the file (the one after the threads when there
-//!   are no bookmarks, else the one after the last bookmark), yielded as a [`Part::Signature`];
+//!   are no bookmarks, else the one after the last bookmark), yielded as a [`PushItem::Signature`];
 //!   the next call returns [`Pushed::End`] without reading further. Bytes after it are not
 //!   read, as the whole-file reader ignores them too ([`Events::trailing`](crate::Events::trailing)
 //!   counts them);
@@ -53,7 +53,7 @@
 //! file or a socket):
 //!
 //! ```
-//! use tracecap_easyprofiler::{Item, Part, PushParser, Pushed};
+//! use tracecap_easyprofiler::{Item, PushItem, PushParser, Pushed};
 //!
 //! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
 //! # let file = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
@@ -67,8 +67,8 @@
 //!     match parser.parse(&buffer[start..], eof)? {
 //!         Pushed::Item { consumed, item } => {
 //!             match item {
-//!                 Part::Item(Item::Thread(_)) => threads += 1,
-//!                 Part::Item(Item::Record(_)) => records += 1,
+//!                 PushItem::Item(Item::Thread(_)) => threads += 1,
+//!                 PushItem::Item(Item::Record(_)) => records += 1,
 //!                 _ => {}
 //!             }
 //!             start += consumed;
@@ -89,7 +89,7 @@
 //!
 //! ```no_run
 //! use std::io::Read;
-//! use tracecap_easyprofiler::{Part, PushParser, Pushed};
+//! use tracecap_easyprofiler::{PushItem, PushParser, Pushed};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut stream = std::net::TcpStream::connect("127.0.0.1:28077")?;
@@ -99,7 +99,7 @@
 //! loop {
 //!     match parser.parse(&buffer[start..], eof)? {
 //!         Pushed::Item { consumed, item } => {
-//!             if let Part::Item(item) = item {
+//!             if let PushItem::Item(item) = item {
 //!                 println!("{item:?}");
 //!             }
 //!             start += consumed;
@@ -144,7 +144,7 @@ use crate::SharedKind;
 
 /// One part of a capture, as [`PushParser::parse`] yields them, in file order.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Part<'a> {
+pub enum PushItem<'a> {
     /// The file header (the first part), as the parser keeps it (also [`PushParser::header`]).
     Header(&'a Header),
     /// A descriptor, as [`Capture::descriptors`](crate::Capture::descriptors) yields it.
@@ -185,7 +185,7 @@ enum State {
 /// What [`PushParser::step`] read.
 enum Next<'a> {
     /// A part borrowing the data.
-    Part(Part<'a>),
+    Part(PushItem<'a>),
     /// The header, which the caller gives as a reference to the parser's copy.
     Header,
 }
@@ -281,7 +281,11 @@ impl PushParser {
     /// (those not yet consumed). `eof` says that no byte follows `data`: a part cut short is then
     /// the error the whole-file reader gives, not a request for more. See the [module](self).
     #[inline]
-    pub fn parse<'a>(&'a mut self, data: &'a [u8], eof: bool) -> Result<Pushed<Part<'a>>, Error> {
+    pub fn parse<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<PushItem<'a>>, Error> {
         // Most parts are records: a whole, well-formed one straight from the bytes; anything else
         // (a record cut short or damaged included) goes through the checked readers.
         if let State::Records(left @ 1..) = self.state {
@@ -294,7 +298,7 @@ impl PushParser {
                 self.offset += consumed as u64;
                 return Ok(Pushed::Item {
                     consumed,
-                    item: Part::Item(Item::Record(record)),
+                    item: PushItem::Item(Item::Record(record)),
                 });
             }
         }
@@ -306,7 +310,7 @@ impl PushParser {
         &'a mut self,
         data: &'a [u8],
         eof: bool,
-    ) -> Result<Pushed<Part<'a>>, Error> {
+    ) -> Result<Pushed<PushItem<'a>>, Error> {
         if let State::Failed(e) = self.state {
             return Err(e);
         }
@@ -321,7 +325,7 @@ impl PushParser {
                     (Next::Part(item), _) => Ok(Pushed::Item { consumed, item }),
                     (Next::Header, Some(h)) => Ok(Pushed::Item {
                         consumed,
-                        item: Part::Header(h),
+                        item: PushItem::Header(h),
                     }),
                     // Not met: the header is kept before `Next::Header` is given.
                     (Next::Header, None) => Ok(Pushed::End),
@@ -373,19 +377,19 @@ impl PushParser {
                     let d = Descriptor::read(r, next)?;
                     self.kinds.push(d.kind);
                     self.state = State::Descriptors(next.saturating_add(1));
-                    return Ok(Some(Next::Part(Part::Descriptor(d))));
+                    return Ok(Some(Next::Part(PushItem::Descriptor(d))));
                 }
                 State::Records(left) if left > 0 => {
                     self.state = State::Records(left - 1);
                     let kinds = self.kinds.as_slice();
                     let record = read_record(r, |id| kinds.kind(id))?;
-                    return Ok(Some(Next::Part(Part::Item(Item::Record(record)))));
+                    return Ok(Some(Next::Part(PushItem::Item(Item::Record(record)))));
                 }
                 State::Switches(left) if left > 0 => {
                     self.state = State::Switches(left - 1);
                     let wide = self.version.wide_ids();
                     let cs = ContextSwitch::read(r, wide)?;
-                    return Ok(Some(Next::Part(Part::Item(Item::ContextSwitch(cs)))));
+                    return Ok(Some(Next::Part(PushItem::Item(Item::ContextSwitch(cs)))));
                 }
                 State::Head => {
                     let n = r.u32_le().what("context switch count")?;
@@ -410,7 +414,7 @@ impl PushParser {
                         }
                         let (offset, id, name) = read_thread_head(r, self.version.wide_ids())?;
                         self.state = State::Head;
-                        return Ok(Some(Next::Part(Part::Item(Item::Thread(ThreadHead {
+                        return Ok(Some(Next::Part(PushItem::Item(Item::Thread(ThreadHead {
                             offset,
                             id,
                             name,
@@ -427,7 +431,7 @@ impl PushParser {
                         0 => State::Done,
                         n => State::Bookmarks(n),
                     };
-                    return Ok(Some(Next::Part(Part::Signature(at))));
+                    return Ok(Some(Next::Part(PushItem::Signature(at))));
                 }
                 State::Bookmarks(left) if left > 0 => {
                     let b = Bookmark::read(r)?;
@@ -435,13 +439,13 @@ impl PushParser {
                         1 => State::LastSignature,
                         _ => State::Bookmarks(left - 1),
                     };
-                    return Ok(Some(Next::Part(Part::Item(Item::Bookmark(b)))));
+                    return Ok(Some(Next::Part(PushItem::Item(Item::Bookmark(b)))));
                 }
                 State::LastSignature => {
                     let at = r.offset();
                     read_signature(r)?;
                     self.state = State::Done;
-                    return Ok(Some(Next::Part(Part::Signature(at))));
+                    return Ok(Some(Next::Part(PushItem::Signature(at))));
                 }
                 State::Bookmarks(_) | State::Done => return Ok(None),
                 State::Failed(e) => return Err(Stop::Fault(e)),

@@ -243,8 +243,8 @@ fn push_parser_allocates_nothing_after_the_descriptors() {
         match parser.parse(&buffer[start..], fed == bytes.len()).unwrap() {
             Pushed::Item { consumed, item } => {
                 match item {
-                    Part::Item(Item::Thread(_)) if warm.is_none() => warm = Some(allocs()),
-                    Part::Item(Item::Record(r)) => {
+                    PushItem::Item(Item::Thread(_)) if warm.is_none() => warm = Some(allocs()),
+                    PushItem::Item(Item::Record(r)) => {
                         records += 1;
                         if let Record::Value(v) = r {
                             elements += v.elements().count() as u64;

@@ -29,12 +29,12 @@ fn whole(bytes: &[u8]) -> Walk {
 
 fn whole_into(bytes: &[u8], parts: &mut Vec<String>) -> Result<(), Error> {
     let c = Capture::parse(bytes)?;
-    parts.push(format!("{:?}", Part::Header(c.header())));
+    parts.push(format!("{:?}", PushItem::Header(c.header())));
     for d in c.descriptors() {
-        parts.push(format!("{:?}", Part::Descriptor(d?)));
+        parts.push(format!("{:?}", PushItem::Descriptor(d?)));
     }
     for item in c.events() {
-        parts.push(format!("{:?}", Part::Item(item?)));
+        parts.push(format!("{:?}", PushItem::Item(item?)));
     }
     Ok(())
 }
@@ -78,7 +78,7 @@ fn push(bytes: &[u8], mut piece: impl FnMut() -> usize) -> Fed {
         assert_eq!(before, (fed - len) as u64, "offset() is where data starts");
         let answer = match parser.parse(data, eof) {
             Ok(Pushed::Item { consumed, item }) => match item {
-                Part::Signature(at) => Answer::Item(consumed, None, Some(at)),
+                PushItem::Signature(at) => Answer::Item(consumed, None, Some(at)),
                 other => Answer::Item(consumed, Some(format!("{other:?}")), None),
             },
             Ok(Pushed::NeedMore { hint }) => Answer::NeedMore(hint),

@@ -184,7 +184,7 @@ pub use header::{detect, is_legacy, Header, RawHeader, HEADER_LEN, MAGIC, VERSIO
 pub use intern::InternTable;
 pub use intern::{FixedInternTable, InternLookup};
 pub use kind::EventKind;
-pub use push::{PushItem, PushParser};
+pub use push::{PushItem, PushParser, Pushed};
 pub use repeated::{Repeated, RepeatedIter, RepeatedLen, RepeatedLenIter};
 pub use section::{
     Layout, RawSection, Section, Sections, ENTRY_LEN, MAX_SECTIONS, SECTION_USER_DATA,

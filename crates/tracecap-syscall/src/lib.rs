@@ -123,7 +123,7 @@ pub use header::{
     VERSION,
 };
 pub use names::{syscall_name, syscall_number};
-pub use push::PushParser;
+pub use push::{PushItem, PushParser, Pushed};
 pub use record::{
     Syscall, FLAG_DURATION, FLAG_RESULT, FLAG_TID, FLAG_TIMESTAMP, KNOWN_FLAGS, SEGMENT_SYSCALL,
 };

@@ -7,7 +7,7 @@
 //! [`PushParser::parse`] with the bytes not consumed yet; the answer is a
 //! [`Pushed`] (re-exported from `tracecap-wire`, whose `push` module describes the protocol):
 //!
-//! - `Item { consumed, item }`: an [`Item`] read from the front of the data. The caller uses it,
+//! - `Item { consumed, item }`: a [`PushItem`] read from the front of the data. The caller uses it,
 //!   then drops `consumed` bytes from the front of its buffer (it may drop them later, in bulk, as
 //!   long as the next call starts after them);
 //! - `NeedMore { hint }`: no item can be read until more bytes arrive (`hint`: at least how many);
@@ -15,13 +15,13 @@
 //!   where the bytes end, as in the whole-file walk.
 //!
 //! The items are those of the whole-file reader, in the same order and with the same absolute
-//! offsets: first [`Item::Header`], the header [`Capture::header`] gives, then one [`Item::Entry`]
+//! offsets: first [`PushItem::Header`], the header [`Capture::header`] gives, then one [`PushItem::Entry`]
 //! for every [`Entry`] of [`Capture::entries`]. The one item the whole-file walk has no counterpart
-//! for is [`Item::GapPart`]: a zero gap (up to [`MAX_GAP_LEN`](crate::MAX_GAP_LEN) bytes) is
+//! for is [`PushItem::GapPart`]: a zero gap (up to [`MAX_GAP_LEN`](crate::MAX_GAP_LEN) bytes) is
 //! counted as its bytes arrive, and a `GapPart` hands the zero bytes counted so far back to the
 //! caller to drop; the whole [`Entry::Gap`], with the gap's offset and full length, comes when the
 //! run ends (its `consumed` covers only the run's last bytes, possibly none). A caller that wants
-//! exactly the whole-file items skips `GapPart`s ([`Item::entry`]).
+//! exactly the whole-file items skips `GapPart`s ([`PushItem::entry`]).
 //!
 //! Errors are those of the whole-file reader too, kind and absolute offset: an item is read only
 //! once the bytes that decide it are all there (a whole segment, a whole header with its host
@@ -51,7 +51,7 @@
 //! place:
 //!
 //! ```
-//! use tracecap_syscall::push::{Item, PushParser, Pushed};
+//! use tracecap_syscall::push::{PushItem, PushParser, Pushed};
 //! use tracecap_syscall::{Entry, Error};
 //!
 //! # // The crate example's capture: a 28-byte header, no host information, one `close(3) = 0`.
@@ -73,8 +73,8 @@
 //!     match parser.parse(&buffer[start..], eof)? {
 //!         Pushed::Item { consumed, item } => {
 //!             match item {
-//!                 Item::Header(h) => assert_eq!(h.pid, 4242),
-//!                 Item::Entry(Entry::Syscall(call)) => calls.push((call.name(), call.ret())),
+//!                 PushItem::Header(h) => assert_eq!(h.pid, 4242),
+//!                 PushItem::Entry(Entry::Syscall(call)) => calls.push((call.name(), call.ret())),
 //!                 _ => {}
 //!             }
 //!             start += consumed;
@@ -101,7 +101,7 @@
 //! ```no_run
 //! use std::io::Read;
 //! use std::net::TcpStream;
-//! use tracecap_syscall::push::{Item, PushParser, Pushed};
+//! use tracecap_syscall::push::{PushItem, PushParser, Pushed};
 //! use tracecap_syscall::Entry;
 //!
 //! fn follow(mut socket: TcpStream) -> Result<u64, Box<dyn std::error::Error>> {
@@ -113,7 +113,7 @@
 //!     loop {
 //!         match parser.parse(&buffer[start..], eof)? {
 //!             Pushed::Item { consumed, item } => {
-//!                 if let Item::Entry(Entry::Syscall(_)) = item {
+//!                 if let PushItem::Entry(Entry::Syscall(_)) = item {
 //!                     calls += 1;
 //!                 }
 //!                 start += consumed;
@@ -149,7 +149,7 @@ use crate::tlv;
 
 /// What [`PushParser::parse`] reads; see the [module](self).
 #[derive(Clone, Copy, Debug)]
-pub enum Item<'a> {
+pub enum PushItem<'a> {
     /// The capture's first header, always the first item (what `Capture::header` gives).
     Header(Header<'a>),
     /// An entry after the first header (what `Capture::entries` yields).
@@ -160,14 +160,14 @@ pub enum Item<'a> {
     GapPart(Gap),
 }
 
-impl<'a> Item<'a> {
+impl<'a> PushItem<'a> {
     /// The item as the whole-file reader has it: the first header, or an entry; `None` for a
-    /// [`Item::GapPart`].
+    /// [`PushItem::GapPart`].
     pub fn entry(self) -> Option<Entry<'a>> {
         match self {
-            Item::Header(h) => Some(Entry::Header(h)),
-            Item::Entry(e) => Some(e),
-            Item::GapPart(_) => None,
+            PushItem::Header(h) => Some(Entry::Header(h)),
+            PushItem::Entry(e) => Some(e),
+            PushItem::GapPart(_) => None,
         }
     }
 }
@@ -218,7 +218,7 @@ impl PushParser {
     }
 
     /// The first header once read, without its host strings (they borrow from bytes the caller
-    /// has since dropped, so [`Header::uname`] gives `None` on it; the [`Item::Header`] the parser
+    /// has since dropped, so [`Header::uname`] gives `None` on it; the [`PushItem::Header`] the parser
     /// yielded has them).
     pub fn header(&self) -> Option<&Header<'static>> {
         self.header.as_ref()
@@ -232,7 +232,11 @@ impl PushParser {
     /// Reads the next item from `data`, the bytes not consumed yet, whose first byte is at
     /// [`PushParser::offset`]. `eof` says that `data` is the rest of the file.
     #[inline]
-    pub fn parse<'a>(&'a mut self, data: &'a [u8], eof: bool) -> Result<Pushed<Item<'a>>, Error> {
+    pub fn parse<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<PushItem<'a>>, Error> {
         let answer = match self.state {
             State::Entries => self.entry(data, eof),
             State::Header => self.first_header(data, eof),
@@ -249,7 +253,11 @@ impl PushParser {
         answer
     }
 
-    fn first_header<'d>(&mut self, data: &'d [u8], eof: bool) -> Result<Pushed<Item<'d>>, Error> {
+    fn first_header<'d>(
+        &mut self,
+        data: &'d [u8],
+        eof: bool,
+    ) -> Result<Pushed<PushItem<'d>>, Error> {
         if !eof {
             if let Some(need) = settle_len(data, self.offset) {
                 return Ok(need_more(data, need));
@@ -261,14 +269,14 @@ impl PushParser {
         self.state = State::Entries;
         Ok(Pushed::Item {
             consumed: usize::try_from(h.len).map_or(data.len(), |n| n.min(data.len())),
-            item: Item::Header(h),
+            item: PushItem::Header(h),
         })
     }
 
     /// One step of the whole-file walk (`Entries::step`), taken once the bytes that decide it
     /// are all in `data` (or `eof`).
     #[inline(always)]
-    fn entry<'d>(&mut self, data: &'d [u8], eof: bool) -> Result<Pushed<Item<'d>>, Error> {
+    fn entry<'d>(&mut self, data: &'d [u8], eof: bool) -> Result<Pushed<PushItem<'d>>, Error> {
         let offset = self.offset;
         if data.is_empty() {
             return Ok(if eof {
@@ -280,7 +288,7 @@ impl PushParser {
         tracecap_wire::fast::touch_ahead(data);
         let mut r = Reader::at(data, offset);
         if let Some(call) = fast::syscall(&mut r, data, offset, self.endian) {
-            return Ok(taken(data, &r, Item::Entry(Entry::Syscall(call?))));
+            return Ok(taken(data, &r, PushItem::Entry(Entry::Syscall(call?))));
         }
         if data.len() < 4 && !eof {
             return Ok(need_more(data, 4));
@@ -295,7 +303,7 @@ impl PushParser {
             r.skip(usize::try_from(h.len).unwrap_or(usize::MAX))
                 .what("file header")?;
             self.endian = h.endian;
-            return Ok(taken(data, &r, Item::Entry(Entry::Header(h))));
+            return Ok(taken(data, &r, PushItem::Entry(Entry::Header(h))));
         }
         let words = zero_words(data, MAX_GAP_WORDS.saturating_add(1));
         if words > MAX_GAP_WORDS {
@@ -312,7 +320,7 @@ impl PushParser {
             }
         }
         let e = segment_entry(&mut r, self.endian)?;
-        Ok(taken(data, &r, Item::Entry(e)))
+        Ok(taken(data, &r, PushItem::Entry(e)))
     }
 
     /// Inside a zero run that started at `start`, `len` bytes of it counted before `data`.
@@ -322,7 +330,7 @@ impl PushParser {
         eof: bool,
         start: u64,
         len: u64,
-    ) -> Result<Pushed<Item<'d>>, Error> {
+    ) -> Result<Pushed<PushItem<'d>>, Error> {
         let counted = usize::try_from(len / 4).unwrap_or(usize::MAX);
         let limit = MAX_GAP_WORDS.saturating_add(1).saturating_sub(counted);
         let words = zero_words(data, limit);
@@ -344,20 +352,20 @@ impl PushParser {
         start: u64,
         len: u64,
         words: usize,
-    ) -> Pushed<Item<'d>> {
+    ) -> Pushed<PushItem<'d>> {
         let consumed = words.saturating_mul(4);
         let len = len.saturating_add(consumed as u64);
         if eof || words < data.len() / 4 {
             self.state = State::Entries;
             Pushed::Item {
                 consumed,
-                item: Item::Entry(Entry::Gap(Gap { offset: start, len })),
+                item: PushItem::Entry(Entry::Gap(Gap { offset: start, len })),
             }
         } else {
             self.state = State::Gap { offset: start, len };
             Pushed::Item {
                 consumed,
-                item: Item::GapPart(Gap {
+                item: PushItem::GapPart(Gap {
                     offset: self.offset,
                     len: consumed as u64,
                 }),
@@ -368,7 +376,7 @@ impl PushParser {
 
 /// The item read from the front of `data` by `r`.
 #[inline(always)]
-fn taken<'d>(data: &'d [u8], r: &Reader<'d>, item: Item<'d>) -> Pushed<Item<'d>> {
+fn taken<'d>(data: &'d [u8], r: &Reader<'d>, item: PushItem<'d>) -> Pushed<PushItem<'d>> {
     Pushed::Item {
         consumed: data.len().saturating_sub(r.remaining()),
         item,

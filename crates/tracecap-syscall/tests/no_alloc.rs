@@ -54,7 +54,7 @@ fn walking_py_args_allocates_nothing() {
 /// beforehand (the warm-up), allocates nothing either.
 #[test]
 fn push_parsing_py_args_allocates_nothing() {
-    use tracecap_syscall::push::{Item, PushParser};
+    use tracecap_syscall::push::{PushItem, PushParser};
     use tracecap_wire::Pushed;
 
     let Some(dir) = tracecap_testkit::corpus("syscall") else {
@@ -73,7 +73,7 @@ fn push_parsing_py_args_allocates_nothing() {
     loop {
         match parser.parse(&buffer[start..], eof).unwrap() {
             Pushed::Item { consumed, item } => {
-                if let Item::Entry(Entry::Syscall(s)) = item {
+                if let PushItem::Entry(Entry::Syscall(s)) = item {
                     records += 1;
                     sum = sum.wrapping_add(s.ret() as u64);
                     for a in s.args() {

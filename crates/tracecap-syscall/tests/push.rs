@@ -4,7 +4,7 @@
 //! the same bytes.
 
 use proptest::prelude::*;
-use tracecap_syscall::push::{Item, PushParser};
+use tracecap_syscall::push::{PushItem, PushParser};
 use tracecap_syscall::{Capture, Entry, MAX_GAP_LEN};
 use tracecap_wire::Pushed;
 
@@ -78,7 +78,7 @@ fn pushed(bytes: &[u8], pieces: &[usize]) -> Walk {
             Pushed::Item { consumed, item } => {
                 assert!(consumed <= buffer.len() - start);
                 match item {
-                    Item::GapPart(part) => {
+                    PushItem::GapPart(part) => {
                         assert_eq!(part.offset, before);
                         assert_eq!(part.len, consumed as u64);
                         assert!(part.len > 0 && part.len % 4 == 0);
@@ -86,18 +86,18 @@ fn pushed(bytes: &[u8], pieces: &[usize]) -> Walk {
                         assert_eq!(*at + *len, before);
                         *len += part.len;
                     }
-                    Item::Entry(Entry::Gap(gap)) => {
+                    PushItem::Entry(Entry::Gap(gap)) => {
                         let (at, len) = gap_parts.take().unwrap_or((before, 0));
                         assert_eq!(gap.offset, at);
                         assert_eq!(gap.len, len + consumed as u64);
                         items.push(format!("{:?}", Entry::Gap(gap)));
                     }
-                    Item::Entry(e) => {
+                    PushItem::Entry(e) => {
                         assert!(gap_parts.is_none());
                         assert_eq!(e.offset(), before);
                         items.push(format!("{e:?}"));
                     }
-                    Item::Header(h) => {
+                    PushItem::Header(h) => {
                         assert_eq!((h.offset, before), (0, 0));
                         assert!(items.is_empty());
                         items.push(format!("{:?}", Entry::Header(h)));
@@ -355,8 +355,8 @@ fn a_gap_is_not_held_by_the_caller() {
         match parser.parse(&buffer, eof).unwrap() {
             Pushed::Item { consumed, item } => {
                 match item {
-                    Item::GapPart(_) => parts += 1,
-                    Item::Entry(Entry::Gap(g)) => gap = Some(g),
+                    PushItem::GapPart(_) => parts += 1,
+                    PushItem::Entry(Entry::Gap(g)) => gap = Some(g),
                     _ => {}
                 }
                 buffer.drain(..consumed);
@@ -440,7 +440,7 @@ fn the_first_header_is_kept() {
         panic!("no header")
     };
     assert_eq!(consumed, 36);
-    assert!(matches!(item, Item::Header(h) if h.pid == 7));
+    assert!(matches!(item, PushItem::Header(h) if h.pid == 7));
     let h = parser.header().unwrap();
     assert_eq!((h.pid, h.len, h.clock_reference_ns), (7, 36, Some(2)));
     assert_eq!(parser.offset(), 36);

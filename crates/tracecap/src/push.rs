@@ -253,14 +253,14 @@ macro_rules! push_parse {
 push_parse!(
     "syscall",
     tracecap_syscall,
-    tracecap_syscall::push::Item<'a>
+    tracecap_syscall::push::PushItem<'a>
 );
 push_parse!("wtf", tracecap_wtf, tracecap_wtf::push::PushItem<'a>);
 push_parse!("orbit", tracecap_orbit, tracecap_orbit::push::PushItem<'a>);
 push_parse!(
     "easyprofiler",
     tracecap_easyprofiler,
-    tracecap_easyprofiler::push::Part<'a>
+    tracecap_easyprofiler::push::PushItem<'a>
 );
 push_parse!(
     "apitrace",

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use tracecap::push::{Feed, Pumped};
-use tracecap_syscall::push::Item;
+use tracecap_syscall::push::PushItem;
 use tracecap_syscall::{Arg, Capture, Entry, Error, Header, PushParser, Syscall};
 
 use crate::error::CliError;
@@ -246,23 +246,23 @@ fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<
     let mut line = String::with_capacity(256);
     follow::finish(feed.run(&mut parser, |item| {
         match (&mut lines, item) {
-            (_, Item::GapPart(_)) => return Ok(()),
-            (Lines::Json(w), Item::Header(h)) => {
+            (_, PushItem::GapPart(_)) => return Ok(()),
+            (Lines::Json(w), PushItem::Header(h)) => {
                 w.begin_object();
                 header_fields(w, &h);
                 w.end_object();
                 w.end_line()?;
             }
-            (Lines::Json(w), Item::Entry(e)) => {
+            (Lines::Json(w), PushItem::Entry(e)) => {
                 entry_json(w, &e);
                 w.end_line()?;
             }
-            (Lines::Text(out), Item::Header(h)) => {
+            (Lines::Text(out), PushItem::Header(h)) => {
                 line.clear();
                 header_text(&mut line, &h);
                 writeln!(out, "{line}")?;
             }
-            (Lines::Text(out), Item::Entry(e)) => {
+            (Lines::Text(out), PushItem::Entry(e)) => {
                 line.clear();
                 entry_text(&mut line, &e);
                 writeln!(out, "{line}")?;

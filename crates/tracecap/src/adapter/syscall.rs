@@ -16,7 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
-use tracecap_syscall::push::Item;
+use tracecap_syscall::push::PushItem;
 use tracecap_syscall::{Arg as SysArg, Entry, Header, PushParser, Syscall};
 use tracecap_wire::Pushed;
 
@@ -117,18 +117,18 @@ impl<'c, S: Sink> Converter<'c, S> {
     }
 
     /// Converts the next item of the push parser.
-    pub fn item(&mut self, item: Item<'_>) -> Written<S> {
+    pub fn item(&mut self, item: PushItem<'_>) -> Written<S> {
         if self.items % 65536 == 0 {
             let at = match &item {
-                Item::Header(h) => h.offset,
-                Item::Entry(e) => e.offset(),
-                Item::GapPart(g) => g.offset,
+                PushItem::Header(h) => h.offset,
+                PushItem::Entry(e) => e.offset(),
+                PushItem::GapPart(g) => g.offset,
             };
             self.st.out.progress(at, self.total.max(at));
         }
         self.items += 1;
         match item {
-            Item::Header(h) | Item::Entry(Entry::Header(h)) => {
+            PushItem::Header(h) | PushItem::Entry(Entry::Header(h)) => {
                 let p = Process::of(&h);
                 if self.decided {
                     self.st.process(&p)
@@ -137,13 +137,13 @@ impl<'c, S: Sink> Converter<'c, S> {
                     Ok(())
                 }
             }
-            Item::Entry(Entry::Syscall(call)) => {
+            PushItem::Entry(Entry::Syscall(call)) => {
                 if !self.decided {
                     self.decide(call.timestamp_ns.is_none())?;
                 }
                 self.st.call(&call)
             }
-            Item::Entry(Entry::Filler(_) | Entry::Gap(_)) | Item::GapPart(_) => Ok(()),
+            PushItem::Entry(Entry::Filler(_) | Entry::Gap(_)) | PushItem::GapPart(_) => Ok(()),
         }
     }
 
