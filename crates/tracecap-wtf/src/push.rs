@@ -16,12 +16,12 @@
 //!
 //! A chunked file is read a chunk at a time: a chunk's events need its string table, which may
 //! come after them, so the parser waits until the whole chunk is in `data` (`NeedMore` until
-//! then), yields [`PushItem::Chunk`], then each event of the chunk as [`PushItem::Event`]. Those
-//! items consume nothing: the chunk's bytes stay in the caller's buffer until the next chunk's
-//! item consumes them (with the prologue, the first chunk's item consumes 12 bytes). So the
-//! caller's buffer holds at most the chunk being read, the one before it, and the bytes that
-//! arrived after them; a chunk is as long as its header says (up to 4 GiB: a recorder writes a
-//! few MiB at most).
+//! then), yields [`PushItem::Chunk`], then each event of the chunk as [`PushItem::Event`]. The
+//! chunk's bytes stay in the caller's buffer while its events are read (their items consume
+//! nothing) and go with its last event (a chunk without events goes with the next chunk's item;
+//! the first chunk's item also consumes the 12-byte prologue). So the caller's buffer holds the
+//! chunk being read and the bytes that arrived after it; a chunk is as long as its header says
+//! (a `u32`; recorders write a few MiB at most).
 //!
 //! A legacy file (format 3) has no chunks: each event is yielded once it is whole, and consumes
 //! its own bytes (the first one also the header's).
@@ -33,7 +33,9 @@
 //! current chunk, and a copy of the header's bytes for [`PushParser::header`] (the prologue, and
 //! the first chunk when it is the file-header chunk; the legacy header).
 //!
-//! Neither container has an end mark: the walk ends with `eof` and no bytes left over. At `eof`,
+//! Neither container has an end mark: `End` comes with `eof` once every byte was read (the bytes
+//! of a last chunk without events are never consumed; the caller drops them with its buffer),
+//! and there are no bytes "after the end" to treat. At `eof`,
 //! a chunk or event cut short gives what the whole-file walk gives on the same bytes: the events
 //! wholly before the cut, then the truncation at its offset. Compressed captures are not read
 //! here (nor by [`Capture::parse`](crate::Capture::parse)): decompress before feeding.
