@@ -10,11 +10,11 @@ use std::hint::black_box;
 
 #[path = "../examples/common/wtf_direct.rs"]
 mod wtf_direct;
+#[path = "../examples/common/wtf_push.rs"]
+mod wtf_push;
 #[path = "../examples/common/wtf_synthetic.rs"]
 #[allow(dead_code)] // the variants are for examples/wtf_shapes.rs
 mod wtf_synthetic;
-#[path = "../examples/common/wtf_push.rs"]
-mod wtf_push;
 #[path = "../examples/common/wtf_walks.rs"]
 mod wtf_walks;
 use wtf_walks::{events_only, full_walk, full_walk_iter, repeated};
