@@ -141,7 +141,7 @@ pub use header::{
     FLAG_TIMES_AS_COUNT, LEGACY_VERSION, MAGIC,
 };
 #[cfg(feature = "alloc")]
-pub use push::{PushItem, PushParser};
+pub use push::{PushItem, PushParser, Pushed};
 pub use signature::{ArgDecl, ArgType, Signature};
 #[cfg(feature = "alloc")]
 pub use strings::StringIndex;
