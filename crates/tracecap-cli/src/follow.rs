@@ -1,4 +1,4 @@
-//! Captures read as their bytes arrive: `--follow` on `dump`, `validate` and `convert` (a file
+//! Captures read as their bytes arrive: `--follow` on `dump`, `validate`, `info` and `convert` (a file
 //! still being written), and `dump` of a syscall_capture stream (`-`, a pipe) in bounded memory.
 //!
 //! The format's push parser says, as the bytes come, how far whole records reach and where the

@@ -78,6 +78,8 @@ enum Command {
         /// Print long lists (threads, sections, ...) whole, not only their start.
         #[arg(short, long)]
         verbose: bool,
+        #[command(flatten)]
+        follow: FollowArgs,
     },
     /// Parse every record without printing them; exit 1 at the first fault.
     #[command(after_help = help::VALIDATE)]
@@ -305,29 +307,43 @@ fn dump(
     result
 }
 
+/// Runs `command` on the capture `file`: opened as usual, or with `--follow` once following
+/// stops (on the file as it then is), followed by the line that says where and why.
+fn once_followed(
+    file: &std::path::Path,
+    follow: &FollowArgs,
+    err: &mut dyn Write,
+    command: impl FnOnce(Format, &[u8]) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if !follow.follow {
+        let (input, format) = open(file)?;
+        return command(format, &input);
+    }
+    let started = follow::start(file, true, follow.idle)?;
+    let format = started.format;
+    let (input, ending) = follow::follow(file, started)?;
+    let result = command(format, &input);
+    follow::report(file, &ending, err)?;
+    result
+}
+
 fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliError> {
     match cli.command {
         Command::Info {
             file,
             json,
             verbose,
+            follow,
         } => {
-            let (input, format) = open(&file)?;
             let opts = formats::InfoOptions { json, verbose };
-            formats::info(format, &input, &opts, out)?;
+            once_followed(&file, &follow, err, |format, input| {
+                formats::info(format, input, &opts, out)
+            })?;
         }
         Command::Validate { file, follow } => {
-            if follow.follow {
-                let started = follow::start(&file, true, follow.idle)?;
-                let format = started.format;
-                let (input, ending) = follow::follow(&file, started)?;
-                let result = formats::validate(format, &input, out);
-                follow::report(&file, &ending, err)?;
-                result?;
-            } else {
-                let (input, format) = open(&file)?;
-                formats::validate(format, &input, out)?;
-            }
+            once_followed(&file, &follow, err, |format, input| {
+                formats::validate(format, input, out)
+            })?;
         }
         Command::Dump {
             file,

@@ -1,4 +1,4 @@
-//! Captures read as they are written: `dump --follow`, `validate --follow` and `convert --follow`
+//! Captures read as they are written: `dump`, `validate`, `info` and `convert` with `--follow`
 //! while another thread appends a capture to the file in random pieces at random intervals; the
 //! output equals the same command's on the whole file. Also: a followed file that shrinks is
 //! reported, Ctrl-C stops following and leaves a whole output, and a syscall_capture stream on
@@ -106,7 +106,7 @@ fn dump_follow_prints_what_dump_prints_of_the_whole_file() {
 }
 
 #[test]
-fn convert_and_validate_follow_give_what_they_give_of_the_whole_file() {
+fn convert_validate_and_info_follow_give_what_they_give_of_the_whole_file() {
     let dir = scratch("follow", "convert");
     for (i, (name, bytes)) in one_per_format().into_iter().enumerate() {
         let whole = dir.join(format!("whole-{i}"));
@@ -132,10 +132,21 @@ fn convert_and_validate_follow_give_what_they_give_of_the_whole_file() {
             "{name}: convert --follow wrote another trace than convert"
         );
 
-        let expected = run(&["validate", whole.to_str().unwrap()]);
-        let (code, stdout, stderr) = followed(&dir, &["validate"], &bytes, 200 + i as u64);
-        assert_eq!(Some(code), expected.status.code(), "{name}: {stderr}");
-        assert_eq!(stdout, expected.stdout, "{name}");
+        for (k, command) in ["validate", "info"].into_iter().enumerate() {
+            let expected = run(&[command, whole.to_str().unwrap()]);
+            let seed = 200 + 10 * i as u64 + k as u64;
+            let (code, stdout, stderr) = followed(&dir, &[command], &bytes, seed);
+            assert_eq!(
+                Some(code),
+                expected.status.code(),
+                "{name} {command}: {stderr}"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&stdout),
+                String::from_utf8_lossy(&expected.stdout),
+                "{name} {command}"
+            );
+        }
     }
 }
 
