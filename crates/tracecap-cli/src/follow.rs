@@ -1,17 +1,18 @@
-//! Captures read as their bytes arrive: `--follow` on `dump`, `validate`, `info` and `convert` (a file
-//! still being written), and `dump` of a syscall_capture stream (`-`, a pipe) in bounded memory.
+//! Captures read as their bytes arrive: `--follow` on `dump`, `validate`, `info` and `convert`
+//! (a file still being written), and `dump` and `convert` of a syscall_capture stream (`-`, a
+//! pipe) in bounded memory.
 //!
 //! The format's push parser says, as the bytes come, how far whole records reach and where the
 //! format ends (Orbit's `CaptureFinished`, EasyProfiler's end signature); following stops there,
 //! after `--idle` seconds without growth, at Ctrl-C, or when the file shrinks or is replaced.
 //! While it follows, the tool holds the record being read and one 64 KiB piece.
 //!
-//! - `dump` of a syscall_capture prints each record as it completes.
-//! - Every other command (and `dump` of the other formats) runs once following stops, on the
-//!   file as it then is, so its output is the output of the same command without `--follow`:
+//! - `dump` and `convert` of a syscall_capture print or convert each record as it completes.
+//! - Every other command, and `dump` and `convert` of the other formats, run once following
+//!   stops, on the file as it then is, so the output is the same command's without `--follow`:
 //!   an Orbit header is rewritten when its capture ends, an EasyProfiler thread's depths need
-//!   all its records, and a conversion needs the whole capture. A followed stream (a pipe) is
-//!   kept in memory for that.
+//!   all its records, and the other adapters need more of a capture than one record. A
+//!   followed stream (a pipe) is kept in memory for that.
 //!
 //! Each run ends with a line on standard error saying how many bytes were read and why
 //! following stopped.
