@@ -4,7 +4,7 @@
 //!
 //! The caller owns the buffer. It appends the bytes it receives and calls
 //! [`PushParser::parse`] with the bytes it has not yet dropped; the answer is a
-//! [`Pushed`](tracecap_wire::Pushed):
+//! [`Pushed`]:
 //!
 //! - `Item { consumed, item }`: a [`PushItem`], read from `data`. The caller uses it, then drops
 //!   `consumed` bytes from the front of its buffer;
@@ -28,7 +28,7 @@
 //!
 //! Between calls the parser itself holds the event definitions read so far (definitions persist
 //! across chunks, so their names and signatures are copied out of the chunk that defined them;
-//! this grows with the definitions, as [`DefinitionTable`](crate::DefinitionTable) does, never
+//! this grows with the definitions, as [`DefinitionTable`] does, never
 //! with events), the current zone, the number of chunks read, where the walk stands in the
 //! current chunk, and a copy of the header's bytes for [`PushParser::header`] (the prologue, and
 //! the first chunk when it is the file-header chunk; the legacy header).

@@ -2,7 +2,7 @@
 //! and the loop that feeds one from an [`Arriving`] source.
 //!
 //! Each format crate has a `PushParser` whose `parse(data, eof)` answers with a
-//! [`Pushed`](tracecap_wire::Pushed): an item read from the front of `data`, a request for more
+//! [`Pushed`]: an item read from the front of `data`, a request for more
 //! bytes, or the end. [`PushParse`] is that method for any of them, and [`pump`] is the loop every
 //! caller would write: read a piece, parse until the parser needs more, drop the bytes it
 //! consumed, and go on until the format's end or until no more bytes come. The buffer then holds

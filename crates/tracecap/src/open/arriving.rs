@@ -123,7 +123,7 @@ impl fmt::Debug for Arriving {
 impl Arriving {
     /// Follows the file at `path` as it grows, from its first byte: [`read_more`](Self::read_more)
     /// waits for bytes, and stops after `idle` without growth (`None`: never), at Ctrl-C once
-    /// [`guard::interrupt_requests_stop`](super::guard::interrupt_requests_stop) was called, or
+    /// [`guard::interrupt_requests_stop`] was called, or
     /// when the file shrinks or is replaced. `-` and files that are not regular files (pipes) are
     /// read as streams ([`Arriving::stream`]): they end when their writer closes them.
     pub fn follow(path: &Path, idle: Option<Duration>) -> io::Result<Arriving> {

@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-mod arriving;
+pub mod arriving;
 pub mod guard;
 
 pub use arriving::{Arrival, Arriving, Stop, PIECE};
