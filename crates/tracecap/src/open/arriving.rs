@@ -36,6 +36,9 @@ use std::time::{Duration, Instant};
 
 use super::{guard, with_path, FileId};
 
+/// The longest a followed file is waited for before it is looked at again.
+const LONGEST_WAIT: Duration = Duration::from_millis(500);
+
 /// How many bytes one call of [`Arriving::read_more`] reads at most.
 pub const PIECE: usize = 64 << 10;
 
@@ -249,11 +252,12 @@ impl Followed {
             if let Some(stop) = self.stopped(path, position)? {
                 return Ok(Arrival::Stopped(stop));
             }
-            let wait = match self.idle {
-                Some(idle) => idle.saturating_sub(self.last_growth.elapsed()),
-                None => Duration::from_millis(500),
-            };
-            self.watch.wait(wait.min(Duration::from_millis(500)));
+            // At most half a second, so that Ctrl-C and a replaced file are seen in time.
+            let until_idle = self
+                .idle
+                .map(|idle| idle.saturating_sub(self.last_growth.elapsed()));
+            self.watch
+                .wait(until_idle.map_or(LONGEST_WAIT, |w| w.min(LONGEST_WAIT)));
         }
     }
 
