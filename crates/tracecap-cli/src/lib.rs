@@ -259,8 +259,8 @@ fn open(path: &std::path::Path) -> Result<(tracecap::Input, Format), CliError> {
     Ok((input, format))
 }
 
-/// `tracecap dump`: a mapped file whole; a syscall_capture stream or followed file record by
-/// record as it arrives; any other followed file or stream once it has all arrived.
+/// `tracecap dump`: a mapped file whole; a followed file or a stream record by record as it
+/// arrives where the format's dump can (`formats::dump_arriving`), else once it has all arrived.
 fn dump(
     file: &std::path::Path,
     opts: &DumpOptions,
@@ -285,20 +285,19 @@ fn dump(
     let mut started = follow::start(file, follow.follow, follow.idle)?;
     let format = started.format;
     needs_apitrace(format)?;
-    let (result, pumped) = if format == Format::Syscall {
-        match formats::syscall::dump_arriving(&mut started, opts, out) {
-            Ok(pumped) => (
-                Ok(()),
-                Some(follow::Ending {
-                    pumped,
-                    fault: None,
-                }),
-            ),
-            Err(e) => (Err(e), None),
+    let (result, pumped) = match formats::dump_arriving(format, &mut started, opts, out) {
+        Some(Ok(pumped)) => (
+            Ok(()),
+            Some(follow::Ending {
+                pumped,
+                fault: None,
+            }),
+        ),
+        Some(Err(e)) => (Err(e), None),
+        None => {
+            let (input, pumped) = follow::follow(file, started)?;
+            (formats::dump(format, &input, opts, out), Some(pumped))
         }
-    } else {
-        let (input, pumped) = follow::follow(file, started)?;
-        (formats::dump(format, &input, opts, out), Some(pumped))
     };
     out.flush()?;
     if let (true, Some(ending)) = (follow.follow, pumped) {

@@ -419,6 +419,18 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `tracecap dump` of a capture as its bytes arrive: `None`, this format is dumped from its
+/// whole bytes once they have all arrived.
+pub fn dump_arriving(
+    s: &mut crate::follow::Started,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+) -> Option<Result<tracecap::push::Pumped, CliError>> {
+    let _ = (s, opts, out);
+    None
+}
+
+
 /// `tracecap dump`: every record in file order; JSON Lines with `--json`.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
     let c = Capture::parse(data)?;

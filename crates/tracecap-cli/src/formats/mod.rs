@@ -122,6 +122,25 @@ pub fn dump(
     }
 }
 
+/// `tracecap dump` of a capture as its bytes arrive (`--follow`, standard input, a pipe):
+/// records printed as they complete; `None`, having read nothing, for a format dumped from its
+/// whole bytes once they have all arrived.
+pub fn dump_arriving(
+    format: Format,
+    s: &mut crate::follow::Started,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+) -> Option<Result<tracecap::push::Pumped, CliError>> {
+    match format {
+        Format::EasyProfiler => easyprofiler::dump_arriving(s, opts, out),
+        Format::Orbit => orbit::dump_arriving(s, opts, out),
+        Format::Wtf => wtf::dump_arriving(s, opts, out),
+        Format::Syscall => Some(syscall::dump_arriving(s, opts, out)),
+        Format::Apitrace => apitrace::dump_arriving(s, opts, out),
+        _ => None,
+    }
+}
+
 #[allow(dead_code)] // for formats not wired in yet
 fn unsupported(format: Format) -> Result<(), CliError> {
     Err(CliError::Usage(format!(

@@ -283,6 +283,18 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `tracecap dump` of a capture as its bytes arrive: `None`, this format is dumped from its
+/// whole bytes once they have all arrived.
+pub fn dump_arriving(
+    s: &mut crate::follow::Started,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+) -> Option<Result<tracecap::push::Pumped, CliError>> {
+    let _ = (s, opts, out);
+    None
+}
+
+
 /// `tracecap dump`. The JSON lines are the Orbit crate's (`tracecap_orbit::json`: the header,
 /// each event's proto3 JSON, USER_DATA), written as they come.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {

@@ -246,6 +246,18 @@ fn args_object<'a>(
     Ok(())
 }
 
+/// `tracecap dump` of a capture as its bytes arrive: `None`, this format is dumped from its
+/// whole bytes once they have all arrived.
+pub fn dump_arriving(
+    s: &mut crate::follow::Started,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+) -> Option<Result<tracecap::push::Pumped, CliError>> {
+    let _ = (s, opts, out);
+    None
+}
+
+
 /// `tracecap dump`: a header line, then every event in file order (built-ins included, raw), with
 /// a `define` line after each `wtf.event#define` and a `zone` line after each `wtf.zone#create`.
 /// The text lines show the header and the arguments as JSON too.

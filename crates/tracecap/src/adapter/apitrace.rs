@@ -347,6 +347,23 @@ fn process_name(header: &OwnedHeader) -> String {
     name
 }
 
+/// Whether [`convert_arriving`] converts as the bytes arrive (not yet: such a capture is
+/// converted from its whole bytes).
+pub const CONVERTS_ARRIVING: bool = false;
+
+/// Converts a capture whose bytes arrive from `source` into `sink` as they come; `None` while
+/// this format is converted from its whole bytes only.
+#[cfg(feature = "std")]
+pub fn convert_arriving<S: Sink>(
+    source: &mut crate::open::Arriving,
+    buffer: &mut Vec<u8>,
+    sink: &mut S,
+) -> Option<super::Arrived<S::Error>> {
+    let _ = (source, buffer, sink);
+    None
+}
+
+
 /// Converts an apitrace file (any container), driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
     // The source keeps the start of every piece under the reader's window, however many one

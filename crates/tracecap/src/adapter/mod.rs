@@ -70,18 +70,30 @@ pub fn convert_counted<S: Sink>(
 
 /// Whether [`convert_arriving`] converts captures of `format` as they arrive.
 pub fn converts_arriving(format: Format) -> bool {
-    matches!(format, Format::Syscall)
+    match format {
+        #[cfg(feature = "syscall")]
+        Format::Syscall => syscall::CONVERTS_ARRIVING,
+        #[cfg(feature = "wtf")]
+        Format::Wtf => wtf::CONVERTS_ARRIVING,
+        #[cfg(feature = "orbit")]
+        Format::Orbit => orbit::CONVERTS_ARRIVING,
+        #[cfg(feature = "easyprofiler")]
+        Format::EasyProfiler => easyprofiler::CONVERTS_ARRIVING,
+        #[cfg(feature = "apitrace")]
+        Format::Apitrace => apitrace::CONVERTS_ARRIVING,
+        #[allow(unreachable_patterns)]
+        _ => false,
+    }
 }
 
 /// Converts a capture whose bytes arrive from `source` (a pipe, standard input, a followed
-/// file) into `sink` as they come, holding one record and one piece in `buffer` rather than the
-/// whole capture; `None` for a format whose conversion needs more of the capture at once
-/// (convert those from their whole bytes). `buffer` holds the bytes already read from
-/// `source` (those read to detect the format).
+/// file) into `sink` as they come, holding what the format needs (see each adapter's
+/// `convert_arriving`) in `buffer` rather than the whole capture; `None` for a format whose
+/// conversion needs more of the capture at once (convert those from their whole bytes).
+/// `buffer` holds the bytes already read from `source` (those read to detect the format).
 ///
-/// The syscall_capture conversion reads each record once, in file order, so it is done this
-/// way. The outer error is a failed read of the source; the inner result is the conversion's,
-/// as [`convert_counted`] gives it, with how the reading ended.
+/// The outer error is a failed read of the source; the inner result is the conversion's, as
+/// [`convert_counted`] gives it, with how the reading ended.
 #[cfg(feature = "std")]
 pub fn convert_arriving<S: Sink>(
     format: Format,
@@ -93,22 +105,18 @@ pub fn convert_arriving<S: Sink>(
     let mut counting = Counting::new(sink);
     let result = match format {
         #[cfg(feature = "syscall")]
-        Format::Syscall => {
-            let mut converter = syscall::Converter::new(&mut counting, 0);
-            let mut parser = tracecap_syscall::PushParser::new();
-            let pumped =
-                crate::push::pump(source, &mut parser, buffer, |item| converter.item(item));
-            match pumped {
-                Ok(p) => Ok(converter.finish().map(|()| p)),
-                Err(crate::push::PumpError::Io(e)) => Err(e),
-                Err(crate::push::PumpError::Parse(e)) => {
-                    Ok(converter.fault().and(Err(ConvertError::Format(e.into()))))
-                }
-                Err(crate::push::PumpError::Each(e)) => Ok(Err(e)),
-            }
-        }
-        _ => return None,
-    };
+        Format::Syscall => syscall::convert_arriving(source, buffer, &mut counting),
+        #[cfg(feature = "wtf")]
+        Format::Wtf => wtf::convert_arriving(source, buffer, &mut counting),
+        #[cfg(feature = "orbit")]
+        Format::Orbit => orbit::convert_arriving(source, buffer, &mut counting),
+        #[cfg(feature = "easyprofiler")]
+        Format::EasyProfiler => easyprofiler::convert_arriving(source, buffer, &mut counting),
+        #[cfg(feature = "apitrace")]
+        Format::Apitrace => apitrace::convert_arriving(source, buffer, &mut counting),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }?;
     Some((counting.stats, result))
 }
 

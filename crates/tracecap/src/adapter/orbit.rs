@@ -354,6 +354,23 @@ struct State<'a, 's, S: Sink> {
     texts: Vec<String>,
 }
 
+/// Whether [`convert_arriving`] converts as the bytes arrive (not yet: such a capture is
+/// converted from its whole bytes).
+pub const CONVERTS_ARRIVING: bool = false;
+
+/// Converts a capture whose bytes arrive from `source` into `sink` as they come; `None` while
+/// this format is converted from its whole bytes only.
+#[cfg(feature = "std")]
+pub fn convert_arriving<S: Sink>(
+    source: &mut crate::open::Arriving,
+    buffer: &mut Vec<u8>,
+    sink: &mut S,
+) -> Option<super::Arrived<S::Error>> {
+    let _ = (source, buffer, sink);
+    None
+}
+
+
 /// Converts an Orbit capture, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
     let capture = Capture::parse(data)?;

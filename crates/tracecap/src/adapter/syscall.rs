@@ -76,6 +76,30 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     converter.finish()
 }
 
+/// Whether [`convert_arriving`] converts as the bytes arrive (it does).
+pub const CONVERTS_ARRIVING: bool = true;
+
+/// Converts a capture whose bytes arrive from `source` into `sink` as they come: each record
+/// is converted as it completes, so `buffer` holds one record and one piece.
+#[cfg(feature = "std")]
+pub fn convert_arriving<S: Sink>(
+    source: &mut crate::open::Arriving,
+    buffer: &mut Vec<u8>,
+    sink: &mut S,
+) -> Option<super::Arrived<S::Error>> {
+    let mut converter = Converter::new(sink, 0);
+    let mut parser = PushParser::new();
+    let pumped = crate::push::pump(source, &mut parser, buffer, |item| converter.item(item));
+    Some(match pumped {
+        Ok(p) => Ok(converter.finish().map(|()| p)),
+        Err(crate::push::PumpError::Io(e)) => Err(e),
+        Err(crate::push::PumpError::Parse(e)) => {
+            Ok(converter.fault().and(Err(ConvertError::Format(e.into()))))
+        }
+        Err(crate::push::PumpError::Each(e)) => Ok(Err(e)),
+    })
+}
+
 /// A conversion fed the items of the crate's [`PushParser`] one at a time, so that a capture
 /// arriving through a pipe is converted in the memory of one record.
 ///
