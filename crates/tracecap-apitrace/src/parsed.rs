@@ -41,22 +41,37 @@ pub(crate) fn read_kept<'a, T: SigLookup + ?Sized>(
 pub struct Parsed<'a, 'b, T: ?Sized> {
     /// The event.
     pub event: Event<'a>,
-    buf: &'b DetailBuf<'a>,
+    /// The details the validating pass kept (`None`: read again on demand).
+    buf: Option<&'b DetailBuf<'a>>,
     table: &'b T,
 }
 
 impl<'a, 'b, T: SigLookup + ?Sized> Parsed<'a, 'b, T> {
     pub(crate) fn new(event: Event<'a>, buf: &'b DetailBuf<'a>, table: &'b T) -> Self {
-        Parsed { event, buf, table }
+        Parsed {
+            event,
+            buf: Some(buf),
+            table,
+        }
+    }
+
+    /// An event read with its table (as [`PushParser::parse`](crate::PushParser::parse) and
+    /// [`ChunkedReader::next_event`](crate::ChunkedReader::next_event) give them), its details
+    /// read on demand.
+    pub fn of(event: Event<'a>, table: &'b T) -> Self {
+        Parsed {
+            event,
+            buf: None,
+            table,
+        }
     }
 
     /// The details in stream order: those already read, or read now when they were not kept.
     #[inline]
     pub fn details(&self) -> ParsedDetails<'a, 'b, T> {
-        ParsedDetails(if self.buf.complete {
-            Source::Kept(self.buf.kept().iter())
-        } else {
-            Source::Again(self.event.details().iter(self.table))
+        ParsedDetails(match self.buf {
+            Some(buf) if buf.complete => Source::Kept(buf.kept().iter()),
+            _ => Source::Again(self.event.details().iter(self.table)),
         })
     }
 
@@ -64,7 +79,7 @@ impl<'a, 'b, T: SigLookup + ?Sized> Parsed<'a, 'b, T> {
     /// [`Parsed::details`]). Reading them in place is the fastest way through an event.
     #[inline]
     pub fn kept(&self) -> Option<&'b [Detail<'a>]> {
-        self.buf.complete.then(|| self.buf.kept())
+        self.buf.filter(|b| b.complete).map(DetailBuf::kept)
     }
 
     /// The signature table as it stands after this event.

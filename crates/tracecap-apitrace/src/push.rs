@@ -143,7 +143,7 @@ use crate::error::{Error, ErrorKind};
 use crate::event::{DetailBuf, Event};
 use crate::parsed::{read_kept, Parsed};
 use crate::sig::SigLookup;
-use crate::source::{snappy_chunk, snappy_cut, ByteSource};
+use crate::source::{snappy_chunk, snappy_cut, ByteSource, OffsetMap};
 use crate::table::SigTable;
 use crate::value::version_byte;
 
@@ -172,6 +172,11 @@ struct Feed {
     waiting: bool,
     /// The bytes missing for the next chunk, when waiting.
     hint: u64,
+    /// Stream bytes decompressed so far.
+    produced: u64,
+    /// Where the chunks under the window start, as [`ContainerSource`](crate::ContainerSource)
+    /// notes them.
+    offsets: OffsetMap,
 }
 
 impl Feed {
@@ -219,6 +224,8 @@ impl<T: SigLookup> PushParser<T> {
                 pending: None,
                 waiting: false,
                 hint: 0,
+                produced: 0,
+                offsets: OffsetMap::default(),
             },
         }
     }
@@ -241,27 +248,11 @@ impl<T: SigLookup> PushParser<T> {
         data: &'a [u8],
         eof: bool,
     ) -> Result<Pushed<(Event<'a>, &'a T)>, Error> {
-        if !self.feed.started {
-            if self.core.failed {
-                return Ok(Pushed::End);
-            }
-            if data.len() < 4 && !eof {
-                let hint = 4 - data.len() as u64;
-                return Ok(Pushed::NeedMore { hint: Some(hint) });
-            }
-            // What `Capture::parse` checks first: the container, from the first 4 bytes (a
-            // zstd file is named `zstd`: whether it is seekable is told by its end).
-            let fault = match Container::detect(data.get(..4).unwrap_or(data)) {
-                Ok(Container::Snappy) => None,
-                Ok(other) => Some(Error::new(ErrorKind::PushContainer(other.name()), 0)),
-                Err(e) => Some(e),
-            };
-            if let Some(e) = fault {
-                self.core.failed = true;
-                return Err(e);
-            }
-            self.feed.started = true;
-            self.feed.taken = 2;
+        if let Some(answer) = self.start(data, eof) {
+            return answer.map(|more| match more {
+                Some(hint) => Pushed::NeedMore { hint: Some(hint) },
+                None => Pushed::End,
+            });
         }
         let mut src = Source {
             feed: &mut self.feed,
@@ -282,6 +273,86 @@ impl<T: SigLookup> PushParser<T> {
             }),
             None => Ok(Pushed::End),
         }
+    }
+
+    /// Reads the container's magic: `None` once it is read, else the answer: `Some(hint)`
+    /// bytes more, `None` the end (after an error), or the container's fault.
+    fn start(&mut self, data: &[u8], eof: bool) -> Option<Result<Option<u64>, Error>> {
+        if self.feed.started {
+            return None;
+        }
+        if self.core.failed {
+            return Some(Ok(None));
+        }
+        if data.len() < 4 && !eof {
+            return Some(Ok(Some(4 - data.len() as u64)));
+        }
+        // What `Capture::parse` checks first: the container, from the first 4 bytes (a
+        // zstd file is named `zstd`: whether it is seekable is told by its end).
+        let fault = match Container::detect(data.get(..4).unwrap_or(data)) {
+            Ok(Container::Snappy) => None,
+            Ok(other) => Some(Error::new(ErrorKind::PushContainer(other.name()), 0)),
+            Err(e) => Some(e),
+        };
+        if let Some(e) = fault {
+            self.core.failed = true;
+            return Some(Err(e));
+        }
+        self.feed.started = true;
+        self.feed.taken = 2;
+        None
+    }
+
+    /// Reads on until the stream header is read, and gives it; `consumed` counts the bytes
+    /// taken for it, as [`PushParser::parse`] counts them for an event. Its faults are those
+    /// [`PushParser::parse`] would give before the first event. Once the header is read, every
+    /// call gives it again with nothing consumed.
+    pub fn read_header<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<&'a OwnedHeader>, Error> {
+        if self.core.header.is_none() {
+            if let Some(answer) = self.start(data, eof) {
+                return answer.map(|more| match more {
+                    Some(hint) => Pushed::NeedMore { hint: Some(hint) },
+                    None => Pushed::End,
+                });
+            }
+            if self.core.failed {
+                return Ok(Pushed::End);
+            }
+            let mut src = Source {
+                feed: &mut self.feed,
+                data,
+                eof,
+            };
+            self.core.waiting = false;
+            match self.core.read_header(&mut src) {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Ok(Pushed::NeedMore {
+                        hint: Some(self.feed.hint),
+                    })
+                }
+                Err(e) => {
+                    self.core.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+        let consumed = self.feed.report();
+        match &self.core.header {
+            Some(h) => Ok(Pushed::Item { consumed, item: h }),
+            None => Ok(Pushed::End),
+        }
+    }
+
+    /// Where the chunks under the window start in the file: the map a fault of the stream
+    /// ([`ErrorKind::space`](crate::ErrorKind::space)) is placed in the file with
+    /// ([`OffsetMap::error_offset`]), as a [`ContainerSource`](crate::ContainerSource)'s is.
+    pub fn offsets(&self) -> &OffsetMap {
+        &self.feed.offsets
     }
 
     /// Like [`PushParser::parse`], with the event read in one pass and handed to `f` as a
@@ -462,6 +533,11 @@ impl ByteSource for Source<'_, '_> {
                 return Ok(0);
             }
         };
+        if decoded.0 > 0 {
+            feed.offsets.note(feed.produced, at);
+            feed.produced = feed.produced.saturating_add(decoded.0 as u64);
+            feed.offsets.trim(feed.produced);
+        }
         match decoded {
             (n, None) => Ok(n),
             (0, Some(e)) => {
@@ -478,5 +554,10 @@ impl ByteSource for Source<'_, '_> {
 
     fn waiting(&self) -> bool {
         self.feed.waiting
+    }
+
+    fn release(&mut self, before: u64) {
+        self.feed.offsets.release(before);
+        self.feed.offsets.trim(self.feed.produced);
     }
 }

@@ -241,7 +241,7 @@ impl OffsetMap {
 
     /// Notes that the piece at file offset `file` starts at stream offset `stream` (at or after
     /// the last piece noted, and at or before the front).
-    fn note(&mut self, stream: u64, file: u64) {
+    pub(crate) fn note(&mut self, stream: u64, file: u64) {
         if let Some(last) = self.starts.back_mut() {
             if last.0 == stream {
                 // The last piece gave no byte: the new one holds what comes.
@@ -254,13 +254,13 @@ impl OffsetMap {
     }
 
     /// The reader is done with the stream bytes before `before`.
-    fn release(&mut self, before: u64) {
+    pub(crate) fn release(&mut self, before: u64) {
         self.released = self.released.max(before);
     }
 
     /// Forgets the pieces that hold none of the bytes still wanted: those from `front` less the
     /// window, and from the offset released, up to `front` (the bytes produced so far).
-    fn trim(&mut self, front: u64) {
+    pub(crate) fn trim(&mut self, front: u64) {
         let from = front.saturating_sub(self.window).max(self.released);
         // The first piece ends where the second starts.
         while self.starts.get(1).is_some_and(|&(s, _)| s <= from) {

@@ -347,22 +347,108 @@ fn process_name(header: &OwnedHeader) -> String {
     name
 }
 
-/// Whether [`convert_arriving`] converts as the bytes arrive (not yet: such a capture is
-/// converted from its whole bytes).
-pub const CONVERTS_ARRIVING: bool = false;
+/// Whether [`convert_arriving`] converts as the bytes arrive: a snappy container does, event
+/// by event; the other containers are read whole, then converted.
+pub const CONVERTS_ARRIVING: bool = true;
 
-/// Converts a capture whose bytes arrive from `source` into `sink` as they come; `None` while
-/// this format is converted from its whole bytes only.
+/// Converts a trace whose bytes arrive from `source` into `sink` as they come. A snappy
+/// container goes through the crate's `PushParser`: each chunk is decompressed once it is
+/// whole and its events are converted by the state the whole-file [`convert`] drives, so
+/// `buffer` holds one chunk and one piece, the parser its window (the largest event plus one
+/// chunk) and the signature table, and the conversion what the module docs list. gzip, brotli
+/// and zstd containers are read whole into `buffer`, then converted as a file is.
 #[cfg(feature = "std")]
 pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
 ) -> Option<super::Arrived<S::Error>> {
-    let _ = (source, buffer, sink);
-    None
+    use crate::open::Arrival;
+    use crate::push::{pump, PumpError, Pumped};
+
+    // `buffer` holds the bytes the format was told from: the container's magic.
+    if !buffer.starts_with(b"at") {
+        let stop = loop {
+            match source.read_more(buffer) {
+                Ok(Arrival::More(_)) => {}
+                Ok(Arrival::Stopped(why)) => break why,
+                Err(e) => return Some(Err(e)),
+            }
+        };
+        let read = source.position();
+        let converted = convert(buffer, sink).map(|()| Pumped {
+            stop: Some(stop),
+            read,
+            parsed: read,
+        });
+        return Some(Ok(converted));
+    }
+    let mut st = State::new(sink);
+    let mut parser = Headed::default();
+    let pumped = pump(source, &mut parser, buffer, |piece| match piece {
+        Piece::Header(h) => {
+            st.process = st
+                .out
+                .track(None, TrackKind::Process { pid: PID }, &process_name(h))?;
+            Ok(())
+        }
+        Piece::Event(ev) => st.event(&ev),
+    });
+    Some(match pumped {
+        // Calls still open (or waiting for calls above them) are closed, even after a fault
+        // (after the header's, nothing was converted).
+        Ok(p) => Ok(st.finish().map(|()| p)),
+        Err(PumpError::Io(e)) => Err(e),
+        Err(PumpError::Parse(e)) => Ok(if parser.header {
+            st.finish()
+                .and(Err(ConvertError::Format(fault(parser.parser.offsets(), e))))
+        } else {
+            Err(ConvertError::Format(fault(parser.parser.offsets(), e)))
+        }),
+        Err(PumpError::Each(e)) => Ok(Err(e)),
+    })
 }
 
+/// What [`Headed`] gives: the stream's header, then each event.
+#[cfg(feature = "std")]
+enum Piece<'a> {
+    Header(&'a OwnedHeader),
+    Event(ApiEvent<'a>),
+}
+
+/// The crate's push parser giving the header before the first event (the process track is
+/// named by it).
+#[cfg(feature = "std")]
+#[derive(Default)]
+struct Headed {
+    parser: tracecap_apitrace::PushParser,
+    /// The header was given.
+    header: bool,
+}
+
+#[cfg(feature = "std")]
+impl crate::push::PushParse for Headed {
+    type Item<'a> = Piece<'a>;
+    type Error = ApiError;
+
+    fn parse<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<tracecap_wire::Pushed<Piece<'a>>, ApiError> {
+        if self.header {
+            let answer = self.parser.parse(data, eof)?;
+            return Ok(answer.map(|(event, table)| Piece::Event(Parsed::of(event, table))));
+        }
+        let answer = self.parser.read_header(data, eof)?;
+        self.header = matches!(answer, tracecap_wire::Pushed::Item { .. });
+        Ok(answer.map(Piece::Header))
+    }
+
+    fn offset(&self) -> u64 {
+        self.parser.offset()
+    }
+}
 
 /// Converts an apitrace file (any container), driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
@@ -373,23 +459,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     let mut reader = ChunkedReader::new(src, SigTable::new());
     let name = reader.header().map(process_name);
     let name = name.map_err(|e| fault(reader.source().offsets(), e))?;
-    let mut st = State {
-        out: Out::new(sink, 1),
-        process: TrackId(0),
-        frames: None,
-        frame_no: 0,
-        frame_start: None,
-        threads: Threads::default(),
-        functions: Functions::default(),
-        open: Open::default(),
-        enters: 0,
-        pool: Vec::new(),
-        dumper: Dumper::new(),
-        bytes: Vec::new(),
-        lossy: String::new(),
-        scratch: String::new(),
-        extra: Vec::new(),
-    };
+    let mut st = State::new(sink);
     st.process = st.out.track(None, TrackKind::Process { pid: PID }, &name)?;
     let total = data.len() as u64;
     let mut n = 0u64;
@@ -425,7 +495,28 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     Ok(())
 }
 
-impl<S: Sink> State<'_, S> {
+impl<'c, S: Sink> State<'c, S> {
+    /// Nothing converted yet, into `sink`.
+    fn new(sink: &'c mut S) -> Self {
+        State {
+            out: Out::new(sink, 1),
+            process: TrackId(0),
+            frames: None,
+            frame_no: 0,
+            frame_start: None,
+            threads: Threads::default(),
+            functions: Functions::default(),
+            open: Open::default(),
+            enters: 0,
+            pool: Vec::new(),
+            dumper: Dumper::new(),
+            bytes: Vec::new(),
+            lossy: String::new(),
+            scratch: String::new(),
+            extra: Vec::new(),
+        }
+    }
+
     /// The thread numbered `n`, declared at its first call.
     #[inline]
     fn thread(&mut self, n: u64) -> Result<(), ConvertError<S::Error>> {
