@@ -283,8 +283,10 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `tracecap dump` of a capture as its bytes arrive: `None`, this format is dumped from its
-/// whole bytes once they have all arrived.
+/// `tracecap dump` of a capture as its bytes arrive: `None`, an Orbit capture is dumped from its
+/// whole bytes once they have all arrived. The dump's first lines are the header's section list
+/// offset and the sections, which Orbit writes after the events (docs/orbit.md, "A capture read
+/// from a pipe or followed").
 pub fn dump_arriving(
     s: &mut crate::follow::Started,
     opts: &DumpOptions,
@@ -293,7 +295,6 @@ pub fn dump_arriving(
     let _ = (s, opts, out);
     None
 }
-
 
 /// `tracecap dump`. The JSON lines are the Orbit crate's (`tracecap_orbit::json`: the header,
 /// each event's proto3 JSON, USER_DATA), written as they come.

@@ -21,7 +21,9 @@
 //! definitions (interned strings and callstacks, address infos, thread names, instrumented
 //! functions) up to the first fault, pass 2 emits the events before it. Pass 2 reads the typed
 //! view only of the kinds that emit something (`emits`); pass 1 reads the others' views, so
-//! that a view that does not parse still ends the conversion at that event.
+//! that a view that does not parse still ends the conversion at that event. Pass 2 names each
+//! thread track, when it declares it, by the thread's last name in the whole capture, which is
+//! why a capture that is still arriving is converted once it is whole ([`CONVERTS_ARRIVING`]).
 //! Function calls are stored when they end, children before their parent: a thread's calls are
 //! held until its outermost call (depth 0) ends, then emitted in start order as begin/end pairs,
 //! each clamped into its parent. Every time written on a track is clamped to not go back.
@@ -354,12 +356,14 @@ struct State<'a, 's, S: Sink> {
     texts: Vec<String>,
 }
 
-/// Whether [`convert_arriving`] converts as the bytes arrive (not yet: such a capture is
-/// converted from its whole bytes).
+/// Whether [`convert_arriving`] converts as the bytes arrive: no. A thread's track is declared,
+/// with the thread's last name in the capture, at its first event, and Orbit can send that name
+/// any number of events later (docs/orbit.md, "A capture read from a pipe or followed"), so an
+/// arriving capture is converted from its whole bytes.
 pub const CONVERTS_ARRIVING: bool = false;
 
-/// Converts a capture whose bytes arrive from `source` into `sink` as they come; `None` while
-/// this format is converted from its whole bytes only.
+/// Converts a capture whose bytes arrive from `source` into `sink` as they come: `None`, an
+/// Orbit capture is converted from its whole bytes ([`CONVERTS_ARRIVING`] says why).
 #[cfg(feature = "std")]
 pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
@@ -369,7 +373,6 @@ pub fn convert_arriving<S: Sink>(
     let _ = (source, buffer, sink);
     None
 }
-
 
 /// Converts an Orbit capture, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
