@@ -5,55 +5,78 @@
 //! as a JSON string).
 
 use alloc::string::String;
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+use core::ops::Range;
 use serde_json::{Map, Number, Value as J};
 
 use crate::error::Error;
 use crate::event::Event;
-use crate::strings::{StringIndex, StringTable};
+use crate::strings::{StringTable, EMPTY_ORDINAL, NULL_ORDINAL};
 use crate::value::{latin1, text_lossy, Array, Elem, Str, Value};
 
-/// Turns event arguments into JSON, caching one string-table index at a time (events of one
-/// chunk share it), so long chunks resolve strings in constant time.
+/// Turns event arguments into JSON, caching where the strings of one string table lie (events
+/// of one chunk share it), so long chunks resolve strings in constant time. The cache keeps
+/// positions, not the bytes: events of any lifetime can be given (a push parser's, whose chunk
+/// is gone once the next comes).
 #[derive(Debug, Default)]
 pub struct ArgsJson<'a> {
-    index: Option<StringIndex<'a>>,
+    /// The cached table's offset and length, and where each of its strings lies in it.
+    index: Option<(u64, usize, Vec<Range<usize>>)>,
+    _events: PhantomData<&'a ()>,
 }
 
 impl<'a> ArgsJson<'a> {
     /// A formatter with an empty cache.
     pub fn new() -> Self {
-        ArgsJson { index: None }
+        ArgsJson {
+            index: None,
+            _events: PhantomData,
+        }
     }
 
-    fn resolve(&mut self, table: &StringTable<'a>, s: Str<'a>) -> Option<&'a [u8]> {
+    fn resolve<'e>(&mut self, table: &StringTable<'e>, s: Str<'e>) -> Option<&'e [u8]> {
         match s {
             Str::Null => None,
             Str::Inline(b) => Some(b),
+            Str::Ordinal(EMPTY_ORDINAL) => Some(&[]),
+            Str::Ordinal(NULL_ORDINAL) => None,
             Str::Ordinal(n) => {
+                let bytes = table.bytes();
                 // Tables are told apart by position, not by (costly) content comparison.
                 let fresh = match &self.index {
-                    Some(i) => {
-                        i.table().offset() != table.offset()
-                            || i.table().bytes().len() != table.bytes().len()
-                    }
+                    Some((offset, len, _)) => *offset != table.offset() || *len != bytes.len(),
                     None => true,
                 };
                 if fresh {
-                    self.index = Some(StringIndex::new(*table));
+                    let mut spans = match self.index.take() {
+                        Some((_, _, mut spans)) => {
+                            spans.clear();
+                            spans
+                        }
+                        None => Vec::new(),
+                    };
+                    let mut at = 0usize;
+                    for s in table.iter() {
+                        spans.push(at..at + s.len());
+                        at += s.len() + 1;
+                    }
+                    self.index = Some((table.offset(), bytes.len(), spans));
                 }
-                self.index.as_ref().and_then(|i| i.resolve(n))
+                let (_, _, spans) = self.index.as_ref()?;
+                bytes.get(spans.get(usize::try_from(n).ok()?)?.clone())
             }
         }
     }
 
     /// A string argument as text (`None` for null).
-    pub fn text(&mut self, ev: &Event<'a>, s: Str<'a>) -> Option<String> {
+    pub fn text<'e>(&mut self, ev: &Event<'e>, s: Str<'e>) -> Option<String> {
         self.resolve(&ev.strings, s)
             .map(|b| String::from(text_lossy(b)))
     }
 
     /// One value as JSON.
-    pub fn value(&mut self, ev: &Event<'a>, v: Value<'a>) -> J {
+    pub fn value<'e>(&mut self, ev: &Event<'e>, v: Value<'e>) -> J {
         match v {
             Value::Bool(b) => J::Bool(b),
             Value::Int8(x) => J::from(x),
@@ -80,7 +103,7 @@ impl<'a> ArgsJson<'a> {
     }
 
     /// Every argument of `ev` as a JSON object (`{}` when it has none).
-    pub fn args(&mut self, ev: &Event<'a>) -> Result<Map<String, J>, Error> {
+    pub fn args(&mut self, ev: &Event<'_>) -> Result<Map<String, J>, Error> {
         let mut map = Map::new();
         for a in ev.args() {
             let a = a?;

@@ -12,6 +12,10 @@
 //!   more bytes it needs at least, where the chunk header says;
 //! - `End`: `eof` was set and every byte was read.
 //!
+//! The first item is [`PushItem::Header`], once the header is whole; after each
+//! `wtf.event#define` event comes [`PushItem::Defined`], the definition it put in force (what a
+//! dump prints, and what the walk's table then holds). Neither consumes bytes.
+//!
 //! # What is held, and for how long
 //!
 //! A chunked file is read a chunk at a time: a chunk's events need its string table, which may
@@ -107,7 +111,9 @@ use alloc::vec::Vec;
 /// The answer of [`PushParser::parse`] (re-exported from `tracecap-wire`).
 pub use tracecap_wire::Pushed;
 
+use crate::builtin::Builtin;
 use crate::chunk::{Chunk, Chunks, CHUNK_FILE_HEADER, PROLOGUE_LEN};
+use crate::defs::FLAG_BUILTIN;
 use crate::defs::{Definition, DefinitionLookup, DefinitionTable};
 use crate::error::Error;
 use crate::event::{Event, EventHead};
@@ -117,13 +123,22 @@ use crate::strings::StringTable;
 use crate::value::Encoding;
 use crate::walk::{plain_event, ChunkPlace, Events, Suspended, NO_ZONE};
 
-/// What [`PushParser::parse`] yields: the items of the whole-file walks, [`Capture::chunks`]
-/// and [`Capture::events`], in file order (a chunk, then its events).
+/// What [`PushParser::parse`] yields: the header, then the items of the whole-file walks,
+/// [`Capture::chunks`] and [`Capture::events`], in file order (a chunk, then its events), each
+/// definition after the event that made it.
 ///
 /// [`Capture::chunks`]: crate::Capture::chunks
 /// [`Capture::events`]: crate::Capture::events
 #[derive(Clone, Copy, Debug)]
 pub enum PushItem<'a> {
+    /// The file header, yielded once before anything else (consuming nothing), when the
+    /// prologue and the first chunk (chunked) or the legacy header are whole: what
+    /// [`Capture::header`](crate::Capture::header) gives.
+    Header(Header<'a>),
+    /// After a `wtf.event#define` event, the definition in force for the wire id its first
+    /// argument names (as [`Events::table`](crate::Events::table) then looks it up), with its
+    /// name and signature; consumes nothing. Not yielded when that wire id has no definition.
+    Defined(Definition<'a>),
     /// A chunk, yielded once it is whole (or cut by `eof`), before its events; only the chunks
     /// the events walk reaches (a file whose events fail in a chunk yields no later chunk).
     Chunk(Chunk<'a>),
@@ -228,6 +243,9 @@ enum Phase {
     Events { end: usize, walk: Option<Suspended> },
     /// In a legacy file's events (`skip` bytes into `data`).
     Legacy,
+    /// Just after a `wtf.event#define` event that named `wire`: the definition item comes
+    /// next, then the walk goes on from `PushParser::after_define`.
+    Defined(u32),
     /// Past the end.
     End,
     /// After an error.
@@ -252,6 +270,8 @@ pub struct PushParser {
     zone: u32,
     /// What the last event's definition replaced (see [`Defs::name`]).
     replaced: Replaced,
+    /// Where the walk goes on after a [`Phase::Defined`].
+    after_define: Phase,
 }
 
 impl Default for PushParser {
@@ -272,6 +292,7 @@ impl PushParser {
             chunks: 0,
             zone: NO_ZONE,
             replaced: None,
+            after_define: Phase::End,
         }
     }
 
@@ -326,7 +347,53 @@ impl PushParser {
         data: &'a [u8],
         eof: bool,
     ) -> Result<Pushed<PushItem<'a>>, Error> {
+        match self.phase {
+            Phase::Header => {
+                let header = match self.read_header(data, eof)? {
+                    Ok(header) => header,
+                    Err(wait) => return Ok(wait),
+                };
+                return Ok(Pushed::Item {
+                    consumed: 0,
+                    item: PushItem::Header(header),
+                });
+            }
+            Phase::Defined(wire) => {
+                self.phase = self.after_define;
+                if self.defs.table.get(wire).is_some() {
+                    let this: &'a Self = self;
+                    let def = this
+                        .definition(wire)
+                        .unwrap_or_else(Definition::event_define);
+                    return Ok(Pushed::Item {
+                        consumed: 0,
+                        item: PushItem::Defined(def),
+                    });
+                }
+            }
+            _ => {}
+        }
         let next = self.advance(data, eof)?;
+        let defined = match &next {
+            Pushed::Item {
+                item: PushItem::Event(event),
+                ..
+            } if event.def.flags & FLAG_BUILTIN != 0
+                && event.def.builtin() == Some(Builtin::EventDefine) =>
+            {
+                Some(*event)
+            }
+            _ => None,
+        };
+        if let Some(mut event) = defined {
+            // The wire id the dump looks up: the event's first argument, read with the
+            // definition's names and signature.
+            self.defs.name(&mut event.def, event.wire_id, self.replaced);
+            if let Some(wire) = event.arg(0).and_then(|v| v.as_u32()) {
+                self.after_define = self.phase;
+                self.phase = Phase::Defined(wire);
+            }
+        }
         let this: &'a Self = self;
         Ok(match next {
             Pushed::Item {
@@ -349,11 +416,8 @@ impl PushParser {
             match self.phase {
                 Phase::Failed(e) => return Err(e),
                 Phase::End => return Ok(Pushed::End),
-                Phase::Header => {
-                    if let Some(wait) = self.read_header(data, eof)? {
-                        return Ok(wait);
-                    }
-                }
+                // Handled by `parse_general` before it comes here.
+                Phase::Header | Phase::Defined(_) => return Ok(Pushed::NeedMore { hint: None }),
                 Phase::Chunk => return self.chunk(data, eof),
                 Phase::Events { end, walk } => {
                     if let Some(event) = self.walk_chunk(data, end, walk)? {
@@ -408,32 +472,33 @@ impl PushParser {
         end
     }
 
-    /// Reads the header once it is whole; `Some` answer while waiting for bytes.
-    fn read_header<'a>(
+    /// Reads the header once it is whole; the answer while waiting for bytes.
+    #[allow(clippy::type_complexity)]
+    fn read_header<'a, 'b>(
         &mut self,
-        data: &[u8],
+        data: &'a [u8],
         eof: bool,
-    ) -> Result<Option<Pushed<PushItem<'a>>>, Error> {
+    ) -> Result<Result<Header<'a>, Pushed<PushItem<'b>>>, Error> {
         let need_more = |n: usize| Pushed::NeedMore {
             hint: Some(n.saturating_sub(data.len()) as u64),
         };
         if data.len() < PROLOGUE_LEN && !eof {
-            return Ok(Some(need_more(PROLOGUE_LEN)));
+            return Ok(Err(need_more(PROLOGUE_LEN)));
         }
         let chunked = data.first() == Some(&0xEF);
         if chunked && !eof {
             // The header reads the first chunk: wait for all of it.
             let rest = data.get(PROLOGUE_LEN..).unwrap_or(&[]);
             match Chunks::at(rest, PROLOGUE_LEN as u64).next() {
-                None => return Ok(Some(need_more(PROLOGUE_LEN + 24))),
-                Some(Err(e)) if e.is_truncation() => return Ok(Some(need_more(data.len() + 1))),
-                Some(Ok(c)) if c.is_cut() => return Ok(Some(wanting(&c))),
+                None => return Ok(Err(need_more(PROLOGUE_LEN + 24))),
+                Some(Err(e)) if e.is_truncation() => return Ok(Err(need_more(data.len() + 1))),
+                Some(Ok(c)) if c.is_cut() => return Ok(Err(wanting(&c))),
                 _ => {}
             }
         }
         let header = match Header::parse(data) {
             Ok(h) => h,
-            Err(e) if e.is_truncation() && !eof => return Ok(Some(need_more(data.len() + 1))),
+            Err(e) if e.is_truncation() && !eof => return Ok(Err(need_more(data.len() + 1))),
             Err(e) => return Err(self.fail(e)),
         };
         let keep = match header.container {
@@ -457,7 +522,7 @@ impl PushParser {
             Container::Chunked => Phase::Chunk,
             Container::Legacy => Phase::Legacy,
         };
-        Ok(None)
+        Ok(Ok(header))
     }
 
     /// At the start of a chunk: yields it once it is whole.

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use tracecap_wire::Pushed;
 use tracecap_wtf::push::{PushItem, PushParser};
 use tracecap_wtf::write::{ChunkedWriter, LegacyWriter, WValue};
-use tracecap_wtf::{ArgType, Capture, Error};
+use tracecap_wtf::{ArgType, Capture, DefinitionLookup, Error};
 
 /// What a walk gave: its items as text, and its error.
 type Walked = (Vec<String>, Option<Error>);
@@ -22,8 +22,17 @@ fn event_text(e: &tracecap_wtf::Event<'_>) -> String {
     format!("event {e:?}")
 }
 
-/// The whole-file walks: each chunk of `chunks()` that the events walk reaches, followed by its
-/// events from `events()`, then the events walk's error.
+fn header_text(h: &tracecap_wtf::Header<'_>) -> String {
+    format!("header {h:?}")
+}
+
+fn defined_text(d: &tracecap_wtf::Definition<'_>) -> String {
+    format!("defined {d:?}")
+}
+
+/// The whole-file walks: the header, each chunk of `chunks()` that the events walk reaches,
+/// followed by its events from `events()` (after each `wtf.event#define`, the definition the
+/// table then holds for the wire id it names), then the events walk's error.
 fn whole(bytes: &[u8]) -> Walked {
     let capture = match Capture::parse(bytes) {
         Ok(c) => c,
@@ -31,13 +40,24 @@ fn whole(bytes: &[u8]) -> Walked {
     };
     let mut events = Vec::new();
     let mut error = None;
-    for ev in capture.events() {
+    let mut walk = capture.events();
+    while let Some(ev) = walk.next() {
         match ev {
-            Ok(ev) => events.push((ev.chunk, event_text(&ev))),
+            Ok(ev) => {
+                events.push((ev.chunk, event_text(&ev)));
+                if ev.flags() & tracecap_wtf::FLAG_BUILTIN != 0
+                    && ev.builtin() == Some(tracecap_wtf::Builtin::EventDefine)
+                {
+                    let wire = ev.arg(0).and_then(|v| v.as_u32());
+                    if let Some((def, _)) = wire.and_then(|w| walk.table().lookup(w)) {
+                        events.push((ev.chunk, defined_text(def)));
+                    }
+                }
+            }
             Err(e) => error = Some(e),
         }
     }
-    let mut out = Vec::new();
+    let mut out = vec![header_text(capture.header())];
     let mut events = events.into_iter().peekable();
     for (i, c) in capture.chunks().map_while(Result::ok).enumerate() {
         // The walk reaches a chunk when the chunks before it hold no error: when the walk of
@@ -90,6 +110,8 @@ fn pushed(bytes: &[u8], sizes: &[usize]) -> Walked {
         match parser.parse(&buffer[start..], eof) {
             Ok(Pushed::Item { consumed, item }) => {
                 out.push(match item {
+                    PushItem::Header(h) => header_text(&h),
+                    PushItem::Defined(d) => defined_text(&d),
                     PushItem::Chunk(c) => chunk_text(&c),
                     PushItem::Event(e) => event_text(&e),
                 });
