@@ -4,13 +4,16 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use tracecap::push::{Feed, Pumped};
 use tracecap_wtf::json::ArgsJson;
+use tracecap_wtf::push::{PushItem, PushParser};
 use tracecap_wtf::{
-    text_lossy, Builtin, Capture, Container, DefinitionLookup, Error, Event, Header, Str,
-    FLAG_HIGH_RESOLUTION_TIMES, FLAG_TIMES_AS_COUNT,
+    text_lossy, Builtin, Capture, Container, Definition, DefinitionLookup, Error, Event, Header,
+    Str, FLAG_HIGH_RESOLUTION_TIMES, FLAG_TIMES_AS_COUNT,
 };
 
 use crate::error::CliError;
+use crate::follow::{self, Started};
 use crate::formats::{write_list, DumpOptions};
 use crate::json::{to_string, JsonWriter, Null};
 
@@ -232,10 +235,10 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
 }
 
 /// The arguments of `ev` as one JSON object, in the event's order.
-fn args_object<'a>(
+fn args_object(
     w: &mut JsonWriter<'_>,
-    fmt: &mut ArgsJson<'a>,
-    ev: &Event<'a>,
+    fmt: &mut ArgsJson<'_>,
+    ev: &Event<'_>,
 ) -> Result<(), Error> {
     w.begin_object();
     for a in ev.args() {
@@ -246,126 +249,157 @@ fn args_object<'a>(
     Ok(())
 }
 
-/// `tracecap dump` of a capture as its bytes arrive: `None`, this format is dumped from its
-/// whole bytes once they have all arrived.
+/// `tracecap dump` of a capture as its bytes arrive (`--follow`, standard input, a pipe): each
+/// event is printed as it completes, holding only the chunk being read (a legacy file: the
+/// event).
 pub fn dump_arriving(
-    s: &mut crate::follow::Started,
+    s: &mut Started,
     opts: &DumpOptions,
     out: &mut dyn Write,
-) -> Option<Result<tracecap::push::Pumped, CliError>> {
-    let _ = (s, opts, out);
-    None
+) -> Option<Result<Pumped, CliError>> {
+    Some(dump_from(
+        Feed::Arriving(&mut s.source, &mut s.buffer),
+        opts,
+        out,
+    ))
 }
-
 
 /// `tracecap dump`: a header line, then every event in file order (built-ins included, raw), with
 /// a `define` line after each `wtf.event#define` and a `zone` line after each `wtf.zone#create`.
 /// The text lines show the header and the arguments as JSON too.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Capture::parse(data)?;
-    let info = trace.header();
+    dump_from(Feed::Whole(data), opts, out).map(|_| ())
+}
+
+/// The one dump loop, over bytes in memory or arriving: the push parser's header, events and
+/// definitions as lines.
+fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<Pumped, CliError> {
     let json = opts.json;
+    let mut parser = PushParser::new();
     let mut w = JsonWriter::new(out);
+    let mut fmt = ArgsJson::new();
+    // The offset of the last event: a definition comes right after the event that made it.
+    let mut last = 0u64;
+    follow::finish(feed.run(&mut parser, |item| {
+        match item {
+            PushItem::Header(info) => header_line(&mut w, &info, json)?,
+            PushItem::Chunk(_) => {}
+            PushItem::Event(ev) => {
+                last = ev.offset;
+                event_lines(&mut w, &mut fmt, &ev, json)?;
+            }
+            PushItem::Defined(def) => define_line(&mut w, &def, last, json)?,
+        }
+        Ok(())
+    }))
+}
+
+/// The first line of `dump`: format, versions and header.
+fn header_line(w: &mut JsonWriter<'_>, info: &Header<'_>, json: bool) -> Result<(), CliError> {
     if json {
-        // Keys in the order of the issue.
         w.begin_object()
             .field("format", "wtf")
             .field("format_version", info.format_version)
             .field("wtf_version", info.wtf_version)
             .key("header");
-        header_json(&mut w, info)?;
+        header_json(w, info)?;
         w.end_object();
     } else {
         w.text(format_args!(
             "wtf format {} wtf_version {:#010x} header ",
             info.format_version, info.wtf_version
         ));
-        header_json(&mut w, info)?;
+        header_json(w, info)?;
     }
     w.end_line()?;
-    let mut fmt = ArgsJson::new();
-    let mut walk = trace.events();
-    while let Some(ev) = walk.next() {
-        let ev = ev?;
-        if json {
-            w.begin_object()
-                .field("kind", "event")
-                .field("offset", ev.offset)
-                .field("zone", ev.zone)
-                .field("time_us", ev.time)
-                .field("name", ev.name())
-                .field("flags", ev.flags())
-                .key("args");
-            args_object(&mut w, &mut fmt, &ev)?;
-            w.end_object();
-        } else {
-            w.text(format_args!("{:#010x} t={} zone=", ev.offset, ev.time));
-            match ev.zone {
-                Some(z) => w.text(format_args!("{z}")),
-                None => w.text(format_args!("-")),
-            };
-            w.text(format_args!(" {} flags={} ", ev.name(), ev.flags()));
-            args_object(&mut w, &mut fmt, &ev)?;
-        }
-        w.end_line()?;
-        if ev.flags() & tracecap_wtf::FLAG_BUILTIN == 0 {
-            continue;
-        }
-        match ev.builtin() {
-            Some(Builtin::EventDefine) => {
-                let Some(wire) = ev.arg(0).and_then(|v| v.as_u32()) else {
-                    continue;
-                };
-                let Some((def, _)) = walk.table().lookup(wire) else {
-                    continue;
-                };
-                let class = if def.is_scope() { "scope" } else { "instance" };
-                if json {
-                    w.begin_object()
-                        .field("kind", "define")
-                        .field("wire_id", def.wire_id)
-                        .field("name", def.name)
-                        .field("class", class)
-                        .field("flags", def.flags)
-                        .field("signature", def.signature)
-                        .field("offset", ev.offset)
-                        .end_object();
-                } else {
-                    w.text(format_args!(
-                        "  define wire_id={} {} class={class} flags={} ({})",
-                        def.wire_id, def.name, def.flags, def.signature
-                    ));
-                }
-                w.end_line()?;
-            }
-            Some(Builtin::ZoneCreate) => {
-                let Some(z) = ev.zone_create() else { continue };
-                let (name, kind, location) = (
-                    z.name.map(text_lossy),
-                    z.kind.map(text_lossy),
-                    z.location.map(text_lossy),
-                );
-                if json {
-                    w.begin_object()
-                        .field("kind", "zone")
-                        .field("id", z.id)
-                        .field("name", name)
-                        .field("type", kind)
-                        .field("location", location)
-                        .field("offset", ev.offset)
-                        .end_object();
-                } else {
-                    w.text(format_args!("  zone id={} ", z.id))
-                        .item(name)
-                        .text(format_args!(" type="))
-                        .item(kind)
-                        .text(format_args!(" location="))
-                        .item(location);
-                }
-                w.end_line()?;
-            }
-            _ => {}
-        }
+    Ok(())
+}
+
+/// An event's line, and a `zone` line after a `wtf.zone#create`.
+fn event_lines(
+    w: &mut JsonWriter<'_>,
+    fmt: &mut ArgsJson<'_>,
+    ev: &Event<'_>,
+    json: bool,
+) -> Result<(), CliError> {
+    if json {
+        w.begin_object()
+            .field("kind", "event")
+            .field("offset", ev.offset)
+            .field("zone", ev.zone)
+            .field("time_us", ev.time)
+            .field("name", ev.name())
+            .field("flags", ev.flags())
+            .key("args");
+        args_object(w, fmt, ev)?;
+        w.end_object();
+    } else {
+        w.text(format_args!("{:#010x} t={} zone=", ev.offset, ev.time));
+        match ev.zone {
+            Some(z) => w.text(format_args!("{z}")),
+            None => w.text(format_args!("-")),
+        };
+        w.text(format_args!(" {} flags={} ", ev.name(), ev.flags()));
+        args_object(w, fmt, ev)?;
     }
+    w.end_line()?;
+    if ev.flags() & tracecap_wtf::FLAG_BUILTIN == 0 || ev.builtin() != Some(Builtin::ZoneCreate) {
+        return Ok(());
+    }
+    let Some(z) = ev.zone_create() else {
+        return Ok(());
+    };
+    let (name, kind, location) = (
+        z.name.map(text_lossy),
+        z.kind.map(text_lossy),
+        z.location.map(text_lossy),
+    );
+    if json {
+        w.begin_object()
+            .field("kind", "zone")
+            .field("id", z.id)
+            .field("name", name)
+            .field("type", kind)
+            .field("location", location)
+            .field("offset", ev.offset)
+            .end_object();
+    } else {
+        w.text(format_args!("  zone id={} ", z.id))
+            .item(name)
+            .text(format_args!(" type="))
+            .item(kind)
+            .text(format_args!(" location="))
+            .item(location);
+    }
+    w.end_line()?;
+    Ok(())
+}
+
+/// The `define` line after the `wtf.event#define` at `offset`: the definition then in force for
+/// the wire id it names.
+fn define_line(
+    w: &mut JsonWriter<'_>,
+    def: &Definition<'_>,
+    offset: u64,
+    json: bool,
+) -> Result<(), CliError> {
+    let class = if def.is_scope() { "scope" } else { "instance" };
+    if json {
+        w.begin_object()
+            .field("kind", "define")
+            .field("wire_id", def.wire_id)
+            .field("name", def.name)
+            .field("class", class)
+            .field("flags", def.flags)
+            .field("signature", def.signature)
+            .field("offset", offset)
+            .end_object();
+    } else {
+        w.text(format_args!(
+            "  define wire_id={} {} class={class} flags={} ({})",
+            def.wire_id, def.name, def.flags, def.signature
+        ));
+    }
+    w.end_line()?;
     Ok(())
 }
