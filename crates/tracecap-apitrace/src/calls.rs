@@ -275,3 +275,157 @@ fn apply<'a, T: SigLookup + ?Sized>(
     }
     Ok(())
 }
+
+/// An open call kept by [`KeptCalls`]: its ENTER event, with a copy of its details' bytes.
+#[derive(Debug)]
+struct Kept<N> {
+    thread: u64,
+    sig: u64,
+    offset: u64,
+    /// Stream offset of the first detail byte.
+    details_at: u64,
+    version: u8,
+    bytes: Vec<u8>,
+    note: N,
+}
+
+impl<N> Kept<N> {
+    /// The ENTER event again, over the bytes kept.
+    fn enter(&self, call_no: u64) -> Event<'_> {
+        Event {
+            kind: EventKind::Enter,
+            call_no,
+            thread: self.thread,
+            sig: self.sig,
+            offset: self.offset,
+            details: crate::event::Details {
+                body: crate::cursor::Span {
+                    data: &self.bytes,
+                    base: self.details_at,
+                },
+                version: self.version,
+            },
+        }
+    }
+}
+
+/// Pairs events that do not outlive their reading (those of a
+/// [`PushParser`](crate::PushParser), whose window moves on) into the calls [`Calls`] makes of
+/// them, in the same order and with the same faults: each open call keeps a copy of its ENTER
+/// event's detail bytes (and a note of the caller's, `N`), and the call is assembled when its
+/// LEAVE arrives. What is held is the open calls' ENTER details, never a closed call's.
+#[derive(Debug)]
+pub struct KeptCalls<N = ()> {
+    open: BTreeMap<u64, Kept<N>>,
+    /// Byte buffers of closed calls, reused.
+    pool: Vec<Vec<u8>>,
+}
+
+impl<N> Default for KeptCalls<N> {
+    fn default() -> Self {
+        KeptCalls {
+            open: BTreeMap::new(),
+            pool: Vec::new(),
+        }
+    }
+}
+
+impl<N: Copy> KeptCalls<N> {
+    /// No open calls.
+    pub fn new() -> Self {
+        KeptCalls::default()
+    }
+
+    /// Number of calls entered and not yet left.
+    pub fn open_len(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The detail bytes the open calls hold.
+    pub fn held_bytes(&self) -> usize {
+        self.open.values().map(|k| k.bytes.len()).sum()
+    }
+
+    fn keep_bytes(&mut self, mut b: Vec<u8>) {
+        b.clear();
+        if self.pool.len() < 64 {
+            self.pool.push(b);
+        }
+    }
+
+    /// Feeds one event (parsed with `table`); an ENTER is kept with `note`. The call a LEAVE
+    /// completes is handed to `f` with its ENTER's note, and `f`'s answer returned. The faults
+    /// are those of [`Calls::feed`].
+    pub fn feed<T: SigLookup + ?Sized, R>(
+        &mut self,
+        ev: &Event<'_>,
+        table: &T,
+        note: N,
+        f: impl FnOnce(&Call<'_>, N) -> R,
+    ) -> Result<Option<R>, Error> {
+        match ev.kind {
+            EventKind::Enter => {
+                // An ENTER with the number of an open call replaces it, as in `Calls`.
+                if let Some(old) = self.open.remove(&ev.call_no) {
+                    self.keep_bytes(old.bytes);
+                }
+                // The ENTER's own faults (its details against its signature), when it comes.
+                Calls::new().feed(ev, table)?;
+                let mut bytes = self.pool.pop().unwrap_or_default();
+                let details = ev.details();
+                bytes.extend_from_slice(details.raw());
+                self.open.insert(
+                    ev.call_no,
+                    Kept {
+                        thread: ev.thread,
+                        sig: ev.sig,
+                        offset: ev.offset,
+                        details_at: details.offset(),
+                        version: details.version,
+                        bytes,
+                        note,
+                    },
+                );
+                Ok(None)
+            }
+            EventKind::Leave => {
+                let Some(kept) = self.open.remove(&ev.call_no) else {
+                    return Ok(None);
+                };
+                let answer = {
+                    let enter = kept.enter(ev.call_no);
+                    let mut calls = Calls::new();
+                    match calls.feed(&enter, table) {
+                        Ok(_) => calls.feed(ev, table).map(|c| c.map(|c| f(c, kept.note))),
+                        Err(e) => Err(e),
+                    }
+                };
+                self.keep_bytes(kept.bytes);
+                answer
+            }
+        }
+    }
+
+    /// Ends the stream: every call still open, marked incomplete, handed to `f` in call-number
+    /// order (as [`Calls::finish`] gives them), until `f` fails.
+    pub fn finish<T: SigLookup + ?Sized, E>(
+        &mut self,
+        table: &T,
+        mut f: impl FnMut(&Call<'_>, N) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while let Some((no, kept)) = self.open.pop_first() {
+            let enter = kept.enter(no);
+            let mut calls = Calls::new();
+            // Its faults were met when it entered.
+            if calls.feed(&enter, table).is_err() {
+                continue;
+            }
+            let done = match calls.finish().next() {
+                Some(call) => f(&call, kept.note),
+                None => Ok(()),
+            };
+            done?;
+        }
+        Ok(())
+    }
+}

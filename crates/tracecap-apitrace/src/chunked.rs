@@ -39,7 +39,7 @@ pub(crate) struct Parts {
     call_no: u64,
     thread: u64,
     sig: u64,
-    offset: u64,
+    pub(crate) offset: u64,
     details_start: usize,
     details_len: usize,
 }

@@ -184,7 +184,7 @@ pub use tracecap_wire::ErrorKind as SharedKind;
 pub use value::{Array, Repr, Struct, Value, Values, WStr, WUnits, MAX_DEPTH};
 
 #[cfg(feature = "alloc")]
-pub use calls::{Call, Calls, ARG_SLACK, MAX_SIG_ARGS};
+pub use calls::{Call, Calls, KeptCalls, ARG_SLACK, MAX_SIG_ARGS};
 #[cfg(feature = "std")]
 pub use capture::Capture;
 #[cfg(feature = "std")]

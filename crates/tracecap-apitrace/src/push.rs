@@ -136,7 +136,7 @@ use std::vec::Vec;
 
 use tracecap_wire::Pushed;
 
-use crate::chunked::{Core, OwnedHeader};
+use crate::chunked::{Core, OwnedHeader, Parts};
 use crate::container::{Container, SnappyChunk};
 use crate::cursor::Cur;
 use crate::error::{Error, ErrorKind};
@@ -248,6 +248,31 @@ impl<T: SigLookup> PushParser<T> {
         data: &'a [u8],
         eof: bool,
     ) -> Result<Pushed<(Event<'a>, &'a T)>, Error> {
+        Ok(self.next_parts(data, eof)?.map(|parts| {
+            let core = &self.core;
+            (core.event_at(&parts), &core.table)
+        }))
+    }
+
+    /// Like [`PushParser::parse`], with the file offset of the snappy chunk holding the
+    /// event's first byte (as [`Decompressed::chunk_offset`](crate::Decompressed::chunk_offset)
+    /// gives it for the whole file): known while the event is read, when the chunk is under the
+    /// window.
+    #[allow(clippy::type_complexity)]
+    pub fn parse_located<'a>(
+        &'a mut self,
+        data: &'a [u8],
+        eof: bool,
+    ) -> Result<Pushed<(Event<'a>, &'a T, Option<u64>)>, Error> {
+        Ok(self.next_parts(data, eof)?.map(|parts| {
+            let core = &self.core;
+            let chunk = self.feed.offsets.chunk_offset(parts.offset);
+            (core.event_at(&parts), &core.table, chunk)
+        }))
+    }
+
+    /// Where the next event lies in the window, read on with `data`.
+    fn next_parts(&mut self, data: &[u8], eof: bool) -> Result<Pushed<Parts>, Error> {
         if let Some(answer) = self.start(data, eof) {
             return answer.map(|more| match more {
                 Some(hint) => Pushed::NeedMore { hint: Some(hint) },
@@ -264,7 +289,7 @@ impl<T: SigLookup> PushParser<T> {
                 let consumed = self.feed.report();
                 Ok(Pushed::Item {
                     consumed,
-                    item: (self.core.event_at(&parts), &self.core.table),
+                    item: parts,
                 })
             }
             Some(Err(e)) => Err(e),

@@ -3,10 +3,12 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 
+use tracecap::push::{Feed, PumpError, Pumped, PushParse};
 use tracecap_apitrace::dump::{dump_text, Dumper};
 use tracecap_apitrace::{
-    call_flags, decompress_limited, Api, Call, Calls, Decompressed, Error, EventKind, SigTable,
-    Space, Stream, Value, END_FRAME, MARKER_PUSH,
+    call_flags, decompress_limited, Api, Call, Calls, Decompressed, Error, ErrorKind, Event,
+    EventKind, KeptCalls, OwnedHeader, PushParser, Pushed, SigTable, Space, Stream, Value,
+    END_FRAME, MARKER_PUSH,
 };
 
 use super::DumpOptions;
@@ -141,7 +143,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let d = open(data)?;
     let (s, bad) = summarize(&d)?;
     let trace = Stream::parse(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
-    let props = properties(&trace);
+    let props = properties(trace.header().properties());
     if json {
         let mut w = JsonWriter::new(out);
         w.begin_object()
@@ -229,24 +231,291 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `tracecap dump` of a capture as its bytes arrive: `None`, this format is dumped from its
-/// whole bytes once they have all arrived.
+/// `tracecap dump` of a trace as its bytes arrive: a snappy container call by call as the
+/// calls complete (the same lines as [`dump`] of the whole file, flushed whenever the reading
+/// waits for bytes), through the crate's `PushParser`; `None` for gzip, brotli and zstd, which
+/// are dumped from their whole bytes.
 pub fn dump_arriving(
     s: &mut crate::follow::Started,
     opts: &DumpOptions,
     out: &mut dyn Write,
-) -> Option<Result<tracecap::push::Pumped, CliError>> {
-    let _ = (s, opts, out);
-    None
+) -> Option<Result<Pumped, CliError>> {
+    // `buffer` holds the bytes the format was told from: the container's magic.
+    if !s.buffer.starts_with(b"at") {
+        return None;
+    }
+    if opts.json && opts.apitrace {
+        return Some(Err(both_outputs()));
+    }
+    let mut parser = Located::default();
+    let mut fed = Fed::default();
+    let pumped = {
+        let feed = Feed::Arriving(&mut s.source, &mut s.buffer);
+        if opts.json {
+            dump_json_pushed(feed, &mut parser, &mut fed, out)
+        } else {
+            dump_text_pushed(feed, &mut parser, &mut fed, out)
+        }
+    };
+    Some(pumped.map_err(|e| e.into_cli(&parser, &fed)))
 }
 
+fn both_outputs() -> CliError {
+    CliError::Usage("--json and --apitrace are two different outputs: pick one".into())
+}
+
+/// What [`Located`] gives: the stream's header, a pause (the parser waits for bytes: what is
+/// printed is flushed), then each event with its table and the file offset of its chunk.
+enum Piece<'a> {
+    Header(&'a OwnedHeader),
+    Pause,
+    Event(Event<'a>, &'a SigTable, Option<u64>),
+}
+
+/// The crate's push parser giving the header first, and a [`Piece::Pause`] before each
+/// request for more bytes.
+#[derive(Default)]
+struct Located {
+    parser: PushParser,
+    header: bool,
+    /// The request for more bytes held back behind a pause.
+    more: Option<Option<u64>>,
+}
+
+impl PushParse for Located {
+    type Item<'a> = Piece<'a>;
+    type Error = Error;
+
+    fn parse<'a>(&'a mut self, data: &'a [u8], eof: bool) -> Result<Pushed<Piece<'a>>, Error> {
+        if let Some(hint) = self.more.take() {
+            return Ok(Pushed::NeedMore { hint });
+        }
+        let answer = if self.header {
+            self.parser
+                .parse_located(data, eof)?
+                .map(|(ev, table, chunk)| Piece::Event(ev, table, chunk))
+        } else {
+            let h = self.parser.read_header(data, eof)?;
+            self.header = matches!(h, Pushed::Item { .. });
+            h.map(Piece::Header)
+        };
+        Ok(match answer {
+            Pushed::NeedMore { hint } => {
+                self.more = Some(hint);
+                Pushed::Item {
+                    consumed: 0,
+                    item: Piece::Pause,
+                }
+            }
+            other => other,
+        })
+    }
+
+    fn offset(&self) -> u64 {
+        self.parser.offset()
+    }
+}
+
+/// What a dump of pushed events counts, for its faults' messages.
+#[derive(Default)]
+struct Fed {
+    /// ENTER events read.
+    enters: u64,
+}
+
+/// Why a dump of pushed events stopped.
+enum PushedErr {
+    Io(std::io::Error),
+    /// A fault of the trace, found reading it or pairing its events into calls.
+    Trace(Error),
+    /// A value that could not be printed.
+    Value(Error),
+}
+
+impl From<std::io::Error> for PushedErr {
+    fn from(e: std::io::Error) -> Self {
+        PushedErr::Io(e)
+    }
+}
+
+impl PushedErr {
+    /// The CLI error, its message and offset as [`fault`] gives them for the whole file.
+    fn into_cli(self, parser: &Located, fed: &Fed) -> CliError {
+        let e = match self {
+            PushedErr::Io(e) => return CliError::Io(e),
+            PushedErr::Trace(e) | PushedErr::Value(e) => e,
+        };
+        let offsets = parser.parser.offsets();
+        let at = offsets.error_offset(&e);
+        match e.kind.space() {
+            // Too short to be a trace: refused before any decompression.
+            Space::File if matches!(e.kind, ErrorKind::NotATrace(_)) => {
+                CliError::format(e.kind, at)
+            }
+            // The container's fault, after the calls its stream held.
+            Space::File => {
+                let n = fed.enters;
+                let calls = if n == 1 { "call was" } else { "calls were" };
+                CliError::format(format!("{} after {n} {calls} read", e.kind), at)
+            }
+            Space::Stream => CliError::format(
+                format!(
+                    "{} at decompressed stream offset {:#x}, in the snappy {} starting",
+                    e.kind,
+                    e.offset,
+                    match offsets.chunk_offset(e.offset) {
+                        Some(_) => "chunk",
+                        None => "stream",
+                    },
+                ),
+                at,
+            ),
+        }
+    }
+
+    /// Whether calls still open are printed (as incomplete) after this error in apitrace's
+    /// text, as [`dump_text`] prints them: after a cut stream or a fault of the container
+    /// (the stream read before it ends cleanly or cut).
+    fn prints_open_calls(&self) -> bool {
+        match self {
+            PushedErr::Trace(e) => {
+                e.is_truncation()
+                    || e.kind.space() == Space::File
+                    || matches!(e.kind, ErrorKind::WindowLimit(_))
+            }
+            PushedErr::Io(_) | PushedErr::Value(_) => false,
+        }
+    }
+}
+
+/// Runs `feed` through `parser`, giving each piece to `each`; the trace's fault becomes a
+/// [`PushedErr::Trace`].
+fn run_pushed(
+    feed: Feed<'_>,
+    parser: &mut Located,
+    each: impl for<'a> FnMut(Piece<'a>) -> Result<(), PushedErr>,
+) -> Result<Pumped, PushedErr> {
+    feed.run(parser, each).map_err(|e| match e {
+        PumpError::Io(e) => PushedErr::Io(e),
+        PumpError::Parse(e) => PushedErr::Trace(e),
+        PumpError::Each(e) => e,
+    })
+}
+
+/// apitrace's own text of pushed events, as [`dump_text`] prints the whole stream.
+fn dump_text_pushed(
+    feed: Feed<'_>,
+    parser: &mut Located,
+    fed: &mut Fed,
+    out: &mut dyn Write,
+) -> Result<Pumped, PushedErr> {
+    let mut text = Vec::with_capacity(1 << 17);
+    let mut d = Dumper::new();
+    let mut calls = KeptCalls::<()>::new();
+    let walked = run_pushed(feed, parser, |piece| {
+        match piece {
+            Piece::Header(h) => {
+                let props = h.properties.iter();
+                d.properties(&mut text, props.map(|(n, v)| (n.as_slice(), v.as_slice())));
+            }
+            Piece::Pause => {
+                out.write_all(&text)?;
+                text.clear();
+                out.flush()?;
+            }
+            Piece::Event(ev, table, _) => {
+                fed.enters += u64::from(ev.kind == EventKind::Enter);
+                let printed = calls.feed(&ev, table, (), |call, ()| d.call(&mut text, call, table));
+                if let Some(r) = printed.map_err(PushedErr::Trace)? {
+                    r.map_err(PushedErr::Value)?;
+                }
+                if text.len() >= 1 << 16 {
+                    out.write_all(&text)?;
+                    text.clear();
+                }
+            }
+        }
+        Ok(())
+    });
+    let header = parser.header;
+    if header
+        && walked
+            .as_ref()
+            .err()
+            .is_none_or(PushedErr::prints_open_calls)
+    {
+        let table = parser.parser.table();
+        calls.finish(table, |call, ()| {
+            d.call(&mut text, call, table).map_err(PushedErr::Value)?;
+            if text.len() >= 1 << 16 {
+                out.write_all(&text)?;
+                text.clear();
+            }
+            Ok::<(), PushedErr>(())
+        })?;
+    }
+    // A value that could not be printed ends the dump where it stands, as in `dump_text`.
+    if !matches!(walked, Err(PushedErr::Value(_))) {
+        out.write_all(&text)?;
+    }
+    walked
+}
+
+/// `dump --json` of pushed events, as [`dump_json`] prints the whole stream.
+fn dump_json_pushed(
+    feed: Feed<'_>,
+    parser: &mut Located,
+    fed: &mut Fed,
+    out: &mut dyn Write,
+) -> Result<Pumped, PushedErr> {
+    let mut w = JsonWriter::new(out);
+    let mut calls = KeptCalls::<Option<u64>>::new();
+    let walked = run_pushed(feed, parser, |piece| {
+        match piece {
+            Piece::Header(h) => {
+                w.begin_object()
+                    .field("format", "apitrace")
+                    .field("version", h.version)
+                    .field("semantic_version", h.semantic_version)
+                    .field("container", "snappy");
+                let props = h.properties.iter();
+                properties_field(&mut w, &properties(props.map(|(n, v)| (&n[..], &v[..]))));
+                w.end_object();
+                w.end_line()?;
+            }
+            Piece::Pause => w.flush_full()?,
+            Piece::Event(ev, table, chunk) => {
+                fed.enters += u64::from(ev.kind == EventKind::Enter);
+                let printed = calls.feed(&ev, table, chunk, |call, chunk| {
+                    json_call(&mut w, chunk, call, table)
+                });
+                match printed.map_err(PushedErr::Trace)? {
+                    Some(Err(JsonErr::Io(e))) => return Err(PushedErr::Io(e)),
+                    Some(Err(JsonErr::Stream(e))) => return Err(PushedErr::Value(e)),
+                    Some(Ok(())) | None => {}
+                }
+            }
+        }
+        Ok(())
+    });
+    if walked.is_ok() {
+        let table = parser.parser.table();
+        calls.finish(table, |call, chunk| {
+            match json_call(&mut w, chunk, call, table) {
+                Ok(()) => Ok(()),
+                Err(JsonErr::Io(e)) => Err(PushedErr::Io(e)),
+                Err(JsonErr::Stream(e)) => Err(PushedErr::Value(e)),
+            }
+        })?;
+    }
+    w.flush_full()?;
+    walked
+}
 
 /// `tracecap dump`: apitrace's own text (also the default), or JSON Lines with `--json`.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
     if opts.json && opts.apitrace {
-        return Err(CliError::Usage(
-            "--json and --apitrace are two different outputs: pick one".into(),
-        ));
+        return Err(both_outputs());
     }
     let d = open(data)?;
     if opts.json {
@@ -275,7 +544,7 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         .field("version", h.version)
         .field("semantic_version", h.semantic_version)
         .field("container", d.container.name());
-    properties_field(&mut w, &properties(&trace));
+    properties_field(&mut w, &properties(trace.header().properties()));
     w.end_object();
     w.end_line()?;
     let mut events = trace.events();
@@ -291,7 +560,8 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         };
         match calls.push(&ev, events.table()) {
             Ok(Some(call)) => {
-                json_call(&mut w, d, &call, events.table()).map_err(|e| e.into_cli(d))?;
+                json_call(&mut w, d.chunk_offset(call.offset), &call, events.table())
+                    .map_err(|e| e.into_cli(d))?;
                 calls.recycle(call);
             }
             Ok(None) => {}
@@ -308,7 +578,8 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         let table = events.table();
         let open: Vec<Call<'_>> = calls.finish().collect();
         for call in &open {
-            json_call(&mut w, d, call, table).map_err(|e| e.into_cli(d))?;
+            json_call(&mut w, d.chunk_offset(call.offset), call, table)
+                .map_err(|e| e.into_cli(d))?;
         }
     }
     if let Some(e) = fault_at.map(|e| cause(d, e)).or(d.fault) {
@@ -345,10 +616,10 @@ impl JsonErr {
 
 /// The header properties, names and values as text, in file order (a later property of the
 /// same name replaces the earlier one's value, in the earlier one's place).
-fn properties(trace: &Stream<'_>) -> Vec<(String, String)> {
+fn properties<'p>(all: impl Iterator<Item = (&'p [u8], &'p [u8])>) -> Vec<(String, String)> {
     let mut props: Vec<(String, String)> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
-    for (n, v) in trace.header().properties() {
+    for (n, v) in all {
         let n = String::from_utf8_lossy(n).into_owned();
         let v = String::from_utf8_lossy(v).into_owned();
         match at.get(&n).and_then(|&i| props.get_mut(i)) {
@@ -375,7 +646,7 @@ fn properties_field(w: &mut JsonWriter<'_>, props: &[(String, String)]) {
 /// one compressed stream).
 fn json_call(
     w: &mut JsonWriter<'_>,
-    d: &Decompressed,
+    file_offset: Option<u64>,
     call: &Call<'_>,
     table: &SigTable,
 ) -> Result<(), JsonErr> {
@@ -432,7 +703,7 @@ fn json_call(
         }
     }
     w.field("offset", call.offset);
-    if let Some(at) = d.chunk_offset(call.offset) {
+    if let Some(at) = file_offset {
         w.field("file_offset", at);
     }
     w.end_object();
