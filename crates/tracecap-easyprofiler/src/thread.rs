@@ -89,6 +89,20 @@ impl<'a> Thread<'a> {
         Ok(thread)
     }
 
+    /// Reads the thread whose head is the first byte of `data`, at absolute offset `offset`, as
+    /// the `index`-th thread of a capture of `version`: for a reader that holds one thread's
+    /// bytes at a time (a capture arriving through a pipe). Bytes after the thread's records are
+    /// not read. The thread is the one [`crate::Capture::threads`] gives when `data` holds the
+    /// rest of the file, or at least the bytes up to the end of its records.
+    pub fn read_at(
+        data: &'a [u8],
+        offset: u64,
+        version: Version,
+        index: u32,
+    ) -> Result<Self, Error> {
+        Thread::read(&mut Reader::at(data, offset), version, index, 0)
+    }
+
     /// Position of the thread in file order: 0 for the first.
     pub fn index(&self) -> u32 {
         self.index

@@ -3,13 +3,16 @@
 use std::io::Write;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use tracecap::adapter::easyprofiler::{by_thread, Part};
+use tracecap::push::{Feed, Pumped};
 use tracecap_easyprofiler::{
-    parallel, Capture, Element, Error, Events, Header, KindTable, NestSlot, Nesting, Record,
-    Summary, Thread,
+    parallel, Bookmark, Capture, Descriptor, DescriptorKind, Element, Error, Events, Header,
+    KindTable, NestSlot, Nesting, Record, Summary, Thread,
 };
 
 use super::{DumpOptions, Lines};
 use crate::error::CliError;
+use crate::follow;
 use crate::json::{JsonWriter, Lossy, Text, ToJson};
 
 fn lossy(b: &[u8]) -> String {
@@ -419,24 +422,58 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `tracecap dump` of a capture as its bytes arrive: `None`, this format is dumped from its
-/// whole bytes once they have all arrived.
+/// `tracecap dump` of a capture as its bytes arrive (`--follow`, standard input, a pipe): the
+/// header and each descriptor as it arrives, each thread once all its records have (their depths
+/// need the whole thread: the bytes of one thread are held, see
+/// [`tracecap::adapter::easyprofiler::by_thread`]), each bookmark as it arrives.
 pub fn dump_arriving(
     s: &mut crate::follow::Started,
     opts: &DumpOptions,
     out: &mut dyn Write,
-) -> Option<Result<tracecap::push::Pumped, CliError>> {
-    let _ = (s, opts, out);
-    None
+) -> Option<Result<Pumped, CliError>> {
+    Some(dump_from(
+        Feed::Arriving(&mut s.source, &mut s.buffer),
+        opts,
+        out,
+    ))
 }
-
 
 /// `tracecap dump`: every record in file order; JSON Lines with `--json`.
 pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let c = Capture::parse(data)?;
-    let h = *c.header();
+    dump_from(Feed::Whole(data), opts, out).map(|_| ())
+}
+
+/// The one dump loop, over a capture in memory or arriving: the header, the descriptors, each
+/// thread whole, the bookmarks.
+fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<Pumped, CliError> {
     let mut lines = Lines::new(opts.json, out);
-    match &mut lines {
+    let mut header: Option<Header> = None;
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    let mut slots: Vec<NestSlot> = Vec::new();
+    follow::finish(by_thread(feed, |part| {
+        match part {
+            Part::Header(h) => {
+                header = Some(h);
+                dump_header(&h, &mut lines)?;
+            }
+            Part::Descriptor(d) => {
+                names.push(d.name.to_vec());
+                dump_descriptor(&d, &mut lines)?;
+            }
+            Part::Threads(_) => {}
+            Part::Thread(t, kinds, _) => {
+                if let Some(h) = &header {
+                    dump_thread(h, &t, kinds, &names, &mut slots, &mut lines)?;
+                }
+            }
+            Part::Bookmark(b) => dump_bookmark(&b, &mut lines)?,
+        }
+        Ok(())
+    }))
+}
+
+fn dump_header(h: &Header, lines: &mut Lines<'_>) -> Result<(), CliError> {
+    match lines {
         Lines::Json(w) => {
             w.begin_object()
                 .field("format", "easyprofiler")
@@ -462,66 +499,59 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
             h.end_ns()
         )?,
     }
-    let mut names: Vec<Vec<u8>> = Vec::new();
-    for d in c.descriptors() {
-        let d = d?;
-        names.push(d.name.to_vec());
-        match &mut lines {
-            Lines::Json(w) => {
-                w.begin_object()
-                    .field("kind", "descriptor")
-                    .field("offset", d.offset)
-                    .field("id", d.id)
-                    .field("line", d.line)
-                    .field("color", d.color)
-                    .field("type", d.kind.name())
-                    .field("status", d.status)
-                    .field("name", Lossy(d.name))
-                    .field("file", Lossy(d.file))
-                    .end_object();
-                w.end_line()?;
-            }
-            Lines::Text(out) => writeln!(
-                out,
-                "descriptor {:>4} {:<5} {:?} {}:{} color={:#010x} status={}",
-                d.id,
-                d.kind.name(),
-                lossy(d.name),
-                lossy(d.file),
-                d.line,
-                d.color,
-                d.status
-            )?,
+    Ok(())
+}
+
+fn dump_descriptor(d: &Descriptor<'_>, lines: &mut Lines<'_>) -> Result<(), CliError> {
+    match lines {
+        Lines::Json(w) => {
+            w.begin_object()
+                .field("kind", "descriptor")
+                .field("offset", d.offset)
+                .field("id", d.id)
+                .field("line", d.line)
+                .field("color", d.color)
+                .field("type", d.kind.name())
+                .field("status", d.status)
+                .field("name", Lossy(d.name))
+                .field("file", Lossy(d.file))
+                .end_object();
+            w.end_line()?;
         }
+        Lines::Text(out) => writeln!(
+            out,
+            "descriptor {:>4} {:<5} {:?} {}:{} color={:#010x} status={}",
+            d.id,
+            d.kind.name(),
+            lossy(d.name),
+            lossy(d.file),
+            d.line,
+            d.color,
+            d.status
+        )?,
     }
-    let kinds = KindTable::new(&c)?;
-    let mut slots: Vec<NestSlot> = Vec::new();
-    let mut threads = c.threads();
-    for t in threads.by_ref() {
-        let t = t?;
-        dump_thread(&h, &t, &kinds, &names, &mut slots, &mut lines)?;
-    }
-    for b in threads.tail()? {
-        let b = b?;
-        match &mut lines {
-            Lines::Json(w) => {
-                w.begin_object()
-                    .field("kind", "bookmark")
-                    .field("offset", b.offset)
-                    .field("position", b.position)
-                    .field("color", b.color)
-                    .field("text", Lossy(b.text))
-                    .end_object();
-                w.end_line()?;
-            }
-            Lines::Text(out) => writeln!(
-                out,
-                "bookmark {} ns color={:#010x} {:?}",
-                b.position,
-                b.color,
-                lossy(b.text)
-            )?,
+    Ok(())
+}
+
+fn dump_bookmark(b: &Bookmark<'_>, lines: &mut Lines<'_>) -> Result<(), CliError> {
+    match lines {
+        Lines::Json(w) => {
+            w.begin_object()
+                .field("kind", "bookmark")
+                .field("offset", b.offset)
+                .field("position", b.position)
+                .field("color", b.color)
+                .field("text", Lossy(b.text))
+                .end_object();
+            w.end_line()?;
         }
+        Lines::Text(out) => writeln!(
+            out,
+            "bookmark {} ns color={:#010x} {:?}",
+            b.position,
+            b.color,
+            lossy(b.text)
+        )?,
     }
     Ok(())
 }
@@ -529,7 +559,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 fn dump_thread(
     h: &Header,
     t: &Thread<'_>,
-    kinds: &KindTable,
+    kinds: &[DescriptorKind],
     names: &[Vec<u8>],
     slots: &mut Vec<NestSlot>,
     lines: &mut Lines<'_>,

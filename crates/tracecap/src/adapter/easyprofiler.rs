@@ -38,9 +38,11 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use tracecap_easyprofiler::{
-    Capture, DataType, Element, Error as EpError, Header, KindTable, NestSlot, Nesting, Record,
-    Thread, Value as EpValue,
+    Bookmark, Capture, DataType, Descriptor, DescriptorKind, Element, Error as EpError, Header,
+    KindTable, NestSlot, Nesting, Record, Thread, Value as EpValue,
 };
+#[cfg(feature = "std")]
+use tracecap_easyprofiler::{Item, PushItem, PushParser, Pushed, SharedKind, Version};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::out::Out;
@@ -126,30 +128,435 @@ struct ThreadScratch {
 struct Ctx<'c, 'a, S: Sink> {
     out: Out<'c, S>,
     header: Header,
-    descs: &'c [Desc<'a>],
+    descs: Vec<Desc<'a>>,
+    /// The capture's size, for progress (when arriving: the end of what was read so far).
     total: u64,
+    /// Whether the bookmarks' track is declared.
+    bookmarks: bool,
+}
+
+impl<'a> Desc<'a> {
+    fn of(d: &Descriptor<'a>) -> Self {
+        let mut color = String::new();
+        let _ = write!(color, "#{:08x}", d.color);
+        Desc {
+            name: lossy(d.name),
+            file: lossy(d.file),
+            line: d.line,
+            color,
+        }
+    }
+
+    /// The descriptor with its strings copied, for a conversion whose bytes do not stay.
+    #[cfg(feature = "std")]
+    fn owned(self) -> Desc<'static> {
+        Desc {
+            name: Cow::Owned(self.name.into_owned()),
+            file: Cow::Owned(self.file.into_owned()),
+            line: self.line,
+            color: self.color,
+        }
+    }
+}
+
+impl ThreadScratch {
+    fn new(budget: usize) -> Self {
+        ThreadScratch {
+            slots: Scratch::new(budget),
+            keys: Scratch::new(budget),
+            order: Scratch::new(budget),
+            open: Vec::new(),
+            text: String::new(),
+            label: String::new(),
+        }
+    }
 }
 
 fn lossy(b: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(b)
 }
 
-/// Whether [`convert_arriving`] converts as the bytes arrive (not yet: such a capture is
-/// converted from its whole bytes).
-pub const CONVERTS_ARRIVING: bool = false;
+/// Whether [`convert_arriving`] converts as the bytes arrive (it does, a thread at a time).
+pub const CONVERTS_ARRIVING: bool = true;
 
-/// Converts a capture whose bytes arrive from `source` into `sink` as they come; `None` while
-/// this format is converted from its whole bytes only.
+/// Converts a capture whose bytes arrive from `source` into `sink` as they come: the header and
+/// descriptors as they arrive, each thread once all its records have (see [`by_thread`]: the
+/// bytes of one thread are held), each bookmark as it arrives. The output is that of
+/// [`convert`] on the same bytes, up to and including a fault.
 #[cfg(feature = "std")]
 pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
 ) -> Option<super::Arrived<S::Error>> {
-    let _ = (source, buffer, sink);
-    None
+    use crate::push::PumpError;
+    let mut converter = Converter {
+        sink: Some(sink),
+        header: None,
+        descs: Vec::new(),
+        ctx: None,
+        scratch: ThreadScratch::new(HEAP_BUDGET),
+    };
+    let feed = crate::push::Feed::Arriving(source, buffer);
+    let converted = by_thread(feed, |part| converter.part(part));
+    Some(match converted {
+        Ok(pumped) => {
+            if let Some(ctx) = converter.ctx.as_mut() {
+                ctx.out.progress(pumped.read, pumped.read);
+            }
+            Ok(Ok(pumped))
+        }
+        Err(PumpError::Io(e)) => Err(e),
+        Err(PumpError::Parse(e)) => Ok(Err(e.into())),
+        Err(PumpError::Each(e)) => Ok(Err(e)),
+    })
 }
 
+/// [`convert_arriving`]'s state between the parts of [`by_thread`].
+#[cfg(feature = "std")]
+struct Converter<'c, S: Sink> {
+    /// The sink, until the descriptors are read and the conversion starts.
+    sink: Option<&'c mut S>,
+    header: Option<Header>,
+    /// The descriptors read, until the conversion starts.
+    descs: Vec<Desc<'static>>,
+    ctx: Option<Ctx<'c, 'static, S>>,
+    scratch: ThreadScratch,
+}
+
+#[cfg(feature = "std")]
+impl<S: Sink> Converter<'_, S> {
+    fn part(&mut self, part: Part<'_>) -> Result<(), ConvertError<S::Error>> {
+        match part {
+            Part::Header(h) => self.header = Some(h),
+            Part::Descriptor(d) => self.descs.push(Desc::of(&d).owned()),
+            Part::Threads(_) => {
+                if let (Some(sink), Some(header)) = (self.sink.take(), self.header) {
+                    let descs = core::mem::take(&mut self.descs);
+                    self.ctx = Some(start(sink, header, descs, 0)?);
+                }
+            }
+            Part::Thread(thread, kinds, end) => {
+                if let Some(ctx) = self.ctx.as_mut() {
+                    ctx.total = end;
+                    ctx.out.progress(thread.offset, end);
+                    convert_thread(ctx, &thread, kinds, &mut self.scratch)?;
+                }
+            }
+            Part::Bookmark(b) => {
+                if let Some(ctx) = self.ctx.as_mut() {
+                    bookmark(ctx, &b, &mut self.scratch)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A part of a capture as [`by_thread`] gives them, in file order.
+#[derive(Clone, Copy, Debug)]
+pub enum Part<'a> {
+    /// The file header.
+    Header(Header),
+    /// A descriptor.
+    Descriptor(Descriptor<'a>),
+    /// Every descriptor is read (given once, before the first thread, the end signature, the
+    /// end, or a fault after the descriptors): their kinds, which records need.
+    Threads(&'a [DescriptorKind]),
+    /// A thread whose records have all arrived (or the last one, cut short or damaged), read
+    /// over its bytes as [`Capture::threads`] reads it, with the kinds of the descriptors and
+    /// the absolute offset where the bytes held end.
+    Thread(Thread<'a>, &'a [DescriptorKind], u64),
+    /// A bookmark (2.1+).
+    Bookmark(Bookmark<'a>),
+}
+
+/// Reads a capture from `feed` and gives `each` its parts as [`Capture::parse`],
+/// [`Capture::descriptors`], [`Capture::threads`] and [`Threads::tail`] give them on the whole
+/// bytes, a thread once all its records are there: one loop for a capture in memory and for
+/// one whose bytes arrive.
+///
+/// The crate's [`PushParser`] reads the bytes. Arriving bytes are kept in the feed's buffer from
+/// a thread's head on until the parser reaches the next thread, the end signature or the end
+/// of the capture, and the thread is then read over them ([`Thread::read_at`]). Blocks are
+/// written as they end, a parent after its children, so no record's depth is known before the
+/// thread's last record: the buffer holds the bytes of one thread and one piece
+/// ([`PIECE`](crate::open::PIECE)), and nothing of the threads before it. At a fault inside a
+/// thread the bytes are read on until that thread's record sizes end (or the source stops),
+/// so that the thread is framed as on the whole file. A thread that does not fit in memory is an
+/// error ([`std::io::ErrorKind::OutOfMemory`], naming its offset) rather than a thread cut short.
+///
+/// The result is [`Feed::run`]'s: how reading ended, or the source's, the parser's or `each`'s
+/// error. A fault inside a thread reaches `each` with the thread ([`Thread::fault`], or a record
+/// that fails to read) before the parser's error is returned.
+///
+/// [`Threads::tail`]: tracecap_easyprofiler::Threads::tail
+/// [`Feed::run`]: crate::push::Feed::run
+#[cfg(feature = "std")]
+pub fn by_thread<E>(
+    feed: crate::push::Feed<'_>,
+    mut each: impl FnMut(Part<'_>) -> Result<(), E>,
+) -> Result<crate::push::Pumped, crate::push::PumpError<EpError, E>> {
+    use crate::push::{PumpError, Pumped};
+
+    /// What to do after one answer of the parser.
+    enum Next {
+        Took(usize),
+        /// A thread's head, of this many bytes.
+        Thread(usize),
+        /// An end signature, of this many bytes.
+        Signature(usize),
+        More,
+        End,
+        Fault(EpError),
+    }
+
+    let mut bytes = Held::new(feed);
+    let mut parser = PushParser::new();
+    // The parser is at `bytes.data()[at]`.
+    let mut at = 0usize;
+    // The absolute offset of the head of the thread whose bytes are held.
+    let mut held: Option<u64> = None;
+    let mut index = 0u32;
+    let mut kinds: Option<Vec<DescriptorKind>> = None;
+    loop {
+        let answer = parser.parse(bytes.data().get(at..).unwrap_or_default(), bytes.eof());
+        let next = match answer {
+            Err(e) => Next::Fault(e),
+            Ok(Pushed::NeedMore { .. }) if !bytes.eof() => Next::More,
+            Ok(Pushed::NeedMore { .. } | Pushed::End) => Next::End,
+            Ok(Pushed::Item { consumed, item }) => match item {
+                PushItem::Header(h) => {
+                    each(Part::Header(*h)).map_err(PumpError::Each)?;
+                    Next::Took(consumed)
+                }
+                PushItem::Descriptor(d) => {
+                    each(Part::Descriptor(d)).map_err(PumpError::Each)?;
+                    Next::Took(consumed)
+                }
+                PushItem::Item(Item::Bookmark(b)) => {
+                    each(Part::Bookmark(b)).map_err(PumpError::Each)?;
+                    Next::Took(consumed)
+                }
+                PushItem::Item(Item::Thread(_)) => Next::Thread(consumed),
+                PushItem::Signature(_) => Next::Signature(consumed),
+                PushItem::Item(Item::ContextSwitch(_) | Item::Record(_)) => Next::Took(consumed),
+            },
+        };
+        // Every descriptor read: the threads' section begins.
+        if kinds.is_none() && !matches!(next, Next::Took(_) | Next::More) {
+            let all = parser
+                .header()
+                .is_some_and(|h| parser.kinds().len() == h.descriptors_count as usize);
+            if all {
+                let k = kinds.insert(parser.kinds().to_vec());
+                each(Part::Threads(k)).map_err(PumpError::Each)?;
+            }
+        }
+        let version = parser.header().map_or(Version(0), |h| h.version);
+        let kinds = kinds.as_deref().unwrap_or_default();
+        // The held thread, over its bytes up to `end` (an index into the data held).
+        let mut flush = |bytes: &Held<'_>, end: usize, held: Option<u64>| {
+            let Some(head) = held else { return Ok(()) };
+            let data = bytes.data();
+            let thread_bytes = data.get(bytes.index(head)..end).unwrap_or_default();
+            let thread =
+                Thread::read_at(thread_bytes, head, version, index).map_err(PumpError::Parse)?;
+            index = index.saturating_add(1);
+            let end = head.saturating_add(thread_bytes.len() as u64);
+            each(Part::Thread(thread, kinds, end)).map_err(PumpError::Each)
+        };
+        match next {
+            Next::Took(consumed) => at = at.saturating_add(consumed),
+            Next::Thread(consumed) | Next::Signature(consumed) => {
+                flush(&bytes, at, held.take())?;
+                if let Next::Thread(_) = next {
+                    held = Some(bytes.offset(at));
+                }
+                at = at.saturating_add(consumed);
+            }
+            Next::More => {
+                // Nothing before the parser, or before the held thread, is needed again.
+                let keep = held.map_or(at, |h| bytes.index(h).min(at));
+                at -= bytes.read_more(keep, held)?;
+                if let Some(why) = bytes.fault() {
+                    // The bytes read may no longer be the file's: nothing more is read from them.
+                    return Ok(Pumped {
+                        stop: Some(why),
+                        read: bytes.read(),
+                        parsed: parser.offset(),
+                    });
+                }
+            }
+            Next::End => {
+                flush(&bytes, bytes.data().len(), held.take())?;
+                return Ok(Pumped {
+                    stop: bytes.stop(),
+                    read: bytes.read(),
+                    parsed: parser.offset(),
+                });
+            }
+            Next::Fault(e) => {
+                if let Some(head) = held {
+                    frame_whole(&mut bytes, head, version)?;
+                }
+                flush(&bytes, bytes.data().len(), held.take())?;
+                return Err(PumpError::Parse(e));
+            }
+        }
+    }
+}
+
+/// The bytes [`by_thread`] reads: a whole capture, or the window of an arriving one that its
+/// buffer holds.
+#[cfg(feature = "std")]
+struct Held<'s> {
+    feed: crate::push::Feed<'s>,
+    /// The absolute offset of the first byte held.
+    base: u64,
+    /// Why the source stopped, once it has.
+    stop: Option<crate::open::Stop>,
+}
+
+#[cfg(feature = "std")]
+impl<'s> Held<'s> {
+    fn new(feed: crate::push::Feed<'s>) -> Self {
+        Held {
+            feed,
+            base: 0,
+            stop: None,
+        }
+    }
+
+    /// The bytes held.
+    fn data(&self) -> &[u8] {
+        match &self.feed {
+            crate::push::Feed::Whole(data) => data,
+            crate::push::Feed::Arriving(_, buffer) => buffer,
+        }
+    }
+
+    /// Whether no more bytes come.
+    fn eof(&self) -> bool {
+        matches!(self.feed, crate::push::Feed::Whole(_)) || self.stop.is_some()
+    }
+
+    /// Why the source stopped (`None` for a whole capture).
+    fn stop(&self) -> Option<crate::open::Stop> {
+        self.stop
+    }
+
+    /// Why the source stopped, when the bytes read may no longer be the file's.
+    fn fault(&self) -> Option<crate::open::Stop> {
+        self.stop.filter(|s| s.is_fault())
+    }
+
+    /// Bytes read from the source.
+    fn read(&self) -> u64 {
+        match &self.feed {
+            crate::push::Feed::Whole(data) => data.len() as u64,
+            crate::push::Feed::Arriving(source, _) => source.position(),
+        }
+    }
+
+    /// The absolute offset of `data()[index]`.
+    fn offset(&self, index: usize) -> u64 {
+        self.base.saturating_add(index as u64)
+    }
+
+    /// The index in `data()` of absolute offset `offset` (held: not before the first byte).
+    fn index(&self, offset: u64) -> usize {
+        usize::try_from(offset.saturating_sub(self.base)).unwrap_or(usize::MAX)
+    }
+
+    /// Drops the first `done` bytes held (no longer needed) and reads a piece, or learns that
+    /// the source stopped; returns how many bytes were dropped. `held` names the thread in the
+    /// error for want of memory.
+    fn read_more<E>(
+        &mut self,
+        done: usize,
+        held: Option<u64>,
+    ) -> Result<usize, crate::push::PumpError<EpError, E>> {
+        use crate::open::Arrival;
+        let crate::push::Feed::Arriving(source, buffer) = &mut self.feed else {
+            return Ok(0);
+        };
+        let done = done.min(buffer.len());
+        buffer.drain(..done);
+        self.base = self.base.saturating_add(done as u64);
+        make_room(buffer, held)?;
+        match source
+            .read_more(buffer)
+            .map_err(crate::push::PumpError::Io)?
+        {
+            Arrival::More(_) => {}
+            Arrival::Stopped(why) => self.stop = Some(why),
+        }
+        Ok(done)
+    }
+}
+
+/// Reads on until the thread held from absolute offset `head` has all the bytes its record sizes
+/// span, or the source stops: after a fault the parser gave inside the thread, so that the
+/// thread is framed as on the whole file. The framing is tried again each time the held bytes
+/// have doubled, so the time stays linear in them.
+#[cfg(feature = "std")]
+fn frame_whole<E>(
+    bytes: &mut Held<'_>,
+    head: u64,
+    version: Version,
+) -> Result<(), crate::push::PumpError<EpError, E>> {
+    let mut check_at = 0usize;
+    while !bytes.eof() {
+        let data = bytes.data();
+        if data.len() >= check_at {
+            let thread_bytes = data.get(bytes.index(head)..).unwrap_or_default();
+            let end = head.saturating_add(thread_bytes.len() as u64);
+            let short = match Thread::read_at(thread_bytes, head, version, 0) {
+                Ok(t) => t.fault().is_some_and(|e| runs_out(&e, end)),
+                Err(_) => false,
+            };
+            if !short {
+                return Ok(());
+            }
+            check_at = data.len().saturating_add(thread_bytes.len());
+        }
+        bytes.read_more(0, Some(head))?;
+    }
+    Ok(())
+}
+
+/// Whether `e` is a read that ran into the end of the bytes held, absolute offset `end`.
+#[cfg(feature = "std")]
+fn runs_out(e: &EpError, end: u64) -> bool {
+    matches!(e.shared(), Some(SharedKind::Truncated { available, .. })
+        if e.offset.saturating_add(available) == end)
+}
+
+/// Room in `buffer` for one more piece, or the error that names the thread that does not fit.
+#[cfg(feature = "std")]
+fn make_room<P, E>(
+    buffer: &mut Vec<u8>,
+    held: Option<u64>,
+) -> Result<(), crate::push::PumpError<P, E>> {
+    use crate::open::PIECE;
+    if buffer.try_reserve(PIECE).is_ok() || buffer.try_reserve_exact(PIECE).is_ok() {
+        return Ok(());
+    }
+    let what = match held {
+        Some(head) => alloc::format!(
+            "the EasyProfiler thread at offset {head} does not fit in memory ({} bytes of it held): \
+             a thread is converted once all its records have arrived, as its blocks are written \
+             after the blocks they enclose",
+            buffer.len()
+        ),
+        None => alloc::format!("no memory for {} more bytes of the capture", PIECE),
+    };
+    Err(crate::push::PumpError::Io(std::io::Error::new(
+        std::io::ErrorKind::OutOfMemory,
+        what,
+    )))
+}
 
 /// Converts an EasyProfiler capture, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
@@ -164,20 +571,33 @@ fn convert_with_budget<S: Sink>(
     budget: usize,
 ) -> Result<(), ConvertError<S::Error>> {
     let capture = Capture::parse(data)?;
-    let header = *capture.header();
     let kinds = KindTable::new(&capture)?;
     let mut descs = Vec::new();
     for d in capture.descriptors() {
-        let d = d?;
-        let mut color = String::new();
-        let _ = write!(color, "#{:08x}", d.color);
-        descs.push(Desc {
-            name: lossy(d.name),
-            file: lossy(d.file),
-            line: d.line,
-            color,
-        });
+        descs.push(Desc::of(&d?));
     }
+    let mut ctx = start(sink, *capture.header(), descs, data.len() as u64)?;
+    let mut scratch = ThreadScratch::new(budget);
+    let mut threads = capture.threads();
+    for thread in threads.by_ref() {
+        let thread = thread?;
+        ctx.out.progress(thread.offset, ctx.total);
+        convert_thread(&mut ctx, &thread, kinds.as_slice(), &mut scratch)?;
+    }
+    for b in threads.tail()? {
+        bookmark(&mut ctx, &b?, &mut scratch)?;
+    }
+    ctx.out.progress(ctx.total, ctx.total);
+    Ok(())
+}
+
+/// The conversion once the descriptors are read: the process track declared.
+fn start<'c, 'a, S: Sink>(
+    sink: &'c mut S,
+    header: Header,
+    descs: Vec<Desc<'a>>,
+    total: u64,
+) -> Result<Ctx<'c, 'a, S>, ConvertError<S::Error>> {
     let mut out = Out::new(sink, BOOKMARKS.0 + 2);
     out.declare(
         PROCESS,
@@ -187,58 +607,46 @@ fn convert_with_budget<S: Sink>(
         },
         "EasyProfiler capture",
     )?;
-    let mut ctx = Ctx {
+    Ok(Ctx {
         out,
         header,
-        descs: &descs,
-        total: data.len() as u64,
-    };
-    let mut scratch = ThreadScratch {
-        slots: Scratch::new(budget),
-        keys: Scratch::new(budget),
-        order: Scratch::new(budget),
-        open: Vec::new(),
-        text: String::new(),
-        label: String::new(),
-    };
-    let mut threads = capture.threads();
-    for thread in threads.by_ref() {
-        let thread = thread?;
-        ctx.out.progress(thread.offset, ctx.total);
-        convert_thread(&mut ctx, &thread, &kinds, &mut scratch)?;
+        descs,
+        total,
+        bookmarks: false,
+    })
+}
+
+/// A bookmark: a global instant on the `Bookmarks` track (declared with the first).
+fn bookmark<S: Sink>(
+    ctx: &mut Ctx<'_, '_, S>,
+    b: &Bookmark<'_>,
+    s: &mut ThreadScratch,
+) -> Result<(), ConvertError<S::Error>> {
+    if !ctx.bookmarks {
+        ctx.bookmarks = true;
+        ctx.out
+            .declare(BOOKMARKS, None, TrackKind::Slices, "Bookmarks")?;
     }
-    let bookmarks = threads.tail()?;
-    let mut declared = false;
-    for b in bookmarks {
-        let b = b?;
-        if !declared {
-            declared = true;
-            ctx.out
-                .declare(BOOKMARKS, None, TrackKind::Slices, "Bookmarks")?;
-        }
-        scratch.label.clear();
-        let _ = write!(scratch.label, "#{:08x}", b.color);
-        let text = text(b.text, &mut scratch.text);
-        let args = [Arg {
-            name: "color",
-            value: Value::Str(&scratch.label),
-        }];
-        ctx.out.instant(&Event::new(
-            BOOKMARKS,
-            b.position,
-            if text.is_empty() { "bookmark" } else { text },
-            CATEGORY,
-            &args,
-        ))?;
-    }
-    ctx.out.progress(ctx.total, ctx.total);
-    Ok(())
+    s.label.clear();
+    let _ = write!(s.label, "#{:08x}", b.color);
+    let text = text(b.text, &mut s.text);
+    let args = [Arg {
+        name: "color",
+        value: Value::Str(&s.label),
+    }];
+    ctx.out.instant(&Event::new(
+        BOOKMARKS,
+        b.position,
+        if text.is_empty() { "bookmark" } else { text },
+        CATEGORY,
+        &args,
+    ))
 }
 
 fn convert_thread<'a, S: Sink>(
-    ctx: &mut Ctx<'_, 'a, S>,
+    ctx: &mut Ctx<'_, '_, S>,
     thread: &Thread<'a>,
-    kinds: &KindTable,
+    kinds: &[DescriptorKind],
     s: &mut ThreadScratch,
 ) -> Result<(), ConvertError<S::Error>> {
     let h = ctx.header;
