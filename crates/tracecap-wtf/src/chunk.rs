@@ -107,6 +107,17 @@ impl<'a> Chunk<'a> {
         self.body_offset.saturating_add(self.body.len() as u64)
     }
 
+    /// The chunk's body (its parts, past the part table; up to the end of the file in a cut
+    /// chunk), which holds its events and string table.
+    pub fn body(&self) -> &'a [u8] {
+        self.body
+    }
+
+    /// Absolute offset of [`Chunk::body`].
+    pub fn body_offset(&self) -> u64 {
+        self.body_offset
+    }
+
     #[cfg(feature = "alloc")]
     /// Absolute offset of the end of the chunk as its header declares it.
     pub(crate) fn declared_end(&self) -> u64 {

@@ -101,6 +101,19 @@ impl<'a> Definition<'a> {
         }
     }
 
+    /// This definition with its name and signature read from elsewhere (a copy of them, for a
+    /// caller that keeps definitions longer than the bytes they were read from).
+    pub fn with_names<'b>(&self, name: &'b str, signature: &'b str) -> Definition<'b> {
+        Definition {
+            name,
+            signature,
+            shape: self.shape,
+            flags: self.flags,
+            wire_id: self.wire_id,
+            class: self.class,
+        }
+    }
+
     /// The built-in event with this name, if any.
     #[inline]
     pub fn builtin(&self) -> Option<Builtin> {

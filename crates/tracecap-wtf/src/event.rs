@@ -5,6 +5,7 @@ use tracecap_wire::Reader;
 
 use crate::builtin::Builtin;
 use crate::defs::{Definition, CLASS_SCOPE, FLAG_APPEND_SCOPE_DATA};
+use crate::header::Container;
 use crate::signature::Signature;
 use crate::strings::StringTable;
 use crate::value::{Args, Encoding, Str, Value};
@@ -237,8 +238,40 @@ impl EventPlace {
         def: Definition<'a>,
         zone: Option<u16>,
     ) -> Option<Event<'a>> {
+        self.read(data, 0, enc, def, zone)
+    }
+
+    /// The event at this place in `bytes`, a piece of the file that starts at absolute offset
+    /// `base` and holds the event and its chunk's string table (a chunk's
+    /// [`body`](crate::Chunk::body), or legacy events one after another), read as
+    /// [`Capture::event_at`](crate::Capture::event_at) reads it in the whole file; `None` when
+    /// the place is not in `bytes` or the wire id found there is not `def`'s.
+    pub fn event_in<'a>(
+        &self,
+        bytes: &'a [u8],
+        base: u64,
+        container: Container,
+        def: Definition<'a>,
+        zone: Option<u16>,
+    ) -> Option<Event<'a>> {
+        let enc = match container {
+            Container::Chunked => Encoding::Chunked,
+            Container::Legacy => Encoding::Legacy,
+        };
+        self.read(bytes, base, enc, def, zone)
+    }
+
+    #[inline]
+    fn read<'a>(
+        &self,
+        data: &'a [u8],
+        base: u64,
+        enc: Encoding,
+        def: Definition<'a>,
+        zone: Option<u16>,
+    ) -> Option<Event<'a>> {
         let bytes = |at: u64, len: u64| {
-            let at = usize::try_from(at).ok()?;
+            let at = usize::try_from(at.checked_sub(base)?).ok()?;
             data.get(at..at.checked_add(usize::try_from(len).ok()?)?)
         };
         let header = match enc {
@@ -260,10 +293,12 @@ impl EventPlace {
             return None;
         }
         let args = bytes(self.offset.checked_add(header)?, self.args_len)?;
-        let strings = StringTable::new(
-            bytes(self.strings_offset, u64::from(self.strings_len))?,
-            self.strings_offset,
-        );
+        let table = match self.strings_len {
+            // No string table (legacy events): nothing to find in `data`.
+            0 => &[][..],
+            n => bytes(self.strings_offset, u64::from(n))?,
+        };
+        let strings = StringTable::new(table, self.strings_offset);
         let head = EventHead {
             offset: self.offset,
             chunk: self.chunk,

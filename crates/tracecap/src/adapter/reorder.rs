@@ -101,6 +101,14 @@ impl<T> Reorder<T> {
         }
     }
 
+    /// Every item, in no particular order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
+        self.in_order
+            .iter()
+            .map(|(_, item)| item)
+            .chain(self.late.iter().map(|e| &e.item))
+    }
+
     /// Whether the earliest item is in the heap rather than at the deque's front; `None` when
     /// both are empty.
     fn first_is_late(&self) -> Option<bool> {

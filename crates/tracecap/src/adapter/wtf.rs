@@ -35,9 +35,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
 
+use alloc::string::ToString;
 use tracecap_wtf::{
     latin1, text_lossy, timeline::MAX_DEPTH, Array, Builtin, Capture, Container, Definition, Elem,
-    Event, EventPlace, ScopeRole as Role, Str, StringIndex, StringTable, Value as WValue, ZoneInfo,
+    Event, EventPlace, ScopeRole as Role, Str, StringIndex, StringTable, Value as WValue,
     FLAG_BUILTIN,
 };
 
@@ -270,8 +271,10 @@ fn same_def(a: &Definition<'_>, b: &Definition<'_>) -> bool {
 
 struct State<'c, 'a, S: Sink> {
     out: Out<'c, S>,
-    capture: Capture<'a>,
-    /// Every definition a kept event has had, numbered in order of first use.
+    /// Where kept events are read again.
+    window: Window<'a>,
+    /// Every definition a kept event has had, numbered in order of first use (as they arrive:
+    /// every definition the driver met, numbered by [`Pieces`]).
     defs: Vec<Definition<'a>>,
     /// Wire id (below [`DIRECT_DEFS`]) -> number of its latest definition in `defs`
     /// (`u32::MAX`: none yet).
@@ -282,7 +285,8 @@ struct State<'c, 'a, S: Sink> {
     zone_index: BTreeMap<Option<u16>, usize>,
     /// The zone of the last event: its id and index.
     last_zone: Option<(Option<u16>, usize)>,
-    infos: BTreeMap<u16, ZoneInfo<'a>>,
+    /// Zone id -> the name its `wtf.zone#create` gave.
+    infos: BTreeMap<u16, Option<Vec<u8>>>,
     /// Open time ranges: id -> (zone, lane).
     ranges: BTreeMap<u32, (usize, usize)>,
     /// Latest unwrapped time (us).
@@ -301,22 +305,252 @@ struct State<'c, 'a, S: Sink> {
     peak_queue: usize,
 }
 
-/// Whether [`convert_arriving`] converts as the bytes arrive (not yet: such a capture is
-/// converted from its whole bytes).
-pub const CONVERTS_ARRIVING: bool = false;
+/// Whether [`convert_arriving`] converts as the bytes arrive (it does).
+pub const CONVERTS_ARRIVING: bool = true;
 
-/// Converts a capture whose bytes arrive from `source` into `sink` as they come; `None` while
-/// this format is converted from its whole bytes only.
+/// Converts a capture whose bytes arrive from `source` into `sink` as they come, holding the
+/// pieces of the capture that queued or held events lie in (see the [module docs](self)).
 #[cfg(feature = "std")]
 pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
 ) -> Option<super::Arrived<S::Error>> {
-    let _ = (source, buffer, sink);
-    None
+    let mut parser = tracecap_wtf::PushParser::new();
+    let mut conv = Arriving::new(sink);
+    let pumped = crate::push::pump(source, &mut parser, buffer, |item| conv.item(item));
+    Some(match pumped {
+        Ok(p) => Ok(conv.finish().map(|()| p)),
+        Err(crate::push::PumpError::Io(e)) => Err(e),
+        Err(crate::push::PumpError::Parse(e)) => Ok(conv.finish().and(Err(e.into()))),
+        Err(crate::push::PumpError::Each(e)) => Ok(Err(e)),
+    })
 }
 
+/// Where kept events are read again: the whole capture, or the pieces of an arriving one.
+#[derive(Clone, Copy)]
+enum Window<'a> {
+    Whole(Capture<'a>),
+    /// Pieces of the capture by absolute offset, each a chunk's body or legacy events in a row.
+    Pieces(&'a BTreeMap<u64, Vec<u8>>, Container),
+    /// No bytes: a parked conversion, between two batches of arriving events.
+    Parked,
+}
+
+impl<'a> Window<'a> {
+    fn event_at(
+        &self,
+        place: &EventPlace,
+        def: Definition<'a>,
+        zone: Option<u16>,
+    ) -> Option<Event<'a>> {
+        match *self {
+            Window::Whole(capture) => capture.event_at(place, def, zone),
+            Window::Pieces(pieces, container) => {
+                let (&base, bytes) = pieces.range(..=place.offset()).next_back()?;
+                place.event_in(bytes, base, container, def, zone)
+            }
+            Window::Parked => None,
+        }
+    }
+}
+
+/// Legacy events gathered into one piece before they are converted, at most (a chunk is one
+/// piece, however long).
+const LEGACY_PIECE: usize = 64 << 10;
+/// Bytes held in pieces above which the pieces no queued or held event lies in are dropped
+/// (also once they are twice what was held after the last drop).
+const SWEEP_AT: usize = 1 << 20;
+
+/// An event read from arriving bytes, waiting for its piece to be converted.
+#[derive(Clone, Copy)]
+struct Pending {
+    place: EventPlace,
+    def: u32,
+    zone: Option<u16>,
+}
+
+/// A conversion fed the push parser's items: each chunk's body is copied when it arrives, its
+/// events are converted once the chunk is over (legacy events: [`LEGACY_PIECE`] at a time), and
+/// the bytes of a piece are kept while an event in it waits in a reorder queue or is held.
+#[cfg(feature = "std")]
+struct Arriving<'c, S: Sink> {
+    /// The conversion between batches (without bytes); `None` before the header.
+    st: Option<State<'c, 'static, S>>,
+    sink: Option<&'c mut S>,
+    container: Container,
+    /// Pieces that queued or held events may lie in.
+    pieces: BTreeMap<u64, Vec<u8>>,
+    /// Bytes in `pieces`, and what was left after the last sweep.
+    held: usize,
+    swept: usize,
+    /// The piece being read (the current chunk's body, or legacy events) and its offset.
+    piece: Vec<u8>,
+    base: u64,
+    /// The events of `piece` read so far.
+    batch: Vec<Pending>,
+    /// Every definition met, with its name and signature: `State::defs` when a batch is
+    /// converted.
+    defs: Vec<(Definition<'static>, String, String)>,
+    /// Wire id -> number of its latest definition.
+    latest: BTreeMap<u16, u32>,
+}
+
+#[cfg(feature = "std")]
+impl<'c, S: Sink> Arriving<'c, S> {
+    fn new(sink: &'c mut S) -> Self {
+        Arriving {
+            st: None,
+            sink: Some(sink),
+            container: Container::Chunked,
+            pieces: BTreeMap::new(),
+            held: 0,
+            swept: 0,
+            piece: Vec::new(),
+            base: 0,
+            batch: Vec::new(),
+            defs: Vec::new(),
+            latest: BTreeMap::new(),
+        }
+    }
+
+    fn item(&mut self, item: tracecap_wtf::PushItem<'_>) -> Written<S> {
+        use tracecap_wtf::PushItem;
+        match item {
+            PushItem::Header(h) => {
+                if let Some(sink) = self.sink.take() {
+                    self.container = h.container;
+                    self.st = Some(State::new(sink, &h, Window::Parked)?);
+                }
+            }
+            PushItem::Chunk(c) => {
+                self.convert_batch(false)?;
+                self.base = c.body_offset();
+                self.piece.extend_from_slice(c.body());
+            }
+            PushItem::Event(ev) => {
+                if self.container == Container::Legacy {
+                    let end = self.base.saturating_add(self.piece.len() as u64);
+                    if !self.piece.is_empty() && end != ev.offset {
+                        self.convert_batch(false)?;
+                    }
+                    if self.piece.is_empty() {
+                        self.base = ev.offset;
+                    }
+                    self.piece
+                        .extend_from_slice(&(ev.wire_id as u16).to_be_bytes());
+                    self.piece.extend_from_slice(&ev.time.to_be_bytes());
+                    self.piece.extend_from_slice(ev.arg_bytes());
+                }
+                let def = self.def_number(&ev.def);
+                self.batch.push(Pending {
+                    place: ev.place(),
+                    def,
+                    zone: ev.zone,
+                });
+                if self.container == Container::Legacy && self.piece.len() >= LEGACY_PIECE {
+                    self.convert_batch(false)?;
+                }
+            }
+            PushItem::Defined(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The number of `def` among the definitions met, added when new (told apart by content:
+    /// the parser's copies move).
+    fn def_number(&mut self, def: &Definition<'_>) -> u32 {
+        let same = |(d, name, signature): &(Definition<'static>, String, String)| {
+            (d.wire_id, d.class, d.flags) == (def.wire_id, def.class, def.flags)
+                && name == def.name
+                && signature == def.signature
+        };
+        if let Some(&n) = self.latest.get(&def.wire_id) {
+            if self.defs.get(n as usize).is_some_and(same) {
+                return n;
+            }
+        }
+        let n = self.defs.len() as u32;
+        let bare = def.with_names("", "");
+        self.defs
+            .push((bare, def.name.to_string(), def.signature.to_string()));
+        self.latest.insert(def.wire_id, n);
+        n
+    }
+
+    /// Converts the events read from the current piece (and, when `last`, ends the
+    /// conversion), then drops the pieces no waiting event lies in.
+    fn convert_batch(&mut self, last: bool) -> Written<S> {
+        let Some(parked) = self.st.take() else {
+            return Ok(());
+        };
+        if !self.piece.is_empty() {
+            let piece = core::mem::take(&mut self.piece);
+            self.held += piece.len();
+            if let Some(old) = self.pieces.insert(self.base, piece) {
+                self.held -= old.len();
+            }
+        }
+        let defs = self
+            .defs
+            .iter()
+            .map(|(d, name, signature)| d.with_names(name, signature))
+            .collect();
+        let mut st = parked.rebind(Window::Pieces(&self.pieces, self.container), defs);
+        let mut result = Ok(());
+        for p in self.batch.drain(..) {
+            let Some(&def) = st.defs.get(p.def as usize) else {
+                continue;
+            };
+            let Some(ev) = st.window.event_at(&p.place, def, p.zone) else {
+                continue;
+            };
+            if st.declaration(&ev) {
+                continue;
+            }
+            result = st.kept(&ev, p.def);
+            if result.is_err() {
+                break;
+            }
+        }
+        if last && result.is_ok() {
+            result = st.finish();
+        }
+        let parked = st.rebind(Window::Parked, Vec::new());
+        if self.held > SWEEP_AT.max(self.swept.saturating_mul(2)) {
+            self.sweep(&parked);
+        }
+        self.st = Some(parked);
+        result
+    }
+
+    /// Drops the pieces that no event waiting in `st` lies in.
+    fn sweep(&mut self, st: &State<'c, 'static, S>) {
+        let mut used: Vec<u64> = st
+            .zones
+            .iter()
+            .flat_map(|z| z.queue.iter().chain(z.held.iter().map(|h| &h.kept)))
+            .map(|k| k.place.offset())
+            .collect();
+        used.sort_unstable();
+        let held = &mut self.held;
+        self.pieces.retain(|&base, bytes| {
+            let end = base.saturating_add(bytes.len() as u64);
+            let at = used.partition_point(|&o| o < base);
+            let keep = used.get(at).is_some_and(|&o| o < end);
+            if !keep {
+                *held -= bytes.len();
+            }
+            keep
+        });
+        self.swept = self.held;
+    }
+
+    /// Converts what is left and ends the conversion.
+    fn finish(&mut self) -> Result<(), ConvertError<S::Error>> {
+        self.convert_batch(true)
+    }
+}
 
 /// Converts a WTF trace, driving `sink`.
 pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S::Error>> {
@@ -336,39 +570,7 @@ pub struct Report {
 /// Like [`convert`], and tells how many events had to be clamped.
 pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, ConvertError<S::Error>> {
     let trace = Capture::parse(data)?;
-    let info = *trace.header();
-    let mut name = String::new();
-    let _ = write!(
-        name,
-        "WTF trace ({} format {})",
-        match info.container {
-            Container::Chunked => "chunked",
-            Container::Legacy => "legacy",
-        },
-        info.format_version
-    );
-    let mut out = Out::new(sink, PROCESS.0);
-    out.track(None, TrackKind::Process { pid: 0 }, &name)?;
-    let mut st = State {
-        out,
-        capture: trace,
-        defs: Vec::new(),
-        def_numbers: Vec::new(),
-        far_def_numbers: BTreeMap::new(),
-        zones: Vec::new(),
-        zone_index: BTreeMap::new(),
-        last_zone: None,
-        infos: BTreeMap::new(),
-        ranges: BTreeMap::new(),
-        reference: 0,
-        strings: Vec::new(),
-        next_strings: 0,
-        args: ArgBuf::default(),
-        label: String::new(),
-        clamped: 0,
-        queued: 0,
-        peak_queue: 0,
-    };
+    let mut st = State::new(sink, trace.header(), Window::Whole(trace))?;
     let total = data.len() as u64;
     let mut n = 0u64;
     // The sink's error, which stops the walk with a placeholder error of the walk's own type.
@@ -398,7 +600,99 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
     }
 }
 
-impl<'a, S: Sink> State<'_, 'a, S> {
+impl<'c, 'a, S: Sink> State<'c, 'a, S> {
+    /// A conversion into `sink` of the capture with header `info`, reading kept events from
+    /// `window`: the process track is declared.
+    fn new(
+        sink: &'c mut S,
+        info: &tracecap_wtf::Header<'_>,
+        window: Window<'a>,
+    ) -> Result<Self, ConvertError<S::Error>> {
+        let mut name = String::new();
+        let _ = write!(
+            name,
+            "WTF trace ({} format {})",
+            match info.container {
+                Container::Chunked => "chunked",
+                Container::Legacy => "legacy",
+            },
+            info.format_version
+        );
+        let mut out = Out::new(sink, PROCESS.0);
+        out.track(None, TrackKind::Process { pid: 0 }, &name)?;
+        Ok(State {
+            out,
+            window,
+            defs: Vec::new(),
+            def_numbers: Vec::new(),
+            far_def_numbers: BTreeMap::new(),
+            zones: Vec::new(),
+            zone_index: BTreeMap::new(),
+            last_zone: None,
+            infos: BTreeMap::new(),
+            ranges: BTreeMap::new(),
+            reference: 0,
+            strings: Vec::new(),
+            next_strings: 0,
+            args: ArgBuf::default(),
+            label: String::new(),
+            clamped: 0,
+            queued: 0,
+            peak_queue: 0,
+        })
+    }
+
+    /// The same conversion reading kept events from `window`, with the definitions `defs`
+    /// (numbered as before); what borrowed the former bytes is dropped.
+    #[cfg(feature = "std")]
+    fn rebind<'b>(self, window: Window<'b>, defs: Vec<Definition<'b>>) -> State<'c, 'b, S> {
+        let State {
+            out,
+            window: _,
+            defs: _,
+            def_numbers,
+            far_def_numbers,
+            zones,
+            zone_index,
+            last_zone,
+            infos,
+            ranges,
+            reference,
+            strings: _,
+            next_strings: _,
+            args,
+            label,
+            clamped,
+            queued,
+            peak_queue,
+        } = self;
+        State {
+            out,
+            window,
+            defs,
+            def_numbers,
+            far_def_numbers,
+            zones,
+            zone_index,
+            last_zone,
+            infos,
+            ranges,
+            reference,
+            strings: Vec::new(),
+            next_strings: 0,
+            args: ArgBuf {
+                names: Vec::new(),
+                slots: args.slots,
+                texts: args.texts,
+                used: 0,
+            },
+            label,
+            clamped,
+            queued,
+            peak_queue,
+        }
+    }
+
     /// Unwraps a 32-bit microsecond time to the window nearest the latest time seen, in ns.
     fn unwrap(&mut self, t: u32) -> u64 {
         let r = self.reference;
@@ -466,7 +760,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
         let (id, tid) = (zone.id, zone.tid);
         let name: Cow<'_, str> = match id {
             None => Cow::Borrowed("Script"),
-            Some(n) => match self.infos.get(&n).and_then(|i| i.name) {
+            Some(n) => match self.infos.get(&n).and_then(|i| i.as_deref()) {
                 Some(b) => text_lossy(b),
                 None => Cow::Owned(alloc::format!("zone {n}")),
             },
@@ -489,25 +783,39 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     }
 
     fn event(&mut self, ev: Event<'a>) -> Written<S> {
-        if ev.flags() & FLAG_BUILTIN != 0 {
-            match ev.builtin() {
-                Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete) => {
-                    return Ok(())
-                }
-                Some(Builtin::ZoneCreate) => {
-                    if let Some(info) = ev.zone_create() {
-                        self.infos.insert(info.id, info);
-                    }
-                    return Ok(());
-                }
-                _ => {}
-            }
+        if self.declaration(&ev) {
+            return Ok(());
         }
+        let def = self.def_number(&ev.def);
+        self.kept(&ev, def)
+    }
+
+    /// Whether `ev` only declares (a definition, a zone, the zone in force): nothing to write;
+    /// a zone's name is kept for its track.
+    fn declaration(&mut self, ev: &Event<'a>) -> bool {
+        if ev.flags() & FLAG_BUILTIN == 0 {
+            return false;
+        }
+        match ev.builtin() {
+            Some(Builtin::EventDefine | Builtin::ZoneSet | Builtin::ZoneDelete) => true,
+            Some(Builtin::ZoneCreate) => {
+                if let Some(info) = ev.zone_create() {
+                    self.infos.insert(info.id, info.name.map(<[u8]>::to_vec));
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// An event that is not a definition or a zone's creation, whose definition is number
+    /// `def`: into its zone's reorder queue.
+    fn kept(&mut self, ev: &Event<'a>, def: u32) -> Written<S> {
         let z = self.zone(ev.zone);
         let ts = self.unwrap(ev.time);
         let kept = Kept {
             place: ev.place(),
-            def: self.def_number(&ev.def),
+            def,
             role: ev.scope_role(),
         };
         let Some(zone) = self.zones.get_mut(z) else {
@@ -551,7 +859,7 @@ impl<'a, S: Sink> State<'_, 'a, S> {
     fn event_of(&self, z: usize, kept: &Kept) -> Option<Event<'a>> {
         let def = *self.defs.get(kept.def as usize)?;
         let zone = self.zones.get(z)?.id;
-        self.capture.event_at(&kept.place, def, zone)
+        self.window.event_at(&kept.place, def, zone)
     }
 
     /// Passes a zone's events on in time order: those at least [`REORDER_WINDOW_NS`] older than
