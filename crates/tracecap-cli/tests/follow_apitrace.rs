@@ -1,0 +1,178 @@
+//! An apitrace trace piped in is dumped and converted as its bytes arrive: in bounded memory,
+//! to the outputs of the whole file.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{run, scratch};
+
+/// Bytes of stream per snappy chunk (what the tracer writes).
+const CHUNK: usize = 1 << 20;
+/// Bytes of the blob each call on thread 0 passes.
+const BLOB: usize = 60 << 10;
+
+/// A snappy chunk holding `stream` as one literal: its length, the block's uncompressed
+/// length, a literal tag with a 3-byte length, the bytes.
+fn literal_chunk(file: &mut Vec<u8>, stream: &[u8]) {
+    let mut block = Vec::with_capacity(stream.len() + 8);
+    let mut n = stream.len() as u64;
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            block.push(byte);
+            break;
+        }
+        block.push(byte | 0x80);
+    }
+    let len = stream.len() - 1;
+    assert!(len < 1 << 24);
+    block.push(62 << 2);
+    block.extend_from_slice(&(len as u32).to_le_bytes()[..3]);
+    block.extend_from_slice(stream);
+    file.extend_from_slice(&(block.len() as u32).to_le_bytes());
+    file.extend_from_slice(&block);
+}
+
+fn uleb(out: &mut Vec<u8>, mut n: u64) {
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A version-5 snappy trace of `pairs` pairs of calls: `draw(data = blob)` on thread 0 enters,
+/// `wait()` on thread 1 enters and leaves, then `draw` leaves; a last `draw` never leaves.
+/// Each `draw` ENTER holds a blob of [`BLOB`] bytes, so the file is large and its dump small.
+fn big_trace(pairs: u64) -> Vec<u8> {
+    let mut stream = vec![5u8];
+    let mut file = b"at".to_vec();
+    let blob: Vec<u8> = (0..BLOB).map(|i| (i * 7 % 251) as u8).collect();
+    let mut call = 0u64;
+    let enter_draw = |s: &mut Vec<u8>, first: bool| {
+        s.extend_from_slice(&[0, 0, 0]); // ENTER, thread 0, signature 0
+        if first {
+            s.extend_from_slice(&[4, b'd', b'r', b'a', b'w', 1, 4, b'd', b'a', b't', b'a']);
+        }
+        s.extend_from_slice(&[1, 0, 8]); // argument 0, a blob
+        uleb(s, BLOB as u64);
+        s.extend_from_slice(&blob);
+        s.push(0);
+    };
+    for k in 0..pairs {
+        enter_draw(&mut stream, k == 0);
+        let draw = call;
+        call += 1;
+        stream.extend_from_slice(&[0, 1, 1]); // ENTER, thread 1, signature 1
+        if k == 0 {
+            stream.extend_from_slice(&[4, b'w', b'a', b'i', b't', 0]);
+        }
+        stream.push(0);
+        stream.push(1); // LEAVE of wait, returning 1
+        uleb(&mut stream, call);
+        stream.extend_from_slice(&[2, 4, 1, 0]);
+        call += 1;
+        stream.push(1); // LEAVE of draw
+        uleb(&mut stream, draw);
+        stream.push(0);
+        while stream.len() >= CHUNK {
+            literal_chunk(&mut file, &stream[..CHUNK]);
+            stream.drain(..CHUNK);
+        }
+    }
+    enter_draw(&mut stream, pairs == 0);
+    literal_chunk(&mut file, &stream);
+    file
+}
+
+/// Runs `script` under bash with `pipefail`, asserting it succeeds.
+fn bash(script: &str) {
+    let out = Command::new("bash")
+        .args(["-o", "pipefail", "-c", script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `tracecap ARGS FILE` of the whole file, its standard output into `to`.
+fn whole(args: &[&str], file: &Path, to: &Path) {
+    let mut all = args.to_vec();
+    all.push(file.to_str().unwrap());
+    let out = run(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(to, out.stdout).unwrap();
+}
+
+#[test]
+fn a_snappy_stream_is_dumped_and_converted_in_bounded_memory() {
+    // About 4 times the 64 MiB the data segment is allowed.
+    let bytes = big_trace(4500);
+    assert!(bytes.len() > 4 * (64 << 20), "{}", bytes.len());
+    let dir = scratch("follow_apitrace", "pipe");
+    let path = dir.join("big.trace");
+    std::fs::write(&path, &bytes).unwrap();
+    drop(bytes);
+    let bin = env!("CARGO_BIN_EXE_tracecap");
+    let p = path.display();
+
+    for (args, name) in [(&["dump"][..], "dump"), (&["dump", "--json"][..], "json")] {
+        let expected = dir.join(format!("whole.{name}"));
+        whole(args, &path, &expected);
+        let piped = dir.join(format!("piped.{name}"));
+        let args = args.join(" ");
+        bash(&format!(
+            "ulimit -d 65536; cat '{p}' | {bin} {args} - > '{}'",
+            piped.display()
+        ));
+        let want = std::fs::read(&expected).unwrap();
+        // Every call, the last one incomplete.
+        let lines = want.iter().filter(|&&b| b == b'\n').count();
+        assert!(lines > 9000, "{lines} lines");
+        assert!(
+            std::fs::read(&piped).unwrap() == want,
+            "the piped {name} differs from the whole file's"
+        );
+    }
+
+    for to in ["perfetto", "chrome"] {
+        let expected = dir.join(format!("whole.{to}"));
+        let out = run(&[
+            "convert",
+            path.to_str().unwrap(),
+            "-o",
+            expected.to_str().unwrap(),
+            "--to",
+            to,
+            "--quiet",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let piped = dir.join(format!("piped.{to}"));
+        bash(&format!(
+            "ulimit -d 65536; cat '{p}' | {bin} convert - -o '{}' --to {to} --quiet",
+            piped.display()
+        ));
+        assert!(
+            std::fs::read(&piped).unwrap() == std::fs::read(&expected).unwrap(),
+            "the piped {to} conversion differs from the whole file's"
+        );
+    }
+}
