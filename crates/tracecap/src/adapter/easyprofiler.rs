@@ -977,7 +977,120 @@ fn emit_value<S: Sink>(
 mod tests {
     use super::*;
     use crate::export::ChromeJson;
-    use tracecap_easyprofiler::write::CaptureModel;
+    use alloc::string::ToString;
+    use std::io::Read;
+    use tracecap_easyprofiler::write::{BookmarkModel, CaptureModel};
+    use tracecap_easyprofiler::Version;
+
+    /// A reader that gives its bytes in pieces of 1 to `max` bytes, sizes drawn at random.
+    struct Pieces {
+        data: Vec<u8>,
+        at: usize,
+        rng: u64,
+        max: usize,
+    }
+
+    impl Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.rng ^= self.rng << 13;
+            self.rng ^= self.rng >> 7;
+            self.rng ^= self.rng << 17;
+            let want = 1 + (self.rng % self.max as u64) as usize;
+            let rest = self.data.get(self.at..).unwrap_or_default();
+            let n = want.min(buf.len()).min(rest.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    /// The Chrome JSON of `data` and how the conversion ended: whole, or arriving in pieces of at
+    /// most `max` bytes (`None`).
+    fn converted(data: &[u8], max: Option<usize>) -> (Vec<u8>, Result<(), String>) {
+        let mut sink = ChromeJson::new(Vec::new()).unwrap(); // ok: unit test, a Vec cannot fail
+        let result = match max {
+            None => convert(data, &mut sink).map_err(|e| e.to_string()),
+            Some(max) => {
+                let pieces = Pieces {
+                    data: data.to_vec(),
+                    at: 0,
+                    rng: 0x2545_f491_4f6c_dd1d ^ data.len() as u64,
+                    max,
+                };
+                let path = std::path::Path::new("pieces");
+                let mut source = crate::open::Arriving::stream(Box::new(pieces), path);
+                let arrived = convert_arriving(&mut source, &mut Vec::new(), &mut sink);
+                match arrived.unwrap().unwrap() {
+                    // ok: unit test, the reader cannot fail
+                    Ok(pumped) => {
+                        assert_eq!(pumped.read, data.len() as u64);
+                        Ok(())
+                    }
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+        };
+        (sink.finish().unwrap(), result) // ok: unit test
+    }
+
+    /// Captures of every layout, sound, cut short and with bytes changed, converted as they
+    /// arrive in small pieces, give what the whole-file conversion gives, faults included.
+    #[test]
+    fn arriving_in_pieces_converts_as_the_whole_file() {
+        let mut captures = Vec::new();
+        for version in [
+            Version::V1_0_0,
+            Version::V1_3_0,
+            Version::V2_0_0,
+            Version::V2_1_0,
+        ] {
+            let mut m = CaptureModel::synthetic(20_000);
+            m.version = version;
+            if version == Version::V2_1_0 {
+                m.bookmarks.push(BookmarkModel {
+                    position: 1_000_500,
+                    color: 0xff00_ff00,
+                    text: b"here".to_vec(),
+                });
+            }
+            captures.push(m.to_bytes().unwrap()); // ok: unit test, a model the writer takes
+        }
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut damaged = 0;
+        for data in &captures {
+            let mut cases = vec![data.clone()];
+            for _ in 0..12 {
+                let cut = (next() % data.len() as u64) as usize;
+                cases.push(data[..cut].to_vec());
+            }
+            for _ in 0..12 {
+                let mut changed = data.clone();
+                for _ in 0..2 {
+                    let at = (next() % data.len() as u64) as usize;
+                    changed[at] = next() as u8;
+                }
+                cases.push(changed);
+            }
+            for case in &cases {
+                let whole = converted(case, None);
+                damaged += usize::from(whole.1.is_err());
+                for max in [1, 7, 300, 70_000] {
+                    assert!(
+                        converted(case, Some(max)) == whole,
+                        "{} bytes, pieces of {max}",
+                        case.len()
+                    );
+                }
+            }
+        }
+        assert!(damaged > 20, "{damaged} damaged captures");
+    }
 
     fn to_json(data: &[u8], budget: usize) -> (Vec<u8>, bool) {
         let mut sink = ChromeJson::new(Vec::new()).unwrap(); // ok: unit test, a Vec cannot fail
