@@ -23,6 +23,10 @@
 //! [`MAX_TEXT`] bytes). A fault's stream offset is mapped back to the file through the container
 //! source's `OffsetMap`, as `decompress` maps it for `dump` and `validate`, to the chunk or frame
 //! holding it: the fault lies in the event being read, in the window.
+//!
+//! A snappy trace whose bytes arrive (a pipe, a followed file) is read through the crate's
+//! `PushParser` instead (`convert_arriving`), event by event, into the same state: the
+//! parser's window replaces the reader's, the parser's offset map the source's.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
