@@ -29,6 +29,15 @@
 //! sized by descriptors, threads and nesting depth. When the sink reads no arguments, none are
 //! built.
 //!
+//! A capture whose bytes arrive (a pipe, a followed file) is converted a thread at a time
+//! ([`convert_arriving`] over [`by_thread`]): the header, the descriptors and the bookmarks as
+//! they arrive, each thread once all its records have, through the same per-thread conversion.
+//! No record's depth is known before its thread's last record (a parent follows its children),
+//! so the bound is one thread: the bytes of the thread being read and one piece are held, with
+//! the scratch above for that thread, its state (counter tracks, open slices) and the
+//! descriptors; nothing of the threads already converted. A thread larger than the memory
+//! available is an error that names its offset.
+//!
 //! [`Records::try_for_each_record`]: tracecap_easyprofiler::Records::try_for_each_record
 
 use alloc::borrow::Cow;
