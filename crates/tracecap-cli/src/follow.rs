@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
-use tracecap::open::{guard, Arrival, Arriving, Stop};
+use tracecap::open::{guard, Arrival, Arriving, Spool, Stop};
 use tracecap::push::{pump, pump_keeping, PumpError, Pumped, PushParse};
 
 use crate::detect::{self, Format};
@@ -84,28 +84,19 @@ pub fn is_stream(path: &Path) -> bool {
     path == Path::new("-") || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
-/// The bytes of a followed capture once following stopped.
-pub enum Followed {
-    /// A regular file, opened again as it now is.
-    File(tracecap::Input),
-    /// A stream's bytes, kept as they came.
-    Kept(Vec<u8>),
-}
-
-impl std::ops::Deref for Followed {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Followed::File(input) => input,
-            Followed::Kept(bytes) => bytes,
-        }
-    }
-}
-
 /// Follows the capture `s` until it ends, stops growing or is interrupted (or a fault in it),
-/// then gives its bytes for a whole-capture command, with how the following ended.
-pub fn follow(path: &Path, mut s: Started) -> Result<(Followed, Ending), CliError> {
-    let keep = is_stream(path);
+/// then gives its bytes for a whole-capture command, with how the following ended: a regular
+/// file opened again as it now is, a stream's bytes as they came, kept in a
+/// [`Spool`](tracecap::open::Spool) on disk rather than in memory.
+pub fn follow(path: &Path, mut s: Started) -> Result<(tracecap::Input, Ending), CliError> {
+    let mut spool = if is_stream(path) {
+        let mut spool = Spool::new(&shown(path))?;
+        spool.write_all(&s.buffer)?;
+        Some(spool)
+    } else {
+        None
+    };
+    let keep = spool.as_mut().map(|k| k as &mut dyn Write);
     let ending = match s.format {
         Format::Syscall => until_end(&mut s, keep, tracecap::syscall::PushParser::new()),
         Format::Wtf => until_end(&mut s, keep, tracecap::wtf::PushParser::new()),
@@ -114,27 +105,29 @@ pub fn follow(path: &Path, mut s: Started) -> Result<(Followed, Ending), CliErro
         Format::Apitrace => until_end(&mut s, keep, tracecap::apitrace::PushParser::new()),
         other => return Err(detect::unsupported(other)),
     }?;
-    let bytes = if keep {
-        Followed::Kept(s.buffer)
-    } else {
-        Followed::File(tracecap::open(path)?)
+    let bytes = match spool {
+        Some(spool) => spool.into_input()?,
+        None => tracecap::open(path)?,
     };
     Ok((bytes, ending))
 }
 
-/// Reads `s` with `parser` to the format's end or until the source stops, keeping every byte
-/// in `s.buffer` when `keep`. After a fault in the bytes (or a container the push parser does
-/// not read), the source is still read until it stops, so that the whole-capture command that
-/// follows sees the file as its writer left it and reports the fault itself.
-fn until_end<P: PushParse>(s: &mut Started, keep: bool, mut parser: P) -> Result<Ending, CliError>
+/// Reads `s` with `parser` to the format's end or until the source stops, writing every byte
+/// read to `keep` when there is one. After a fault in the bytes (or a container the push
+/// parser does not read), the source is still read until it stops, so that the whole-capture
+/// command that follows sees the capture as its writer left it and reports the fault itself.
+fn until_end<P: PushParse>(
+    s: &mut Started,
+    mut keep: Option<&mut dyn Write>,
+    mut parser: P,
+) -> Result<Ending, CliError>
 where
     CliError: From<P::Error>,
 {
     let each = |_: P::Item<'_>| Ok::<(), Infallible>(());
-    let result = if keep {
-        pump_keeping(&mut s.source, &mut parser, &mut s.buffer, each)
-    } else {
-        pump(&mut s.source, &mut parser, &mut s.buffer, each)
+    let result = match keep.as_mut() {
+        Some(keep) => pump_keeping(&mut s.source, &mut parser, &mut s.buffer, *keep, each),
+        None => pump(&mut s.source, &mut parser, &mut s.buffer, each),
     };
     match result {
         Ok(pumped) => Ok(Ending {
@@ -146,10 +139,12 @@ where
         Err(PumpError::Parse(e)) => {
             let fault = Some(CliError::from(e).to_string());
             let stop = loop {
-                if !keep {
-                    s.buffer.clear();
+                s.buffer.clear();
+                let arrival = s.source.read_more(&mut s.buffer)?;
+                if let Some(keep) = keep.as_mut() {
+                    keep.write_all(&s.buffer)?;
                 }
-                if let Arrival::Stopped(why) = s.source.read_more(&mut s.buffer)? {
+                if let Arrival::Stopped(why) = arrival {
                     break why;
                 }
             };
@@ -192,11 +187,7 @@ where
 /// read before may not be one capture.
 pub fn report(path: &Path, ending: &Ending, err: &mut dyn Write) -> Result<(), CliError> {
     let pumped = &ending.pumped;
-    let name = if path == Path::new("-") {
-        "standard input".to_string()
-    } else {
-        path.display().to_string()
-    };
+    let name = shown(path).display().to_string();
     let why = match pumped.stop {
         None => "at the end of the capture".to_string(),
         Some(Stop::Closed) => "at the end of the input".to_string(),
@@ -220,5 +211,14 @@ pub fn report(path: &Path, ending: &Ending, err: &mut dyn Write) -> Result<(), C
             "{name}: {stop}"
         )))),
         _ => Ok(()),
+    }
+}
+
+/// How `path` is named in messages: `-` is standard input.
+fn shown(path: &Path) -> std::path::PathBuf {
+    if path == Path::new("-") {
+        "standard input".into()
+    } else {
+        path.to_path_buf()
     }
 }

@@ -72,36 +72,32 @@ pub fn pump<P, E>(
 where
     P: PushParse,
 {
-    pump_into(source, parser, buffer, Keep::Unconsumed, each)
+    pump_into(source, parser, buffer, None, each)
 }
 
-/// [`pump`] that keeps every byte read in `all`, consumed or not: for a caller that needs the
-/// whole capture at the end (a conversion of a followed file), and learns from the parser,
-/// as the bytes come, how far whole items reach and where the format ends.
+/// [`pump`] that also writes every byte read from `source` to `keep` (a
+/// [`Spool`](crate::open::Spool), say), for a caller that needs the whole capture at the end (a
+/// conversion of a followed stream) and learns from the parser, as the bytes come, how far whole
+/// items reach and where the format ends. `buffer` holds only the bytes not consumed, as with
+/// [`pump`]; bytes already in it when called are the caller's to keep.
 pub fn pump_keeping<P, E>(
     source: &mut Arriving,
     parser: &mut P,
-    all: &mut Vec<u8>,
+    buffer: &mut Vec<u8>,
+    keep: &mut dyn io::Write,
     each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
 ) -> Result<Pumped, PumpError<P::Error, E>>
 where
     P: PushParse,
 {
-    pump_into(source, parser, all, Keep::All, each)
-}
-
-/// Which bytes [`pump_into`] keeps in its buffer.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Keep {
-    All,
-    Unconsumed,
+    pump_into(source, parser, buffer, Some(keep), each)
 }
 
 fn pump_into<P, E>(
     source: &mut Arriving,
     parser: &mut P,
     buffer: &mut Vec<u8>,
-    keep: Keep,
+    mut keep: Option<&mut dyn io::Write>,
     mut each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
 ) -> Result<Pumped, PumpError<P::Error, E>>
 where
@@ -127,12 +123,16 @@ where
         match step {
             Step::Took(consumed) => start = start.saturating_add(consumed).min(buffer.len()),
             Step::More => {
-                if keep == Keep::Unconsumed {
-                    buffer.drain(..start);
-                    start = 0;
-                }
+                buffer.drain(..start);
+                start = 0;
+                let before = buffer.len();
                 match source.read_more(buffer).map_err(PumpError::Io)? {
-                    Arrival::More(_) => {}
+                    Arrival::More(_) => {
+                        if let Some(keep) = keep.as_mut() {
+                            let new = buffer.get(before..).unwrap_or_default();
+                            keep.write_all(new).map_err(PumpError::Io)?;
+                        }
+                    }
                     // The bytes read may no longer be the file's: no end is read from them.
                     Arrival::Stopped(why) if why.is_fault() => {
                         return Ok(Pumped {
@@ -145,9 +145,7 @@ where
                 }
             }
             Step::End => {
-                if keep == Keep::Unconsumed {
-                    buffer.drain(..start);
-                }
+                buffer.drain(..start);
                 return Ok(Pumped {
                     stop,
                     read: source.position(),

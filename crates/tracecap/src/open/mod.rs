@@ -13,17 +13,22 @@
 //!   the Python module).
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 pub mod arriving;
 pub mod guard;
+mod spool;
 
 pub use arriving::{Arrival, Arriving, Stop, PIECE};
+pub use spool::Spool;
 
 /// How much of a stream is read before its format is known: a stream whose first bytes are no
 /// capture (`/dev/zero`, say) is not read further.
 const STREAM_HEAD: usize = 1 << 20;
+
+/// How much of a stream is kept in memory: a longer one goes to a [`Spool`] on disk.
+pub const STREAM_IN_MEMORY: usize = 16 << 20;
 
 /// The bytes of an opened capture (dereferences to `[u8]`).
 #[derive(Debug)]
@@ -77,22 +82,19 @@ pub(crate) fn with_path(path: &Path, e: std::io::Error) -> std::io::Error {
 ///   is not portable), and the map is registered with [`guard`]. When every slot of the guard is
 ///   taken and its recover mode is on, the file is read into memory instead.
 /// - `-` is standard input; it and any other file that is not a regular file (a pipe, `/dev/stdin`
-///   on a pipe, a process substitution, a character device) is read into memory. When the first
-///   MiB of such a stream is no known capture, reading stops there.
+///   on a pipe, a process substitution, a character device) is read to its end: into memory up
+///   to [`STREAM_IN_MEMORY`] bytes, and a longer stream into a [`Spool`] (an unnamed file in the
+///   temporary directory), mapped as a file is. When the first MiB of such a stream is no known
+///   capture, reading stops there.
 /// - A directory is an error.
 ///
 /// Every error names the path.
 pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
     let path = path.as_ref();
     if path == Path::new("-") {
+        let name = Path::new("standard input");
         let stdin = std::io::stdin();
-        let bytes =
-            read_stream(stdin.lock()).map_err(|e| with_path(Path::new("standard input"), e))?;
-        return Ok(Input {
-            bytes: Bytes::Read(bytes),
-            id: None,
-            watch: None,
-        });
+        return read_stream(stdin.lock(), name, None);
     }
     let file = File::open(path).map_err(|e| with_path(path, e))?;
     let meta = file.metadata().map_err(|e| with_path(path, e))?;
@@ -107,13 +109,18 @@ pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
     }
     let id = FileId::of(&meta);
     if !meta.is_file() {
-        let bytes = read_stream(file).map_err(|e| with_path(path, e))?;
-        return Ok(Input {
-            bytes: Bytes::Read(bytes),
-            id,
-            watch: None,
-        });
+        return read_stream(file, path, id);
     }
+    map_file(&file, &meta, path, id)
+}
+
+/// The input of a regular file: mapped and watched (see [`open`]).
+fn map_file(
+    file: &File,
+    meta: &std::fs::Metadata,
+    path: &Path,
+    id: Option<FileId>,
+) -> std::io::Result<Input> {
     if meta.len() == 0 {
         return Ok(Input {
             bytes: Bytes::Empty,
@@ -132,15 +139,17 @@ pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
     //   faults outside every registered range are passed on to the previous handler (or the
     //   default action).
     #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| with_path(path, e))?;
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| with_path(path, e))?;
     let watch = guard::watch(&map, path);
     if watch.is_none() && guard::recovering() {
         // Every slot of the guard is taken: an unguarded map would end the process if the file
         // shrank, which a host in recover mode must never see. Its bytes are read instead.
         drop(map);
         let mut bytes = Vec::new();
-        (&file)
-            .read_to_end(&mut bytes)
+        let mut reader = file;
+        reader
+            .seek(std::io::SeekFrom::Start(0))
+            .and_then(|_| reader.read_to_end(&mut bytes))
             .map_err(|e| with_path(path, e))?;
         return Ok(Input {
             bytes: Bytes::Read(bytes),
@@ -155,18 +164,46 @@ pub fn open(path: impl AsRef<Path>) -> std::io::Result<Input> {
     })
 }
 
-/// Reads a stream whole, unless its first [`STREAM_HEAD`] bytes are no capture of a known
-/// format: then those bytes alone (their verdict cannot change with more).
-fn read_stream(mut stream: impl Read) -> std::io::Result<Vec<u8>> {
+/// Reads the stream `name` to its end (see [`open`]), unless its first [`STREAM_HEAD`] bytes
+/// are no capture of a known format: then those bytes alone (their verdict cannot change with
+/// more).
+fn read_stream(mut stream: impl Read, name: &Path, id: Option<FileId>) -> std::io::Result<Input> {
+    let read = |bytes: Vec<u8>| Input {
+        bytes: Bytes::Read(bytes),
+        id,
+        watch: None,
+    };
     let mut bytes = Vec::new();
     (&mut stream)
         .take(STREAM_HEAD as u64)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() == STREAM_HEAD && crate::detect(&bytes).is_none() {
-        return Ok(bytes);
+        .read_to_end(&mut bytes)
+        .map_err(|e| with_path(name, e))?;
+    if bytes.len() < STREAM_HEAD || crate::detect(&bytes).is_none() {
+        return Ok(read(bytes));
     }
-    stream.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    (&mut stream)
+        .take((STREAM_IN_MEMORY - STREAM_HEAD) as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| with_path(name, e))?;
+    if bytes.len() <= STREAM_IN_MEMORY {
+        return Ok(read(bytes));
+    }
+    let mut spool = Spool::new(name)?;
+    spool.write_all(&bytes)?;
+    drop(bytes);
+    let mut piece = vec![0u8; PIECE];
+    loop {
+        let n = match stream.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(with_path(name, e)),
+        };
+        spool.write_all(piece.get(..n).unwrap_or_default())?;
+    }
+    let mut input = spool.into_input()?;
+    input.id = id;
+    Ok(input)
 }
 
 impl Input {
