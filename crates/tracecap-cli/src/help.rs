@@ -11,7 +11,8 @@ macro_rules! common {
   WTF              .wtf-trace   chunked (format 10) or legacy (format 3) magic
   Orbit            .orbit       'ORBT' header (and the pre-2021 layout)
 
-Input: a file (memory-mapped), or '-' for standard input (read into memory).
+Input: a file (memory-mapped), or '-' for standard input (held in memory up to
+16 MiB; a longer stream is kept in an unnamed file in $TMPDIR, else /tmp).
 
 Exit codes:
   0  success
