@@ -2,7 +2,8 @@
 //! made by the writer, fed in random pieces (empty ones and single bytes included), cut short
 //! at random, and with bytes changed at random, the events (as their `Debug` text, which holds
 //! their offsets and the bytes of their details), their order and the final error (kind and
-//! offset) equal those of `Capture::parse` and its walk over the whole bytes.
+//! offset, and the file offset it maps to) equal those of `Capture::parse` and its walk over
+//! the whole bytes.
 
 #![allow(clippy::type_complexity)]
 
@@ -11,7 +12,8 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
 use tracecap_apitrace::{
-    Capture, Container, Error, ErrorKind, Parsed, PushParser, Pushed, SigTable,
+    decompress, Calls, Capture, ChunkedReader, Container, ContainerSource, Error, ErrorKind,
+    KeptCalls, Parsed, PushParser, Pushed, SigTable, Stream,
 };
 
 /// What a walk gives: each event's `Debug` text and its function's name, then the error that
@@ -20,6 +22,8 @@ use tracecap_apitrace::{
 struct Walk {
     events: Vec<String>,
     end: Option<Error>,
+    /// The file offset of `end`: a fault of the stream placed at the chunk holding it.
+    end_at: Option<u64>,
 }
 
 fn describe(event: &tracecap_apitrace::Event<'_>, table: &SigTable) -> String {
@@ -52,10 +56,20 @@ fn whole(file: &[u8]) -> Walk {
     let capture = match Capture::parse(file) {
         Ok(c) => c,
         Err(e) => {
+            // The header's fault, placed by the source that read it.
+            let end_at = match ContainerSource::new(file) {
+                Ok(src) => {
+                    let mut r = ChunkedReader::new(src, SigTable::new());
+                    let _ = r.header();
+                    r.source().offsets().error_offset(&e)
+                }
+                Err(_) => e.offset,
+            };
             return Walk {
                 events,
                 end: Some(e),
-            }
+                end_at: Some(end_at),
+            };
         }
     };
     let mut reader = capture.events();
@@ -69,12 +83,18 @@ fn whole(file: &[u8]) -> Walk {
             }
         }
     }
-    Walk { events, end }
+    let end_at = end.map(|e| reader.source().offsets().error_offset(&e));
+    Walk {
+        events,
+        end,
+        end_at,
+    }
 }
 
 /// The push parser fed `file` cut at `cuts` (sorted or not; repeats make empty pieces), the
-/// last piece with `eof`, the events read by `parse` (`mode` 0), `parse_with` (1) or
-/// `parse_many` (2).
+/// last piece with `eof`, the events read by `parse` (`mode` 0), `parse_with` (1),
+/// `parse_many` (2) or `read_header` then `parse_located` (3, each event's chunk checked
+/// against the whole file's `Decompressed::chunk_offset`).
 /// Checks on the way that `consumed` adds up to `offset()`, that the parser never asks for more
 /// once `eof` is given, and that nothing is consumed past the file.
 fn pushed(file: &[u8], cuts: &[usize], mode: u8) -> Walk {
@@ -93,9 +113,23 @@ fn pushed(file: &[u8], cuts: &[usize], mode: u8) -> Walk {
     let mut events = Vec::new();
     let mut consumed_total = 0u64;
     let mut eof = false;
+    let chunks = (mode == 3).then(|| decompress(file).ok()).flatten();
+    let mut header = false;
     let end = loop {
         assert_eq!(parser.offset(), consumed_total);
         let answer = match mode {
+            3 if !header => parser.read_header(&buffer, eof).map(|a| {
+                header = matches!(a, Pushed::Item { .. });
+                a.map(|_| Vec::new())
+            }),
+            3 => parser.parse_located(&buffer, eof).map(|a| {
+                a.map(|(event, table, chunk)| {
+                    if let Some(d) = &chunks {
+                        assert_eq!(chunk, d.chunk_offset(event.offset), "{event:?}");
+                    }
+                    vec![describe(&event, table)]
+                })
+            }),
             0 => parser
                 .parse(&buffer, eof)
                 .map(|a| a.map(|(event, table)| vec![describe(&event, table)])),
@@ -140,7 +174,12 @@ fn pushed(file: &[u8], cuts: &[usize], mode: u8) -> Walk {
         }
     };
     assert!(consumed_total <= file.len() as u64);
-    Walk { events, end }
+    let end_at = end.map(|e| parser.offsets().error_offset(&e));
+    Walk {
+        events,
+        end,
+        end_at,
+    }
 }
 
 /// Every corpus trace (name, bytes), read once.
@@ -169,6 +208,7 @@ fn expected(file: &[u8], w: &Walk) -> Walk {
         Walk {
             events: w.events.clone(),
             end: w.end,
+            end_at: w.end_at,
         }
     } else {
         let name = Container::detect(&file[..4])
@@ -177,6 +217,7 @@ fn expected(file: &[u8], w: &Walk) -> Walk {
         Walk {
             events: Vec::new(),
             end: Some(Error::new(ErrorKind::PushContainer(name), 0)),
+            end_at: Some(0),
         }
     }
 }
@@ -256,7 +297,7 @@ fn corpus_fed_byte_by_byte_gives_the_whole_walk() {
         if file.len() > 64 << 10 {
             continue; // the large ones are fed in random pieces below
         }
-        for mode in 0..3 {
+        for mode in 0..4 {
             let got = pushed(file, &byte_by_byte(file), mode);
             assert_eq!(got, expected(file, w), "{name}");
         }
@@ -272,7 +313,7 @@ fn the_doc_example_in_every_cut() {
         let cut_file = &file[..cut];
         for piece in 1..=cut.max(1) {
             let c: Vec<usize> = (0..cut).step_by(piece).collect();
-            for mode in 0..3 {
+            for mode in 0..4 {
                 let got = pushed(cut_file, &c, mode);
                 assert_eq!(got, whole(cut_file), "cut {cut}, pieces of {piece}");
             }
@@ -320,9 +361,24 @@ fn the_end_mark_ends_the_walk() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
+    /// `KeptCalls` over the push parser's events gives the calls `Calls` gives: every snappy
+    /// corpus trace in random pieces.
+    #[test]
+    fn corpus_calls_kept(c in cuts(600_000)) {
+        for (name, file, _) in corpus() {
+            if !is_snappy(file) {
+                continue;
+            }
+            let c: Vec<usize> = c.iter().map(|&x| x % (file.len() + 1)).collect();
+            let (calls, failed) = calls_whole(file);
+            prop_assert!(!calls.is_empty(), "{}", name);
+            prop_assert_eq!(calls_pushed(file, &c), (calls, failed), "{}", name);
+        }
+    }
+
     /// Every corpus trace in random pieces.
     #[test]
-    fn corpus_in_random_pieces(c in cuts(600_000), mode in 0u8..3) {
+    fn corpus_in_random_pieces(c in cuts(600_000), mode in 0u8..4) {
         for (name, file, w) in corpus() {
             let c: Vec<usize> = c.iter().map(|&x| x % (file.len() + 1)).collect();
             prop_assert_eq!(pushed(file, &c, mode), expected(file, w), "{}", name);
@@ -335,7 +391,7 @@ proptest! {
         at in any::<prop::sample::Index>(),
         pick in any::<prop::sample::Index>(),
         c in cuts(600_000),
-        mode in 0u8..3,
+        mode in 0u8..4,
     ) {
         let files = corpus();
         if files.is_empty() {
@@ -354,9 +410,22 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
 
+    /// `KeptCalls` over the push parser's events gives the calls `Calls` gives over the whole
+    /// stream: traces from the writer in random pieces, cut short or not.
+    #[test]
+    fn written_calls_kept(
+        file in trace(),
+        c in cuts(20_000),
+        at in any::<prop::sample::Index>(),
+        cut in any::<bool>(),
+    ) {
+        let file = if cut { &file[..at.index(file.len() + 1)] } else { &file[..] };
+        prop_assert_eq!(calls_pushed(file, &c), calls_whole(file));
+    }
+
     /// Traces from the writer, in random pieces.
     #[test]
-    fn written_in_random_pieces(file in trace(), c in cuts(20_000), mode in 0u8..3) {
+    fn written_in_random_pieces(file in trace(), c in cuts(20_000), mode in 0u8..4) {
         let w = whole(&file);
         prop_assert_eq!(pushed(&file, &c, mode), w);
     }
@@ -394,7 +463,7 @@ proptest! {
         file in trace(),
         at in any::<prop::sample::Index>(),
         c in cuts(20_000),
-        mode in 0u8..3,
+        mode in 0u8..4,
     ) {
         let cut_file = &file[..at.index(file.len() + 1)];
         prop_assert_eq!(pushed(cut_file, &c, mode), whole(cut_file));
@@ -407,7 +476,7 @@ proptest! {
         file in trace(),
         changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         c in cuts(20_000),
-        mode in 0u8..3,
+        mode in 0u8..4,
     ) {
         let mut file = file;
         for (at, b) in changes {
@@ -423,7 +492,7 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..3),
         c in cuts(60_000),
-        mode in 0u8..3,
+        mode in 0u8..4,
     ) {
         let small: Vec<_> = corpus().iter().filter(|(_, f, _)| f.len() <= 60_000).collect();
         if small.is_empty() {
@@ -437,4 +506,92 @@ proptest! {
         }
         prop_assert_eq!(pushed(&file, &c, mode), expected(&file, &whole(&file)), "{}", name);
     }
+}
+
+/// The calls `Calls` pairs from the whole file's events (each as its `Debug` text, values
+/// included), the calls never left last when the walk ends cleanly; and whether it ended on a
+/// fault.
+fn calls_whole(file: &[u8]) -> (Vec<String>, bool) {
+    let mut out = Vec::new();
+    let Ok(d) = decompress(file) else {
+        return (out, true);
+    };
+    let Ok(trace) = Stream::parse(&d.data) else {
+        return (out, true);
+    };
+    let mut events = trace.events();
+    let mut calls = Calls::new();
+    let mut failed = d.fault.is_some();
+    while let Some(next) = events.next() {
+        let Ok(event) = next else {
+            failed = true;
+            break;
+        };
+        match calls.push(&event, events.table()) {
+            Ok(Some(call)) => {
+                out.push(format!("{call:?}"));
+                calls.recycle(call);
+            }
+            Ok(None) => {}
+            Err(_) => {
+                failed = true;
+                break;
+            }
+        }
+    }
+    if !failed {
+        out.extend(calls.finish().map(|c| format!("{c:?}")));
+    }
+    (out, failed)
+}
+
+/// [`calls_whole`] from the push parser fed `file` in pieces at `cuts`, paired by `KeptCalls`.
+fn calls_pushed(file: &[u8], cuts: &[usize]) -> (Vec<String>, bool) {
+    let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(file.len())).collect();
+    cuts.sort_unstable();
+    cuts.push(file.len());
+    let mut pieces = Vec::new();
+    let mut from = 0;
+    for c in cuts {
+        pieces.push(&file[from..c]);
+        from = c;
+    }
+    let mut pieces = pieces.into_iter();
+    let mut parser = PushParser::new();
+    let mut buffer = Vec::new();
+    let mut eof = false;
+    let mut calls = KeptCalls::<()>::new();
+    let mut out = Vec::new();
+    let failed = loop {
+        match parser.parse(&buffer, eof) {
+            Ok(Pushed::Item {
+                consumed,
+                item: (event, table),
+            }) => {
+                let call = calls.feed(&event, table, (), |c, ()| format!("{c:?}"));
+                match call {
+                    Ok(Some(text)) => out.push(text),
+                    Ok(None) => {}
+                    Err(_) => break true,
+                }
+                buffer.drain(..consumed);
+            }
+            Ok(Pushed::NeedMore { .. }) => {
+                buffer.extend_from_slice(pieces.next().unwrap());
+                eof = pieces.len() == 0;
+            }
+            Ok(Pushed::End) => break false,
+            Err(_) => break true,
+        }
+    };
+    if !failed {
+        let table = parser.table();
+        calls
+            .finish(table, |c, ()| {
+                out.push(format!("{c:?}"));
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+    }
+    (out, failed)
 }
