@@ -238,42 +238,56 @@ impl EventPlace {
         def: Definition<'a>,
         zone: Option<u16>,
     ) -> Option<Event<'a>> {
-        self.read(data, 0, enc, def, zone)
+        let get = |at: u64, len: u64| {
+            let at = usize::try_from(at).ok()?;
+            data.get(at..at.checked_add(usize::try_from(len).ok()?)?)
+        };
+        self.read(get, enc, def, zone)
     }
 
-    /// The event at this place in `bytes`, a piece of the file that starts at absolute offset
-    /// `base` and holds the event and its chunk's string table (a chunk's
-    /// [`body`](crate::Chunk::body), or legacy events one after another), read as
-    /// [`Capture::event_at`](crate::Capture::event_at) reads it in the whole file; `None` when
-    /// the place is not in `bytes` or the wire id found there is not `def`'s.
-    pub fn event_in<'a>(
+    /// The event at this place read from pieces of the file: `get(offset, len)` gives the `len`
+    /// bytes at absolute `offset` when it has them (see [`EventPlace::spans`] for the two it is
+    /// asked for). Reads as [`Capture::event_at`](crate::Capture::event_at) reads the whole file;
+    /// `None` when `get` has not the bytes or the wire id found there is not `def`'s.
+    pub fn event_from<'a>(
         &self,
-        bytes: &'a [u8],
-        base: u64,
+        get: impl Fn(u64, u64) -> Option<&'a [u8]>,
         container: Container,
         def: Definition<'a>,
         zone: Option<u16>,
     ) -> Option<Event<'a>> {
-        let enc = match container {
-            Container::Chunked => Encoding::Chunked,
-            Container::Legacy => Encoding::Legacy,
-        };
-        self.read(bytes, base, enc, def, zone)
+        self.read(get, Self::encoding(container), def, zone)
     }
 
-    #[inline]
+    /// Where the bytes [`EventPlace::event_from`] reads lie, as (absolute offset, length): the
+    /// event (its header and arguments), and its chunk's string table (length 0 when it has
+    /// none).
+    pub fn spans(&self, container: Container) -> [(u64, u64); 2] {
+        let header = match Self::encoding(container) {
+            Encoding::Chunked => 8,
+            Encoding::Legacy => 6,
+        };
+        [
+            (self.offset, self.args_len.saturating_add(header)),
+            (self.strings_offset, u64::from(self.strings_len)),
+        ]
+    }
+
+    fn encoding(container: Container) -> Encoding {
+        match container {
+            Container::Chunked => Encoding::Chunked,
+            Container::Legacy => Encoding::Legacy,
+        }
+    }
+
+    #[inline(always)]
     fn read<'a>(
         &self,
-        data: &'a [u8],
-        base: u64,
+        bytes: impl Fn(u64, u64) -> Option<&'a [u8]>,
         enc: Encoding,
         def: Definition<'a>,
         zone: Option<u16>,
     ) -> Option<Event<'a>> {
-        let bytes = |at: u64, len: u64| {
-            let at = usize::try_from(at.checked_sub(base)?).ok()?;
-            data.get(at..at.checked_add(usize::try_from(len).ok()?)?)
-        };
         let header = match enc {
             Encoding::Chunked => 8,
             Encoding::Legacy => 6,

@@ -347,8 +347,12 @@ impl<'a> Window<'a> {
         match *self {
             Window::Whole(capture) => capture.event_at(place, def, zone),
             Window::Pieces(pieces, container) => {
-                let (&base, bytes) = pieces.range(..=place.offset()).next_back()?;
-                place.event_in(bytes, base, container, def, zone)
+                let get = |at: u64, len: u64| {
+                    let (&base, bytes) = pieces.range(..=at).next_back()?;
+                    let start = usize::try_from(at - base).ok()?;
+                    bytes.get(start..start.checked_add(usize::try_from(len).ok()?)?)
+                };
+                place.event_from(get, container, def, zone)
             }
             Window::Parked => None,
         }
@@ -358,8 +362,8 @@ impl<'a> Window<'a> {
 /// Legacy events gathered into one piece before they are converted, at most (a chunk is one
 /// piece, however long).
 const LEGACY_PIECE: usize = 64 << 10;
-/// Bytes held in pieces above which the pieces no queued or held event lies in are dropped
-/// (also once they are twice what was held after the last drop).
+/// Bytes held in pieces above which they are cut down to what queued and held events are read
+/// from (once they are also twice what was left after the last such cut).
 const SWEEP_AT: usize = 1 << 20;
 
 /// An event read from arriving bytes, waiting for its piece to be converted.
@@ -524,26 +528,46 @@ impl<'c, S: Sink> Arriving<'c, S> {
         result
     }
 
-    /// Drops the pieces that no event waiting in `st` lies in.
+    /// Keeps, of the pieces, only the bytes that the events waiting in `st` are read from
+    /// (each one's header and arguments, and its chunk's string table), copied into new pieces.
     fn sweep(&mut self, st: &State<'c, 'static, S>) {
-        let mut used: Vec<u64> = st
+        let mut spans: Vec<(u64, u64)> = st
             .zones
             .iter()
             .flat_map(|z| z.queue.iter().chain(z.held.iter().map(|h| &h.kept)))
-            .map(|k| k.place.offset())
+            .flat_map(|k| k.place.spans(self.container))
+            .filter(|&(_, len)| len > 0)
+            .map(|(at, len)| (at, at.saturating_add(len)))
             .collect();
-        used.sort_unstable();
-        let held = &mut self.held;
-        self.pieces.retain(|&base, bytes| {
-            let end = base.saturating_add(bytes.len() as u64);
-            let at = used.partition_point(|&o| o < base);
-            let keep = used.get(at).is_some_and(|&o| o < end);
-            if !keep {
-                *held -= bytes.len();
+        spans.sort_unstable();
+        let mut kept: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
+        let mut held = 0usize;
+        let mut spans = spans.into_iter().peekable();
+        while let Some((start, mut end)) = spans.next() {
+            // One run of bytes, as long as the spans overlap or touch within one piece.
+            let Some((&base, bytes)) = self.pieces.range(..=start).next_back() else {
+                continue;
+            };
+            let piece_end = base.saturating_add(bytes.len() as u64);
+            while let Some(&(s, e)) = spans.peek() {
+                if s > end || e > piece_end {
+                    break;
+                }
+                end = end.max(e);
+                spans.next();
             }
-            keep
-        });
-        self.swept = self.held;
+            let run = usize::try_from(start - base)
+                .ok()
+                .zip(usize::try_from(end.min(piece_end) - base).ok())
+                .and_then(|(a, b)| bytes.get(a..b));
+            if let Some(run) = run {
+                held += run.len();
+                kept.insert(start, run.to_vec());
+            }
+        }
+        self.pieces = kept;
+        self.held = held;
+        self.swept = held;
     }
 
     /// Converts what is left and ends the conversion.
