@@ -340,6 +340,84 @@ impl PushParser {
         }
     }
 
+    /// Hands every item that can be read now to `f`, and answers with how many there were:
+    /// [`Pushed::Item`] with `item` items (at least one) and `consumed` the bytes they took, else
+    /// `NeedMore` or `End` as [`PushParser::parse`] answers. The same items, in the same order,
+    /// as `parse` called until it asks for more; faster: the events of a chunk that the plain
+    /// path takes are read in one loop, with the chunk's position and string table made once.
+    /// On an error, the items before it have been handed to `f`.
+    pub fn parse_many(
+        &mut self,
+        data: &[u8],
+        eof: bool,
+        mut f: impl FnMut(PushItem<'_>),
+    ) -> Result<Pushed<u64>, Error> {
+        let mut n = 0u64;
+        let mut consumed = 0usize;
+        loop {
+            let rest = data.get(consumed..).unwrap_or(&[]);
+            consumed = consumed.saturating_add(self.plain_run(rest, &mut n, &mut f));
+            let rest = data.get(consumed..).unwrap_or(&[]);
+            match self.parse_general(rest, eof)? {
+                Pushed::Item { consumed: c, item } => {
+                    f(item);
+                    n += 1;
+                    consumed = consumed.saturating_add(c);
+                }
+                other if n == 0 => return Ok(other.map(|_| 0)),
+                _ => return Ok(Pushed::Item { consumed, item: n }),
+            }
+        }
+    }
+
+    /// The events of the current chunk that the plain path takes, handed to `f` in one loop
+    /// (counted in `n`); the bytes consumed (the chunk's, when its last event was read).
+    #[inline(always)]
+    fn plain_run(&mut self, data: &[u8], n: &mut u64, f: &mut impl FnMut(PushItem<'_>)) -> usize {
+        let Phase::Events {
+            walk: Some(at),
+            end,
+        } = &mut self.phase
+        else {
+            return 0;
+        };
+        let end = *end;
+        let offset = self.offset;
+        let rel = |o: u64| usize::try_from(o.wrapping_sub(offset)).ok();
+        let Some(mut buf) = rel(at.buf_start)
+            .zip(rel(at.buf_end))
+            .and_then(|(a, b)| data.get(a..b))
+        else {
+            return 0;
+        };
+        let place = ChunkPlace {
+            buf_end: at.buf_end,
+            chunk: at.chunk,
+            zone: at.zone,
+            strings: strings_of(data, offset, at),
+        };
+        let defs = &self.defs;
+        let before = *n;
+        while let Some(found) = plain_event(&defs.table, &mut buf, &place) {
+            let mut def = *found.def;
+            defs.name(&mut def, found.head.wire_id, None);
+            let event = Event::new(
+                found.head,
+                def,
+                found.strings,
+                found.args,
+                Encoding::Chunked,
+            );
+            f(PushItem::Event(event));
+            *n += 1;
+        }
+        at.buf_start = at.buf_end.saturating_sub(buf.len() as u64);
+        if *n > before && buf.is_empty() && at.cut.is_none() {
+            return self.end_chunk(end);
+        }
+        0
+    }
+
     /// [`PushParser::parse`] past the plain path.
     #[inline(never)]
     fn parse_general<'a>(

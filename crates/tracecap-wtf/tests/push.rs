@@ -109,12 +109,7 @@ fn pushed(bytes: &[u8], sizes: &[usize]) -> Walked {
         let eof = pieces.len() == 0;
         match parser.parse(&buffer[start..], eof) {
             Ok(Pushed::Item { consumed, item }) => {
-                out.push(match item {
-                    PushItem::Header(h) => header_text(&h),
-                    PushItem::Defined(d) => defined_text(&d),
-                    PushItem::Chunk(c) => chunk_text(&c),
-                    PushItem::Event(e) => event_text(&e),
-                });
+                out.push(item_text(&item));
                 start += consumed;
             }
             Ok(Pushed::NeedMore { hint }) => {
@@ -157,13 +152,78 @@ fn sizes() -> impl Strategy<Value = Vec<usize>> {
 
 fn same(bytes: &[u8], sizes: &[usize]) -> Result<(), TestCaseError> {
     let (want, want_err) = whole(bytes);
-    let (got, got_err) = pushed(bytes, sizes);
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        prop_assert_eq!(g, w, "item {}", i);
+    for (how, (got, got_err)) in [
+        ("parse", pushed(bytes, sizes)),
+        ("parse_many", pushed_many(bytes, sizes)),
+    ] {
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            prop_assert_eq!(g, w, "{}: item {}", how, i);
+        }
+        prop_assert_eq!(got.len(), want.len(), "{}: item count", how);
+        prop_assert_eq!(got_err, want_err, "{}", how);
     }
-    prop_assert_eq!(got.len(), want.len(), "item count");
-    prop_assert_eq!(got_err, want_err);
     Ok(())
+}
+
+/// The text of a push item.
+fn item_text(item: &PushItem<'_>) -> String {
+    match item {
+        PushItem::Header(h) => header_text(h),
+        PushItem::Defined(d) => defined_text(d),
+        PushItem::Chunk(c) => chunk_text(c),
+        PushItem::Event(e) => event_text(e),
+    }
+}
+
+/// [`pushed`] with `parse_many`: every item it hands over, and the count it answers with.
+fn pushed_many(bytes: &[u8], sizes: &[usize]) -> Walked {
+    let mut pieces = Vec::new();
+    let (mut at, mut i) = (0usize, 0usize);
+    while at < bytes.len() {
+        let n = sizes
+            .get(i % sizes.len().max(1))
+            .copied()
+            .unwrap_or(bytes.len());
+        let n = if i > 4 * bytes.len() + 8 {
+            bytes.len()
+        } else {
+            n
+        };
+        let end = (at + n).min(bytes.len());
+        pieces.push(&bytes[at..end]);
+        at = end;
+        i += 1;
+    }
+    let mut pieces = pieces.into_iter();
+    let mut parser = PushParser::new();
+    let (mut buffer, mut start, mut fed) = (Vec::<u8>::new(), 0usize, 0usize);
+    let mut out = Vec::new();
+    loop {
+        assert_eq!(parser.offset(), (fed - (buffer.len() - start)) as u64);
+        let eof = pieces.len() == 0;
+        let before = out.len();
+        match parser.parse_many(&buffer[start..], eof, |item| out.push(item_text(&item))) {
+            Ok(Pushed::Item { consumed, item }) => {
+                assert_eq!(item, (out.len() - before) as u64);
+                assert!(item > 0);
+                start += consumed;
+            }
+            Ok(Pushed::NeedMore { hint }) => {
+                assert!(!eof, "more wanted ({hint:?}) after the end");
+                assert_eq!(out.len(), before);
+                buffer.drain(..start);
+                start = 0;
+                let piece = pieces.next().unwrap();
+                buffer.extend_from_slice(piece);
+                fed += piece.len();
+            }
+            Ok(Pushed::End) => {
+                assert_eq!(out.len(), before);
+                return (out, None);
+            }
+            Err(e) => return (out, Some(e)),
+        }
+    }
 }
 
 /// The corpus files, the small ones first (`.xz` decompressed), or none (with a SKIP line).
