@@ -28,6 +28,19 @@
 //!
 //! The queues and held events keep where each event lies in the file, its definition's number
 //! and its role (a `Kept`), and the event is read again from the mapped file when it is written.
+//!
+//! Arriving bytes ([`convert_arriving`]: a pipe, a followed file) go through the same state, fed
+//! the push parser's items. Their bytes are gone once the parser moves on, so each chunk's body
+//! (legacy events: up to 64 KiB of them in a row) is copied when it comes, and its events are
+//! converted once the next chunk comes (or the end), read again from that copy. Copies are kept
+//! while an event in them waits; once they pass 1 MiB and twice what was left after the last
+//! cut, they are cut down to the bytes waiting events are read from (each one's header and
+//! arguments, and its chunk's string table). What an arriving conversion holds is therefore what
+//! the conversion must hold anyway, not the file: the events in the reorder queues (at most
+//! [`REORDER_CAP`], and only those within [`REORDER_WINDOW_NS`] of their zone's latest time) and
+//! those held behind open scopes (at most [`HOLD_LIMIT`] per zone), each with its bytes and its
+//! chunk's string table (twice that at most before a cut), the chunk being read, the
+//! definitions and the zones' state; the same as the whole file's conversion besides the bytes.
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
