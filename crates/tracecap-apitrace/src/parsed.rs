@@ -37,31 +37,28 @@ pub(crate) fn read_kept<'a, T: SigLookup + ?Sized>(
     Some(accept(&head, offset, state, version))
 }
 
+/// The detail buffer of an event whose details were not kept ([`Parsed::of`]).
+static NOT_KEPT: DetailBuf<'static> = DetailBuf::not_kept();
+
 /// An event read by [`Events::next_parsed`](crate::Events::next_parsed), with its details.
 pub struct Parsed<'a, 'b, T: ?Sized> {
     /// The event.
     pub event: Event<'a>,
-    /// The details the validating pass kept (`None`: read again on demand).
-    buf: Option<&'b DetailBuf<'a>>,
+    buf: &'b DetailBuf<'a>,
     table: &'b T,
 }
 
 impl<'a, 'b, T: SigLookup + ?Sized> Parsed<'a, 'b, T> {
     pub(crate) fn new(event: Event<'a>, buf: &'b DetailBuf<'a>, table: &'b T) -> Self {
-        Parsed {
-            event,
-            buf: Some(buf),
-            table,
-        }
+        Parsed { event, buf, table }
     }
 
-    /// An event read with its table (as [`PushParser::parse`](crate::PushParser::parse) and
-    /// [`ChunkedReader::next_event`](crate::ChunkedReader::next_event) give them), its details
-    /// read on demand.
+    /// An event read with its table (as `PushParser::parse` and `ChunkedReader::next_event`
+    /// give them), its details read on demand.
     pub fn of(event: Event<'a>, table: &'b T) -> Self {
         Parsed {
             event,
-            buf: None,
+            buf: &NOT_KEPT,
             table,
         }
     }
@@ -69,9 +66,10 @@ impl<'a, 'b, T: SigLookup + ?Sized> Parsed<'a, 'b, T> {
     /// The details in stream order: those already read, or read now when they were not kept.
     #[inline]
     pub fn details(&self) -> ParsedDetails<'a, 'b, T> {
-        ParsedDetails(match self.buf {
-            Some(buf) if buf.complete => Source::Kept(buf.kept().iter()),
-            _ => Source::Again(self.event.details().iter(self.table)),
+        ParsedDetails(if self.buf.complete {
+            Source::Kept(self.buf.kept().iter())
+        } else {
+            Source::Again(self.event.details().iter(self.table))
         })
     }
 
@@ -79,7 +77,7 @@ impl<'a, 'b, T: SigLookup + ?Sized> Parsed<'a, 'b, T> {
     /// [`Parsed::details`]). Reading them in place is the fastest way through an event.
     #[inline]
     pub fn kept(&self) -> Option<&'b [Detail<'a>]> {
-        self.buf.filter(|b| b.complete).map(DetailBuf::kept)
+        self.buf.complete.then(|| self.buf.kept())
     }
 
     /// The signature table as it stands after this event.
