@@ -1,11 +1,14 @@
-//! `tracecap convert`: any capture to Chrome Trace Event JSON or a Perfetto trace, streaming.
+//! `tracecap convert`: any capture to Chrome Trace Event JSON, a Perfetto trace or a pprof
+//! profile, streaming.
 
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use tracecap::export::{ChromeJson, Perfetto, Target};
+use tracecap::export::{ChromeJson, Perfetto, Pprof, Target};
 use tracecap::push::Pumped;
-use tracecap::timeline::{CounterValue, Event, Sink, Track, TrackId, Wants};
+use tracecap::timeline::{
+    CounterValue, Event, Frame, Sink, StackId, StackSample, Track, TrackId, Wants,
+};
 use tracecap::{ConvertError, Stats};
 
 use crate::destination::Destination;
@@ -20,6 +23,7 @@ pub fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
     let help = |t: Target| match t {
         Target::Chrome => "Chrome Trace Event JSON (`.json`)",
         Target::Perfetto => "Perfetto protobuf (`.pftrace`, `.perfetto-trace`)",
+        Target::Pprof => "pprof profile, gzip-compressed (`.pb.gz`, `.pprof`)",
     };
     let values = Target::ALL.map(|t| PossibleValue::new(t.name()).help(help(t)));
     PossibleValuesParser::new(values).try_map(|name| {
@@ -80,6 +84,15 @@ impl<S: Sink> Sink for Progress<'_, S> {
     fn wants(&self) -> Wants {
         self.inner.wants()
     }
+    fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> Result<(), S::Error> {
+        self.inner.stack(id, frames)
+    }
+    fn stack_sample(&mut self, sample: &StackSample<'_>) -> Result<(), S::Error> {
+        self.inner.stack_sample(sample)
+    }
+    fn wants_stacks(&self) -> bool {
+        self.inner.wants_stacks()
+    }
 }
 
 fn convert_err(e: ConvertError<std::io::Error>) -> CliError {
@@ -96,7 +109,7 @@ fn is_stdout(path: &Path) -> bool {
     path == Path::new("-")
 }
 
-/// `tracecap convert FILE -o OUT [--to chrome|perfetto] [--quiet] [--json]`; the converted trace
+/// `tracecap convert FILE -o OUT [--to chrome|perfetto|pprof] [--quiet] [--json]`; the converted trace
 /// goes to `stdout` when `OUT` is `-`.
 pub fn run(
     args: &ConvertArgs,
@@ -204,7 +217,7 @@ fn convert(
         Some(t) => t,
         None => {
             return Err(CliError::Usage(format!(
-                "cannot tell the output format from {}: name it .json, .pftrace or .perfetto-trace, or pass --to",
+                "cannot tell the output format from {}: name it .json, .pftrace, .perfetto-trace, .pb.gz or .pprof, or pass --to",
                 if is_stdout(&args.output) { "-".into() } else { args.output.display().to_string() }
             )))
         }
@@ -216,6 +229,11 @@ fn convert(
     if is_stdout(&args.output) && target == Target::Perfetto && std::io::stdout().is_terminal() {
         return Err(CliError::Usage(
             "a Perfetto trace is binary: redirect standard output to a file or a pipe, or use --to chrome".into(),
+        ));
+    }
+    if is_stdout(&args.output) && target == Target::Pprof && std::io::stdout().is_terminal() {
+        return Err(CliError::Usage(
+            "a pprof profile is binary: redirect standard output to a file or a pipe".into(),
         ));
     }
     let dest = if is_stdout(&args.output) {
@@ -241,6 +259,17 @@ fn convert(
         }
         Target::Perfetto => {
             let mut sink = Perfetto::new(writer)?;
+            let (stats, result, pumped) = input.into_sink(
+                format,
+                Progress {
+                    inner: &mut sink,
+                    bar: bar.as_mut(),
+                },
+            );
+            (stats, result, pumped, sink.finish())
+        }
+        Target::Pprof => {
+            let mut sink = Pprof::new(writer);
             let (stats, result, pumped) = input.into_sink(
                 format,
                 Progress {
@@ -292,8 +321,13 @@ fn summary(
             .field("flow_ends", s.flow_ends)
             .field("first_ns", s.first_ts)
             .field("last_ns", s.last_ts)
-            .field("span_ns", s.span_ns())
-            .end_object();
+            .field("span_ns", s.span_ns());
+        // Only a profile reads stacks: the other targets' summaries leave them out.
+        if target == Target::Pprof {
+            w.field("stacks", s.stacks)
+                .field("stack_samples", s.stack_samples);
+        }
+        w.end_object();
         w.end_line()?;
         return Ok(());
     }
@@ -319,6 +353,13 @@ fn summary(
     writeln!(out, "counters: {} samples", s.counter_samples)?;
     if s.flow_ends > 0 {
         writeln!(out, "flows:    {} flow ends", s.flow_ends)?;
+    }
+    if target == Target::Pprof {
+        writeln!(
+            out,
+            "stacks:   {} samples of {} stacks",
+            s.stack_samples, s.stacks
+        )?;
     }
     match (s.first_ts, s.last_ts) {
         (Some(a), Some(b)) => writeln!(

@@ -87,6 +87,7 @@ standard error.
 Examples:
   tracecap convert capture.prof -o capture.pftrace   (open in ui.perfetto.dev)
   tracecap convert capture.orbit -o capture.json     (Chrome Trace Event JSON)
+  tracecap convert capture.orbit -o cpu.pb.gz        (pprof: go tool pprof, speedscope)
   cat trace.trace | tracecap convert - -o - --to chrome | gzip > trace.json.gz
   tracecap convert --follow --idle 5 live.orbit -o live.pftrace
                              (waits for the capture to end, or 5 s without growth)

@@ -103,13 +103,13 @@ enum Command {
         #[command(flatten)]
         follow: FollowArgs,
     },
-    /// Convert a capture to Chrome JSON or a Perfetto trace (for ui.perfetto.dev).
+    /// Convert a capture to Chrome JSON, a Perfetto trace (for ui.perfetto.dev) or a pprof profile.
     #[command(after_help = help::CONVERT)]
     Convert {
         /// The capture file (`-` for standard input).
         file: PathBuf,
         /// Output file, or `-` for standard output. Its extension picks the
-        /// format: .json, .pftrace or .perfetto-trace.
+        /// format: .json, .pftrace or .perfetto-trace, .pb.gz or .pprof.
         #[arg(short, long)]
         output: PathBuf,
         /// Output format, whatever the extension.

@@ -1,6 +1,8 @@
 //! Counting what goes through a sink: the summary `tracecap convert` prints.
 
-use crate::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind, Wants};
+use crate::timeline::{
+    CounterValue, Event, Frame, Sink, StackId, StackSample, Track, TrackId, TrackKind, Wants,
+};
 
 /// Counts of a converted timeline: of what reached the sink, so a sink that does not read a kind
 /// of event ([`Sink::wants`]) sees none counted.
@@ -22,6 +24,10 @@ pub struct Stats {
     pub counter_samples: u64,
     /// Flow ends attached to events.
     pub flow_ends: u64,
+    /// Call stacks declared.
+    pub stacks: u64,
+    /// Stack samples.
+    pub stack_samples: u64,
     /// Earliest event time (ns), if any event.
     pub first_ts: Option<u64>,
     /// Latest event time, slice ends included (ns).
@@ -116,5 +122,20 @@ impl<S: Sink> Sink for Counting<S> {
 
     fn wants(&self) -> Wants {
         self.inner.wants()
+    }
+
+    fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> Result<(), S::Error> {
+        self.stats.stacks += 1;
+        self.inner.stack(id, frames)
+    }
+
+    fn stack_sample(&mut self, sample: &StackSample<'_>) -> Result<(), S::Error> {
+        self.stats.stack_samples += 1;
+        self.stats.time(sample.ts);
+        self.inner.stack_sample(sample)
+    }
+
+    fn wants_stacks(&self) -> bool {
+        self.inner.wants_stacks()
     }
 }

@@ -12,7 +12,9 @@
 //! - [`Sink::complete`] is used only for slices that have no children in the stream (leaves), so an
 //!   exporter may write it as a begin immediately followed by an end;
 //! - times are nanoseconds on the capture's own clock;
-//! - a [`NameId`] always comes with the same name within one conversion.
+//! - a [`NameId`] always comes with the same name within one conversion;
+//! - a call stack is declared once ([`Sink::stack`]), before the first [`Sink::stack_sample`]
+//!   that names it, and a [`StackId`] always stands for the same frames within one conversion.
 
 /// A track, named by the adapter: unique within one conversion, never 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -224,6 +226,64 @@ pub enum CounterValue {
     Double(f64),
 }
 
+/// A call stack, numbered by the adapter when it declares it ([`Sink::stack`]): within one
+/// conversion the same number always stands for the same frames. Numbers are the adapter's own
+/// and may be sparse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StackId(pub u64);
+
+/// One frame of a call stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame<'s> {
+    /// The function: its name where the capture gives one (as written, mangled or not), else
+    /// `module+0xoffset`, else the address in lowercase hex (`0x7f12ab`).
+    pub function: &'s str,
+    /// The module (library or executable path) the frame is in; empty when unknown.
+    pub module: &'s str,
+    /// The source file; empty when unknown.
+    pub file: &'s str,
+    /// The source line, when known.
+    pub line: Option<u32>,
+    /// The program counter, when known.
+    pub address: Option<u64>,
+}
+
+/// What a stack sample is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StackKind {
+    /// A stack sampled by a profiler.
+    Sample,
+    /// The backtrace of a call (the call is named by [`StackSample::call`]).
+    Call,
+}
+
+impl StackKind {
+    /// `sample` or `call`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StackKind::Sample => "sample",
+            StackKind::Call => "call",
+        }
+    }
+}
+
+/// A call stack seen on a track at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackSample<'s> {
+    /// Where (a thread's track, as a rule).
+    pub track: TrackId,
+    /// When, in nanoseconds.
+    pub ts: u64,
+    /// The stack, declared before by [`Sink::stack`].
+    pub stack: StackId,
+    /// How much it counts (1 for one sample).
+    pub weight: u64,
+    /// A sampled stack or a call's backtrace.
+    pub kind: StackKind,
+    /// With [`StackKind::Call`], the call's name (the frame inside the stack's innermost one).
+    pub call: Option<&'s str>,
+}
+
 /// Receives a capture's timeline as an adapter walks it (see the module docs for the contract).
 pub trait Sink {
     /// What can go wrong while writing.
@@ -259,6 +319,27 @@ pub trait Sink {
     /// Asked once, before the first call.
     fn wants(&self) -> Wants {
         Wants::ALL
+    }
+
+    /// Declares the call stack `id`: its frames, innermost first. Called once per stack, before
+    /// the first sample of it, and only when [`Sink::wants_stacks`] says so. Ignored unless a
+    /// sink implements it.
+    fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> Result<(), Self::Error> {
+        let _ = (id, frames);
+        Ok(())
+    }
+
+    /// A call stack seen on a track ([`StackSample`]), only when [`Sink::wants_stacks`] says
+    /// so. Ignored unless a sink implements it.
+    fn stack_sample(&mut self, sample: &StackSample<'_>) -> Result<(), Self::Error> {
+        let _ = sample;
+        Ok(())
+    }
+
+    /// Whether the sink reads call stacks ([`Sink::stack`], [`Sink::stack_sample`]): an adapter
+    /// resolves and sends stacks only when it does. Asked once, before the first call.
+    fn wants_stacks(&self) -> bool {
+        false
     }
 }
 
@@ -384,5 +465,14 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
     fn wants(&self) -> Wants {
         (**self).wants()
+    }
+    fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> Result<(), Self::Error> {
+        (**self).stack(id, frames)
+    }
+    fn stack_sample(&mut self, sample: &StackSample<'_>) -> Result<(), Self::Error> {
+        (**self).stack_sample(sample)
+    }
+    fn wants_stacks(&self) -> bool {
+        (**self).wants_stacks()
     }
 }

@@ -13,7 +13,7 @@
 //! | thread state slice | slice on the thread's `state` track |
 //! | GPU job | a `gpu job` slice with its three stages on a GPU timeline track |
 //! | GPU queue submission | instant on the submitting thread |
-//! | callstack sample | instant on its thread with the resolved frames as args |
+//! | callstack sample | instant on its thread with the resolved frames as args; for a sink that reads stacks, also a stack sample of the interned callstack |
 //! | present event, tracepoint | instants |
 //!
 //! The file is read twice from the mapped bytes: pass 1 applies the checks of
@@ -29,7 +29,7 @@
 //! each clamped into its parent. Every time written on a track is clamped to not go back.
 
 use alloc::borrow::Cow;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write as _;
@@ -41,7 +41,10 @@ use tracecap_orbit::{ApiName, FunctionLookup as _, FunctionTable, InternTable};
 use super::out::{Out, Written as R};
 use super::text::{push_lossy, text, NO_ARG};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, CounterValue, Event, NameId, Sink, TrackId, TrackKind, Value};
+use crate::timeline::{
+    Arg, CounterValue, Event, Frame, NameId, Sink, StackId, StackKind, StackSample, TrackId,
+    TrackKind, Value,
+};
 
 const CATEGORY: &str = "orbit";
 /// At most this many frames of a sample become args.
@@ -114,7 +117,8 @@ fn emits(kind: EventKind) -> bool {
 #[derive(Default)]
 struct Defs<'a> {
     intern: InternTable<'a>,
-    /// Whether to collect `symbols`: only a sink that reads arguments shows a sample's frames.
+    /// Whether to collect `symbols`: only a sink that reads arguments or stacks shows a
+    /// sample's frames.
     want_symbols: bool,
     symbols: Symbols,
     /// Each thread's last name, as read in pass 1; [`Defs::seal`] decodes them into `names`.
@@ -349,6 +353,8 @@ struct State<'a, 's, S: Sink> {
     gpu: BTreeMap<(u64, i32), TrackId>,
     global: BTreeMap<&'static str, TrackId>,
     stack: Vec<u64>,
+    /// The interned callstacks already declared to the sink as stacks (by key).
+    declared: BTreeSet<u64>,
     name: Vec<u8>,
     label: String,
     /// An event's name when it is not borrowed from the file (reused: no allocation per event).
@@ -381,7 +387,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     // stops at the first fault: pass 2 converts the events before it.
     let out = Out::new(sink, 1);
     let mut defs = Defs {
-        want_symbols: out.wants_args(),
+        want_symbols: out.wants_args() || out.wants_stacks(),
         ..Defs::default()
     };
     let mut fault = None;
@@ -423,6 +429,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
         gpu: BTreeMap::new(),
         global: BTreeMap::new(),
         stack: Vec::new(),
+        declared: BTreeSet::new(),
         name: Vec::new(),
         label: String::new(),
         text: String::new(),
@@ -1206,7 +1213,57 @@ impl<'a, S: Sink> State<'a, '_, S> {
             args.push(name, Value::Str(text));
         }
         self.out
-            .instant(track, s.timestamp_ns, "callstack sample", args.as_slice())
+            .instant(track, s.timestamp_ns, "callstack sample", args.as_slice())?;
+        if self.out.out.wants_stacks() && stack.is_some() {
+            if !self.declared.contains(&s.callstack_id) {
+                self.declare_stack(s.callstack_id)?;
+            }
+            self.out.out.stack_sample(&StackSample {
+                track,
+                ts: s.timestamp_ns,
+                stack: StackId(s.callstack_id),
+                weight: 1,
+                kind: StackKind::Sample,
+                call: None,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Declares the interned callstack `key` as a stack: each program counter, innermost first,
+    /// named by its `AddressInfo`'s function (as written), else by its address in hex, in the
+    /// `AddressInfo`'s module. Once per callstack; allocates for the frames' text.
+    fn declare_stack(&mut self, key: u64) -> R<S> {
+        self.declared.insert(key);
+        let Some(stack) = self.defs.intern.callstack(key) else {
+            return Ok(());
+        };
+        let intern = &self.defs.intern;
+        let texts: Vec<(u64, Cow<'_, str>, Cow<'_, str>)> = stack
+            .pcs
+            .iter()
+            .map(|pc| {
+                let info = self.defs.symbols.get(&self.capture, pc);
+                let lossy = |key| String::from_utf8_lossy(intern.string(key).unwrap_or(b""));
+                let function = info
+                    .map(|a| lossy(a.function_name_key))
+                    .filter(|f| !f.is_empty())
+                    .unwrap_or_else(|| Cow::Owned(alloc::format!("{pc:#x}")));
+                let module = info.map_or(Cow::Borrowed(""), |a| lossy(a.module_name_key));
+                (pc, function, module)
+            })
+            .collect();
+        let frames: Vec<Frame<'_>> = texts
+            .iter()
+            .map(|(pc, function, module)| Frame {
+                function,
+                module,
+                file: "",
+                line: None,
+                address: Some(*pc),
+            })
+            .collect();
+        self.out.out.stack(StackId(key), &frames)
     }
 
     /// `GpuQueueSubmission`: an instant on the submitting thread (from its meta info), with the

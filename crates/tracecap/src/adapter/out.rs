@@ -2,7 +2,9 @@
 //! errors come back as [`ConvertError::Sink`], so an adapter writes `out.end(track, ts)?`.
 
 use crate::error::ConvertError;
-use crate::timeline::{CounterValue, Event, Sink, Track, TrackId, TrackKind, Wants};
+use crate::timeline::{
+    CounterValue, Event, Frame, Sink, StackId, StackSample, Track, TrackId, TrackKind, Wants,
+};
 
 /// What an adapter's writes return.
 pub(super) type Written<S> = Result<(), ConvertError<<S as Sink>::Error>>;
@@ -13,6 +15,7 @@ pub(super) struct Out<'s, S: Sink> {
     pub(super) sink: &'s mut S,
     last_track: u64,
     wants: Wants,
+    wants_stacks: bool,
 }
 
 impl<'s, S: Sink> Out<'s, S> {
@@ -20,6 +23,7 @@ impl<'s, S: Sink> Out<'s, S> {
     pub(super) fn new(sink: &'s mut S, first_track: u64) -> Self {
         Out {
             wants: sink.wants(),
+            wants_stacks: sink.wants_stacks(),
             sink,
             last_track: first_track.saturating_sub(1),
         }
@@ -35,6 +39,29 @@ impl<'s, S: Sink> Out<'s, S> {
     /// them.
     pub(super) fn wants_args(&self) -> bool {
         self.wants.args
+    }
+
+    /// Whether the sink reads call stacks ([`Sink::wants_stacks`], asked once): when not, an
+    /// adapter need not resolve them.
+    pub(super) fn wants_stacks(&self) -> bool {
+        self.wants_stacks
+    }
+
+    /// Declares a call stack (nothing when the sink does not read stacks).
+    pub(super) fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> Written<S> {
+        if !self.wants_stacks {
+            return Ok(());
+        }
+        self.sink.stack(id, frames).map_err(ConvertError::Sink)
+    }
+
+    /// A stack sample (nothing when the sink does not read stacks).
+    #[inline]
+    pub(super) fn stack_sample(&mut self, sample: &StackSample<'_>) -> Written<S> {
+        if !self.wants_stacks {
+            return Ok(());
+        }
+        self.sink.stack_sample(sample).map_err(ConvertError::Sink)
     }
 
     /// A new track id, not yet declared to the sink.

@@ -1,13 +1,15 @@
-//! Exporters: [`timeline::Sink`](crate::timeline::Sink)s that write a standard trace file as they
-//! are called. Both keep only per-track and interning state (bounded by the number of tracks and
-//! distinct names, never by the number of events).
+//! Exporters: [`timeline::Sink`](crate::timeline::Sink)s that write a standard trace or profile
+//! file as they are called. Each keeps only per-track and interning state (bounded by the number
+//! of tracks, distinct names, stacks and call paths, never by the number of events).
 
 mod chrome;
 mod perfetto;
+mod pprof;
 mod protobuf;
 
 pub use chrome::ChromeJson;
 pub use perfetto::Perfetto;
+pub use pprof::Pprof;
 
 /// The trace files the exporters write, by name and by file extension.
 ///
@@ -17,6 +19,7 @@ pub use perfetto::Perfetto;
 ///
 /// assert_eq!(Target::from_name("perfetto"), Some(Target::Perfetto));
 /// assert_eq!(Target::from_path(Path::new("run.JSON")), Some(Target::Chrome));
+/// assert_eq!(Target::from_path(Path::new("cpu.pb.gz")), Some(Target::Pprof));
 /// assert_eq!(Target::from_path(Path::new("run.txt")), None);
 /// assert_eq!(Target::Chrome.name(), "chrome");
 /// ```
@@ -26,17 +29,20 @@ pub enum Target {
     Chrome,
     /// A Perfetto protobuf trace, written by [`Perfetto`] (`.pftrace`, `.perfetto-trace`).
     Perfetto,
+    /// A gzip-compressed pprof profile, written by [`Pprof`] (`.pb.gz`, `.pprof`).
+    Pprof,
 }
 
 impl Target {
     /// Every target.
-    pub const ALL: [Target; 2] = [Target::Chrome, Target::Perfetto];
+    pub const ALL: [Target; 3] = [Target::Chrome, Target::Perfetto, Target::Pprof];
 
-    /// `chrome` or `perfetto`.
+    /// `chrome`, `perfetto` or `pprof`.
     pub fn name(self) -> &'static str {
         match self {
             Target::Chrome => "chrome",
             Target::Perfetto => "perfetto",
+            Target::Pprof => "pprof",
         }
     }
 
@@ -46,13 +52,15 @@ impl Target {
     }
 
     /// The target a file name's extension asks for, in any case: `.json` for Chrome JSON,
-    /// `.pftrace` or `.perfetto-trace` for Perfetto.
+    /// `.pftrace` or `.perfetto-trace` for Perfetto, `.pb.gz` or `.pprof` for pprof.
     pub fn from_path(path: &std::path::Path) -> Option<Target> {
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
         if name.ends_with(".json") {
             Some(Target::Chrome)
         } else if name.ends_with(".pftrace") || name.ends_with(".perfetto-trace") {
             Some(Target::Perfetto)
+        } else if name.ends_with(".pb.gz") || name.ends_with(".pprof") {
+            Some(Target::Pprof)
         } else {
             None
         }
@@ -64,6 +72,13 @@ impl Target {
 #[allow(missing_docs, clippy::all, clippy::pedantic)]
 pub mod perfetto_proto {
     include!("perfetto_generated.rs");
+}
+
+/// The generated pprof protobuf messages (the `perftools.profiles` messages of google/pprof's
+/// `profile.proto`, with its field numbers).
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod pprof_proto {
+    include!("pprof_generated.rs");
 }
 
 /// Writes an event's arguments as one JSON object (`{"name":value,...}`), as Chrome JSON's
