@@ -176,3 +176,90 @@ fn a_snappy_stream_is_dumped_and_converted_in_bounded_memory() {
         );
     }
 }
+
+/// Status, standard error and output of `tracecap ARGS` with its input piped in (`-`) when
+/// `piped`, else named; `out` is where a conversion writes (standard output otherwise).
+fn outcome(args: &[&str], file: &Path, piped: bool, out: Option<&Path>) -> (i32, String, Vec<u8>) {
+    let bin = env!("CARGO_BIN_EXE_tracecap");
+    if let Some(o) = out {
+        let _ = std::fs::remove_file(o);
+    }
+    let input = if piped {
+        "-".to_string()
+    } else {
+        format!("'{}'", file.display())
+    };
+    let script = format!(
+        "cat '{}' | {bin} {} {input}{}",
+        file.display(),
+        args.join(" "),
+        out.map_or(String::new(), |o| format!(" -o '{}' --quiet", o.display()))
+    );
+    let run = Command::new("bash").args(["-c", &script]).output().unwrap();
+    let body = match out {
+        Some(o) => std::fs::read(o).unwrap_or_default(),
+        None => run.stdout,
+    };
+    (
+        run.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+        body,
+    )
+}
+
+#[test]
+fn damaged_snappy_traces_piped_in_give_the_whole_files_outputs_and_faults() {
+    let files: Vec<(String, Vec<u8>)> =
+        tracecap_testkit::corpus_files("apitrace", &["apitrace-tests", "produced-apitrace-11.1"])
+            .into_iter()
+            .filter(|(name, bytes)| name.ends_with(".trace") && bytes.starts_with(b"at"))
+            .collect();
+    if files.is_empty() {
+        println!("SKIPPED: no apitrace corpus");
+        return;
+    }
+    let dir = scratch("follow_apitrace", "damaged");
+    let path = dir.join("case.trace");
+    let out = dir.join("out.json");
+    // A fixed sequence of pseudo-random numbers: the same cases every run.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut compared = 0;
+    for (name, bytes) in &files {
+        let mut cases = vec![bytes.clone()];
+        for _ in 0..3 {
+            cases.push(bytes[..2 + next(bytes.len() - 2)].to_vec());
+            let mut changed = bytes.clone();
+            let at = 2 + next(bytes.len() - 2);
+            changed[at] ^= 1 << next(8);
+            cases.push(changed);
+        }
+        for case in &cases {
+            std::fs::write(&path, case).unwrap();
+            for (args, to) in [
+                (&["dump"][..], None),
+                (&["dump", "--json"][..], None),
+                (&["convert", "--to", "chrome"][..], Some(out.as_path())),
+            ] {
+                let whole = outcome(args, &path, false, to);
+                let piped = outcome(args, &path, true, to);
+                assert!(
+                    whole == piped,
+                    "{name} ({} bytes), {args:?}: whole {} {:?}, piped {} {:?}",
+                    case.len(),
+                    whole.0,
+                    whole.1,
+                    piped.0,
+                    piped.1
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 0);
+}
