@@ -142,7 +142,6 @@ impl<'a> DetailBuf<'a> {
     }
 
     /// A buffer that kept nothing: the details are read again on demand.
-    #[cfg(feature = "std")]
     pub(crate) const fn not_kept() -> Self {
         let mut b = Self::new();
         b.complete = false;
