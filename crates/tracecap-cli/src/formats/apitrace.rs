@@ -1,5 +1,6 @@
 //! `info`, `validate` and `dump` for apitrace `.trace` files (every container, versions 0-6).
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 
@@ -468,8 +469,22 @@ fn dump_json_pushed(
     fed: &mut Fed,
     out: &mut dyn Write,
 ) -> Result<Pumped, PushedErr> {
-    let mut w = JsonWriter::new(out);
+    // The lines are held here and written out at 64 KiB and at each pause (then flushed).
+    let lines = RefCell::new(Vec::with_capacity(1 << 17));
+    let mut held = Held(&lines);
+    let mut w = JsonWriter::new(&mut held);
     let mut calls = KeptCalls::<Option<u64>>::new();
+    let mut write_out = |flush: bool| -> std::io::Result<()> {
+        let mut lines = lines.borrow_mut();
+        if flush || lines.len() >= 1 << 16 {
+            out.write_all(&lines)?;
+            lines.clear();
+        }
+        if flush {
+            out.flush()?;
+        }
+        Ok(())
+    };
     let walked = run_pushed(feed, parser, |piece| {
         match piece {
             Piece::Header(h) => {
@@ -483,7 +498,7 @@ fn dump_json_pushed(
                 w.end_object();
                 w.end_line()?;
             }
-            Piece::Pause => w.flush_full()?,
+            Piece::Pause => write_out(true)?,
             Piece::Event(ev, table, chunk) => {
                 fed.enters += u64::from(ev.kind == EventKind::Enter);
                 let printed = calls.feed(&ev, table, chunk, |call, chunk| {
@@ -494,22 +509,44 @@ fn dump_json_pushed(
                     Some(Err(JsonErr::Stream(e))) => return Err(PushedErr::Value(e)),
                     Some(Ok(())) | None => {}
                 }
+                write_out(false)?;
             }
         }
         Ok(())
     });
-    if walked.is_ok() {
-        let table = parser.parser.table();
-        calls.finish(table, |call, chunk| {
-            match json_call(&mut w, chunk, call, table) {
-                Ok(()) => Ok(()),
-                Err(JsonErr::Io(e)) => Err(PushedErr::Io(e)),
-                Err(JsonErr::Stream(e)) => Err(PushedErr::Value(e)),
-            }
-        })?;
-    }
-    w.flush_full()?;
+    let finished = match walked {
+        Ok(_) => {
+            let table = parser.parser.table();
+            calls.finish(table, |call, chunk| {
+                match json_call(&mut w, chunk, call, table) {
+                    Ok(()) => Ok(()),
+                    Err(JsonErr::Io(e)) => Err(PushedErr::Io(e)),
+                    Err(JsonErr::Stream(e)) => Err(PushedErr::Value(e)),
+                }
+            })
+        }
+        Err(_) => Ok(()),
+    };
+    // Every whole line, also before a fault (a line cut by a value that could not be printed
+    // stays unwritten, as in `dump_json`).
+    drop(w);
+    out.write_all(&lines.borrow())?;
+    finished?;
     walked
+}
+
+/// A `Write` that appends to a buffer shared with the code that writes it out.
+struct Held<'c>(&'c RefCell<Vec<u8>>);
+
+impl Write for Held<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `tracecap dump`: apitrace's own text (also the default), or JSON Lines with `--json`.
