@@ -263,3 +263,67 @@ fn damaged_snappy_traces_piped_in_give_the_whole_files_outputs_and_faults() {
     }
     assert!(compared > 0);
 }
+
+/// The calls of a followed trace are printed as their chunks arrive, not once following stops:
+/// with the first chunks written and the rest held back, lines appear; the whole output then
+/// equals the whole file's.
+#[test]
+fn a_followed_trace_is_printed_as_its_chunks_arrive() {
+    let bytes = big_trace(40);
+    // The first two chunks: the file's magic, then two lengths and blocks.
+    let mut at = 2;
+    for _ in 0..2 {
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        at += 4 + len;
+    }
+    assert!(at < bytes.len());
+    let dir = scratch("follow_apitrace", "live");
+    for json in [false, true] {
+        let path = dir.join("live.trace");
+        let out_path = dir.join("live.out");
+        std::fs::write(&path, &bytes[..at]).unwrap();
+        let mut args = vec!["dump", "--follow", "--idle", "4"];
+        if json {
+            args.push("--json");
+        }
+        args.push(path.to_str().unwrap());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+            .args(&args)
+            .stdout(std::fs::File::create(&out_path).unwrap())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let early = loop {
+            let lines = std::fs::read(&out_path)
+                .unwrap()
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            // Before following stops for want of bytes (`--idle 4`).
+            if lines > 1 || started.elapsed() > std::time::Duration::from_millis(3500) {
+                break lines;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, &bytes[at..]).unwrap();
+        drop(file);
+        assert!(child.wait().unwrap().success());
+        assert!(early > 1, "json {json}: nothing printed while following");
+        let whole_args: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| !["--follow", "--idle", "4"].contains(a))
+            .collect();
+        let expected = run(&whole_args);
+        assert!(expected.status.success());
+        assert!(
+            std::fs::read(&out_path).unwrap() == expected.stdout,
+            "json {json}: the followed dump differs from the whole file's"
+        );
+    }
+}
