@@ -354,26 +354,71 @@ impl PushParser {
     ) -> Result<Pushed<u64>, Error> {
         let mut n = 0u64;
         let mut consumed = 0usize;
+        // The plain events of the current chunk, read with one cursor; `None` between runs.
+        let mut run: Option<Run<'_>> = None;
         loop {
-            let rest = data.get(consumed..).unwrap_or(&[]);
-            consumed = consumed.saturating_add(self.plain_run(rest, &mut n, &mut f));
-            let rest = data.get(consumed..).unwrap_or(&[]);
-            match self.parse_general(rest, eof)? {
-                Pushed::Item { consumed: c, item } => {
-                    f(item);
-                    n += 1;
-                    consumed = consumed.saturating_add(c);
-                }
-                other if n == 0 => return Ok(other.map(|_| 0)),
-                _ => return Ok(Pushed::Item { consumed, item: n }),
+            if run.is_none() {
+                run = self.start_run(data.get(consumed..).unwrap_or(&[]));
             }
+            let plain = match &mut run {
+                Some(r) => match plain_event(&self.defs.table, &mut r.buf, &r.place) {
+                    Some(found) => {
+                        r.read += 1;
+                        let mut def = *found.def;
+                        self.defs.name(&mut def, found.head.wire_id, None);
+                        let (head, args, strings) = (found.head, found.args, found.strings);
+                        Some(Event::new(head, def, strings, args, Encoding::Chunked))
+                    }
+                    None => None,
+                },
+                None => None,
+            };
+            // One call of `f` for both paths, so that it is inlined once.
+            let item = match plain {
+                Some(event) => PushItem::Event(event),
+                None => {
+                    if let Some(r) = run.take() {
+                        consumed = consumed.saturating_add(self.end_run(&r));
+                    }
+                    let rest = data.get(consumed..).unwrap_or(&[]);
+                    match self.parse_general(rest, eof)? {
+                        Pushed::Item { consumed: c, item } => {
+                            consumed = consumed.saturating_add(c);
+                            item
+                        }
+                        other if n == 0 => return Ok(other.map(|_| 0)),
+                        _ => return Ok(Pushed::Item { consumed, item: n }),
+                    }
+                }
+            };
+            f(item);
+            n += 1;
         }
     }
 
-    /// The events of the current chunk that the plain path takes, handed to `f` in one loop
-    /// (counted in `n`); the bytes consumed (the chunk's, when its last event was read).
+    /// A cursor over the rest of the current chunk's events when the walk stands in one.
     #[inline(always)]
-    fn plain_run(&mut self, data: &[u8], n: &mut u64, f: &mut impl FnMut(PushItem<'_>)) -> usize {
+    fn start_run<'d>(&self, data: &'d [u8]) -> Option<Run<'d>> {
+        let Phase::Events { walk: Some(at), .. } = &self.phase else {
+            return None;
+        };
+        let rel = |o: u64| usize::try_from(o.wrapping_sub(self.offset)).ok();
+        let buf = data.get(rel(at.buf_start)?..rel(at.buf_end)?)?;
+        Some(Run {
+            buf,
+            place: ChunkPlace {
+                buf_end: at.buf_end,
+                chunk: at.chunk,
+                zone: at.zone,
+                strings: strings_of(data, self.offset, at),
+            },
+            read: 0,
+        })
+    }
+
+    /// Puts the walk where the run `r` stopped: the bytes consumed (the chunk's, when the run
+    /// read its last event).
+    fn end_run(&mut self, r: &Run<'_>) -> usize {
         let Phase::Events {
             walk: Some(at),
             end,
@@ -381,38 +426,9 @@ impl PushParser {
         else {
             return 0;
         };
+        at.buf_start = at.buf_end.saturating_sub(r.buf.len() as u64);
         let end = *end;
-        let offset = self.offset;
-        let rel = |o: u64| usize::try_from(o.wrapping_sub(offset)).ok();
-        let Some(mut buf) = rel(at.buf_start)
-            .zip(rel(at.buf_end))
-            .and_then(|(a, b)| data.get(a..b))
-        else {
-            return 0;
-        };
-        let place = ChunkPlace {
-            buf_end: at.buf_end,
-            chunk: at.chunk,
-            zone: at.zone,
-            strings: strings_of(data, offset, at),
-        };
-        let defs = &self.defs;
-        let before = *n;
-        while let Some(found) = plain_event(&defs.table, &mut buf, &place) {
-            let mut def = *found.def;
-            defs.name(&mut def, found.head.wire_id, None);
-            let event = Event::new(
-                found.head,
-                def,
-                found.strings,
-                found.args,
-                Encoding::Chunked,
-            );
-            f(PushItem::Event(event));
-            *n += 1;
-        }
-        at.buf_start = at.buf_end.saturating_sub(buf.len() as u64);
-        if *n > before && buf.is_empty() && at.cut.is_none() {
+        if r.read > 0 && r.buf.is_empty() && at.cut.is_none() {
             return self.end_chunk(end);
         }
         0
@@ -723,6 +739,14 @@ impl PushParser {
         self.phase = Phase::Failed(e);
         e
     }
+}
+
+/// A run of plain events in one chunk (see [`PushParser::parse_many`]): the rest of its event
+/// buffer, what its events get besides, and how many it read.
+struct Run<'d> {
+    buf: &'d [u8],
+    place: ChunkPlace<'d>,
+    read: u64,
 }
 
 /// What a chunk cut short by the end of `data` still needs.
