@@ -411,16 +411,24 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
 
     /// `KeptCalls` over the push parser's events gives the calls `Calls` gives over the whole
-    /// stream: traces from the writer in random pieces, cut short or not.
+    /// stream: traces from the writer in random pieces, cut short or not, with bytes changed
+    /// or not.
     #[test]
     fn written_calls_kept(
         file in trace(),
         c in cuts(20_000),
         at in any::<prop::sample::Index>(),
         cut in any::<bool>(),
+        changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
     ) {
-        let file = if cut { &file[..at.index(file.len() + 1)] } else { &file[..] };
-        prop_assert_eq!(calls_pushed(file, &c), calls_whole(file));
+        let mut file = if cut { file[..at.index(file.len() + 1)].to_vec() } else { file };
+        for (at, b) in changes {
+            if !file.is_empty() {
+                let i = at.index(file.len());
+                file[i] = b;
+            }
+        }
+        prop_assert_eq!(calls_pushed(&file, &c), calls_whole(&file));
     }
 
     /// Traces from the writer, in random pieces.
@@ -594,4 +602,24 @@ fn calls_pushed(file: &[u8], cuts: &[usize]) -> (Vec<String>, bool) {
             .unwrap();
     }
     (out, failed)
+}
+
+/// An ENTER whose argument index is past its signature's count and the slack is a fault when
+/// it comes, for `KeptCalls` as for `Calls`: the call that entered before it and leaves after
+/// it is never printed.
+#[test]
+fn an_argument_index_past_the_slack_stops_the_calls_when_it_enters() {
+    let mut w = Writer::new(6, 6, &[]);
+    w.function(0, b"glFlush", &[]);
+    w.function(1, b"glClear", &[b"mask"]);
+    let first = w.enter(0, 0, &[]);
+    let _bad = w.enter(1, 1, &[WDetail::Arg(1000, WValue::UInt(1))]);
+    w.leave(first, &[]);
+    let file = write::snappy(&w.finish(), 1 << 20);
+    let (calls, failed) = calls_whole(&file);
+    assert!(failed);
+    assert!(calls.is_empty(), "{calls:?}");
+    for c in [vec![], byte_by_byte(&file)] {
+        assert_eq!(calls_pushed(&file, &c), (calls.clone(), failed));
+    }
 }
