@@ -178,3 +178,57 @@ fn a_thread_larger_than_the_memory_allowed_is_an_error_that_names_it() {
     assert_ne!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains(named), "{stderr}");
 }
+
+#[test]
+fn a_followed_capture_shows_each_thread_once_its_records_are_written() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let dir = scratch("follow_easyprofiler", "growing");
+    let whole_path = dir.join("whole.prof");
+    write_capture(&whole_path, 3, 50);
+    let bytes = std::fs::read(&whole_path).unwrap();
+    // Up to a little into the third thread: the first two are whole.
+    let third = bytes.windows(9).position(|w| w == b"worker 2\0").unwrap();
+    let (first, rest) = bytes.split_at(third + 100);
+    let path = dir.join("growing.prof");
+    std::fs::write(&path, first).unwrap();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(["dump", "--follow", "--idle", "20", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let line = line.unwrap();
+            let _ = tx.send(line);
+        }
+    });
+    // The second thread is printed while the file still ends inside the third.
+    let mut seen = Vec::new();
+    while !seen.iter().any(|l: &String| l.starts_with("thread 1001 ")) {
+        match rx.recv_timeout(Duration::from_secs(15)) {
+            Ok(line) => seen.push(line),
+            Err(e) => panic!("{e}: the first threads were not printed: {seen:?}"),
+        }
+    }
+    assert!(!seen.iter().any(|l| l.contains("worker 2")), "{seen:?}");
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(rest)
+        .unwrap();
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    seen.extend(rx.try_iter());
+    assert!(status.success());
+    let expected = run(&["dump", whole_path.to_str().unwrap()]);
+    assert_eq!(seen.join("\n") + "\n", text(&expected.stdout));
+}

@@ -257,6 +257,7 @@ impl<S: Sink> Converter<'_, S> {
                     bookmark(ctx, &b, &mut self.scratch)?;
                 }
             }
+            Part::Reading => {}
         }
         Ok(())
     }
@@ -278,6 +279,9 @@ pub enum Part<'a> {
     Thread(Thread<'a>, &'a [DescriptorKind], u64),
     /// A bookmark (2.1+).
     Bookmark(Bookmark<'a>),
+    /// Every part the bytes read so far make was given: more are read now, and may take a while
+    /// to come (a followed file, a pipe). A caller that prints flushes its output here.
+    Reading,
 }
 
 /// Reads a capture from `feed` and gives `each` its parts as [`Capture::parse`],
@@ -385,6 +389,7 @@ pub fn by_thread<E>(
                 at = at.saturating_add(consumed);
             }
             Next::More => {
+                each(Part::Reading).map_err(PumpError::Each)?;
                 // Nothing before the parser, or before the held thread, is needed again.
                 let keep = held.map_or(at, |h| bytes.index(h).min(at));
                 at -= bytes.read_more(keep, held)?;
