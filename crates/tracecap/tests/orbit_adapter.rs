@@ -114,8 +114,19 @@ fn corpus_counts_and_both_exporters() {
         // Chrome JSON parses and has as many slices / instants / samples.
         let mut json = ChromeJson::new(Vec::new()).unwrap();
         let (s2, _) = tracecap::adapter::convert_counted(Format::Orbit, &bytes, &mut json);
+        // The exporter reads stacks too; the recorder does not.
+        let stacks = (s2.stacks, s2.stack_samples);
+        let s2 = tracecap::Stats {
+            stacks: 0,
+            stack_samples: 0,
+            ..s2
+        };
         assert_eq!(s2, stats, "{name}");
         let doc: serde_json::Value = serde_json::from_slice(&json.finish().unwrap()).unwrap();
+        let stack_samples = doc
+            .get("samples")
+            .map_or(0, |s| s.as_array().unwrap().len());
+        assert_eq!(stack_samples as u64, stacks.1, "{name}");
         let events = doc["traceEvents"].as_array().unwrap();
         let count = |ph: &str| events.iter().filter(|e| e["ph"] == ph).count() as u64;
         assert_eq!(count("B"), count("E"), "{name}");

@@ -4,7 +4,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 use super::{write_args, write_us};
-use crate::timeline::{CounterValue, Event, Flow, Sink, Track, TrackId, TrackKind};
+use crate::timeline::{
+    CounterValue, Event, Flow, Frame, Sink, StackId, StackSample, Track, TrackId, TrackKind,
+};
 
 /// Pid of the pseudo-process holding tracks that belong to no process.
 const GLOBAL_PID: u64 = 0;
@@ -24,7 +26,14 @@ struct Place {
 /// Times become microseconds with fractional nanoseconds. Processes and threads are named with
 /// `M` metadata events; tracks that are not threads (context switches, CPUs, ...) get a synthetic
 /// thread id of their own, named the same way. Slices are `B`/`E` (or `X`), instants `i`,
-/// counter samples `C`, flows `s`/`t`/`f`. Call [`ChromeJson::finish`] to close the document.
+/// counter samples `C`, flows `s`/`t`/`f`.
+///
+/// Call stacks become the document's `stackFrames` dictionary (one node per distinct call path:
+/// `name` the function, `category` the module, `parent` the caller's node) and stack samples its
+/// `samples` array (`pid`, `tid`, `ts`, `name`, `sf` the innermost frame's node, `weight`), both
+/// written after `traceEvents` by [`ChromeJson::finish`]; the samples are held until then (a few
+/// dozen bytes each). Without stacks the document holds `traceEvents` alone. Call
+/// [`ChromeJson::finish`] to close the document.
 #[derive(Debug)]
 pub struct ChromeJson<W: Write> {
     out: W,
@@ -36,6 +45,14 @@ pub struct ChromeJson<W: Write> {
     next_tid: u64,
     global_named: bool,
     open_flows: HashSet<u64>,
+    /// The `stackFrames` entries (`"id":{...}`, comma-separated), one per call path node.
+    frames_json: Vec<u8>,
+    /// Node ids by parent node (0 for none), function and module.
+    nodes: HashMap<(u64, String, String), u64>,
+    /// The innermost node of each declared stack (0 for an empty stack).
+    stacks: HashMap<StackId, u64>,
+    /// The `samples` entries, comma-separated.
+    samples_json: Vec<u8>,
 }
 
 impl<W: Write> ChromeJson<W> {
@@ -51,12 +68,25 @@ impl<W: Write> ChromeJson<W> {
             next_tid: SYNTHETIC_TID,
             global_named: false,
             open_flows: HashSet::new(),
+            frames_json: Vec::new(),
+            nodes: HashMap::new(),
+            stacks: HashMap::new(),
+            samples_json: Vec::new(),
         })
     }
 
-    /// Closes the document, flushes and returns the writer.
+    /// Closes the document (with its `stackFrames` and `samples` when there were stacks),
+    /// flushes and returns the writer.
     pub fn finish(mut self) -> io::Result<W> {
-        self.out.write_all(b"\n]}\n")?;
+        if self.stacks.is_empty() {
+            self.out.write_all(b"\n]}\n")?;
+        } else {
+            self.out.write_all(b"\n],\n\"stackFrames\":{")?;
+            self.out.write_all(&self.frames_json)?;
+            self.out.write_all(b"},\n\"samples\":[")?;
+            self.out.write_all(&self.samples_json)?;
+            self.out.write_all(b"]}\n")?;
+        }
         self.out.flush()?;
         Ok(self.out)
     }
@@ -148,8 +178,63 @@ impl<W: Write> ChromeJson<W> {
     }
 }
 
+/// `s` as a JSON string, appended to `out`.
+fn push_json_str(out: &mut Vec<u8>, s: &str) -> io::Result<()> {
+    serde_json::to_writer(out, s).map_err(io::Error::from)
+}
+
 impl<W: Write> Sink for ChromeJson<W> {
     type Error = io::Error;
+
+    fn wants_stacks(&self) -> bool {
+        true
+    }
+
+    fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> io::Result<()> {
+        if self.stacks.contains_key(&id) {
+            return Ok(());
+        }
+        let mut parent = 0;
+        for f in frames.iter().rev() {
+            let key = (parent, f.function.to_string(), f.module.to_string());
+            let next = self.nodes.len() as u64 + 1;
+            let node = *self.nodes.entry(key).or_insert(next);
+            if node == next {
+                let out = &mut self.frames_json;
+                if node > 1 {
+                    out.push(b',');
+                }
+                write!(out, "\n\"{node}\":{{\"name\":")?;
+                push_json_str(out, f.function)?;
+                out.extend_from_slice(b",\"category\":");
+                push_json_str(out, if f.module.is_empty() { "?" } else { f.module })?;
+                if parent != 0 {
+                    write!(out, ",\"parent\":\"{parent}\"")?;
+                }
+                out.push(b'}');
+            }
+            parent = node;
+        }
+        self.stacks.insert(id, parent);
+        Ok(())
+    }
+
+    fn stack_sample(&mut self, s: &StackSample<'_>) -> io::Result<()> {
+        let p = self.place(s.track)?;
+        let node = self.stacks.get(&s.stack).copied().unwrap_or(0);
+        let out = &mut self.samples_json;
+        if !out.is_empty() {
+            out.push(b',');
+        }
+        write!(out, "\n{{\"pid\":{},\"tid\":{},\"ts\":", p.pid, p.tid)?;
+        write_us(&mut *out, s.ts)?;
+        out.extend_from_slice(b",\"name\":");
+        push_json_str(out, s.call.unwrap_or(s.kind.name()))?;
+        if node != 0 {
+            write!(out, ",\"sf\":\"{node}\"")?;
+        }
+        write!(out, ",\"weight\":{}}}", s.weight)
+    }
 
     fn track(&mut self, track: &Track<'_>) -> io::Result<()> {
         let parent = match track.parent {

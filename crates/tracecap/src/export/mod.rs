@@ -1,6 +1,8 @@
 //! Exporters: [`timeline::Sink`](crate::timeline::Sink)s that write a standard trace or profile
 //! file as they are called. Each keeps only per-track and interning state (bounded by the number
-//! of tracks, distinct names, stacks and call paths, never by the number of events).
+//! of tracks, distinct names, stacks and call paths, never by the number of events), except that
+//! [`ChromeJson`] holds its stack samples (a few dozen bytes each) until the document's `samples`
+//! array, which follows the events.
 
 mod chrome;
 mod perfetto;

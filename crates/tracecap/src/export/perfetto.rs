@@ -7,6 +7,7 @@
 //!
 //! [`perfetto_proto`]: super::perfetto_proto
 
+use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::io::{self, Write};
 
@@ -15,12 +16,13 @@ use hashbrown::HashTable;
 use prost::Message;
 
 use super::perfetto_proto::{
-    trace_packet, track_event, CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TracePacket,
-    TrackDescriptor,
+    self as proto, profiling, trace_packet, track_event, CounterDescriptor, InternedData,
+    ProcessDescriptor, ThreadDescriptor, TracePacket, TrackDescriptor,
 };
 use super::protobuf as pb;
 use crate::timeline::{
-    Arg, ByNameId, CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind, Value,
+    Arg, ByNameId, CounterValue, Event, Frame, NameId, Sink, StackId, StackSample, Track, TrackId,
+    TrackKind, Value,
 };
 
 /// Our one packet sequence.
@@ -44,6 +46,12 @@ mod field {
     pub const PACKET_TRACK_EVENT: u32 = 11;
     pub const PACKET_INTERNED_DATA: u32 = 12;
     pub const PACKET_SEQUENCE_FLAGS: u32 = 13;
+    pub const PACKET_PERF_SAMPLE: u32 = 66;
+
+    pub const SAMPLE_PID: u32 = 2;
+    pub const SAMPLE_TID: u32 = 3;
+    pub const SAMPLE_CALLSTACK_IID: u32 = 4;
+    pub const SAMPLE_CPU_MODE: u32 = 5;
 
     pub const EVENT_CATEGORY_IIDS: u32 = 3;
     pub const EVENT_DEBUG_ANNOTATIONS: u32 = 4;
@@ -234,7 +242,12 @@ fn new_entry(new: &mut Vec<u8>, field: u32, iid: u64, s: &str) {
 /// parents); slices, instants and counter samples become `TrackEvent`s on one packet sequence whose
 /// first packet clears the incremental state. Event names, categories, argument names and short
 /// string arguments are interned (`InternedData`), each emitted on the packet that first uses it.
-/// Call [`Perfetto::finish`] at the end.
+///
+/// Call stacks ([`Sink::stack`]) become interned callstacks, each declared on a packet of its own
+/// with the function names, mappings (one per module) and frames it brings first; a stack sample
+/// becomes a `PerfSample` packet (pid, tid, callstack) at its time, which Perfetto shows as the
+/// thread's CPU samples with their flame graph. A sample's weight is not written: each is one
+/// sample. Call [`Perfetto::finish`] at the end.
 #[derive(Debug)]
 pub struct Perfetto<W: Write> {
     out: W,
@@ -245,6 +258,21 @@ pub struct Perfetto<W: Write> {
     arg_names: Interner,
     strings: Interner,
     new: NewEntries,
+    stacks: Stacks,
+}
+
+/// The interned call stacks: each table's iids count from 1 in the order entries were first seen.
+#[derive(Debug, Default)]
+struct Stacks {
+    /// Each thread track's pid and tid, for the samples on it.
+    threads: HashMap<TrackId, (u32, u32)>,
+    /// The callstack iid of each declared stack.
+    callstacks: HashMap<StackId, u64>,
+    functions: HashMap<String, u64>,
+    /// Mapping iids by module path (a mapping and its path share an iid).
+    mappings: HashMap<String, u64>,
+    /// Frame iids by function iid, mapping iid and address.
+    frames: HashMap<(u64, u64, Option<u64>), u64>,
 }
 
 impl<W: Write> Perfetto<W> {
@@ -258,6 +286,7 @@ impl<W: Write> Perfetto<W> {
             arg_names: Interner::default(),
             strings: Interner::default(),
             new: NewEntries::default(),
+            stacks: Stacks::default(),
         };
         p.packet(&TracePacket {
             trusted_packet_sequence_id: Some(SEQUENCE),
@@ -399,6 +428,68 @@ impl<W: Write> Perfetto<W> {
     }
 }
 
+/// The iid of `key` in `table`, and whether it is new (iids count from 1).
+fn intern_iid<K: std::hash::Hash + Eq>(table: &mut HashMap<K, u64>, key: K) -> (u64, bool) {
+    let next = table.len() as u64 + 1;
+    let mut new = false;
+    let iid = *table.entry(key).or_insert_with(|| {
+        new = true;
+        next
+    });
+    (iid, new)
+}
+
+impl<W: Write> Perfetto<W> {
+    /// The `InternedData` declaring stack `id`: the function names, mapping paths, mappings and
+    /// frames it uses first, and its callstack (outermost frame first). `None` when `id` was
+    /// declared already.
+    fn intern_stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> Option<InternedData> {
+        let st = &mut self.stacks;
+        if st.callstacks.contains_key(&id) {
+            return None;
+        }
+        let mut data = InternedData::default();
+        let mut frame_ids = Vec::with_capacity(frames.len());
+        for f in frames {
+            let (function, new) = intern_iid(&mut st.functions, f.function.to_string());
+            if new {
+                data.function_names.push(proto::InternedString {
+                    iid: Some(function),
+                    str: Some(f.function.as_bytes().to_vec()),
+                });
+            }
+            let (mapping, new) = intern_iid(&mut st.mappings, f.module.to_string());
+            if new {
+                data.mapping_paths.push(proto::InternedString {
+                    iid: Some(mapping),
+                    str: Some(f.module.as_bytes().to_vec()),
+                });
+                data.mappings.push(proto::Mapping {
+                    iid: Some(mapping),
+                    path_string_ids: vec![mapping],
+                });
+            }
+            let (frame, new) = intern_iid(&mut st.frames, (function, mapping, f.address));
+            if new {
+                data.frames.push(proto::Frame {
+                    iid: Some(frame),
+                    function_name_id: Some(function),
+                    mapping_id: Some(mapping),
+                    rel_pc: f.address,
+                });
+            }
+            frame_ids.push(frame);
+        }
+        frame_ids.reverse();
+        let (callstack, _) = intern_iid(&mut st.callstacks, id);
+        data.callstacks.push(proto::Callstack {
+            iid: Some(callstack),
+            frame_ids,
+        });
+        Some(data)
+    }
+}
+
 impl<W: Write> Sink for Perfetto<W> {
     type Error = io::Error;
 
@@ -423,6 +514,9 @@ impl<W: Write> Sink for Perfetto<W> {
                 (Ok(pid), Ok(tid)) => {
                     // A thread track stands on its own: Perfetto links it to the process by pid.
                     desc.parent_uuid = None;
+                    self.stacks
+                        .threads
+                        .insert(track.id, (pid as u32, tid as u32));
                     desc.thread = Some(ThreadDescriptor {
                         pid: Some(pid),
                         tid: Some(tid),
@@ -475,6 +569,56 @@ impl<W: Write> Sink for Perfetto<W> {
             CounterValue::Double(x) => pb::double(&mut buf, field::EVENT_DOUBLE_COUNTER_VALUE, x),
         }
         self.end_packet(buf, marks)
+    }
+
+    fn wants_stacks(&self) -> bool {
+        true
+    }
+
+    fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> io::Result<()> {
+        let Some(data) = self.intern_stack(id, frames) else {
+            return Ok(());
+        };
+        self.packet(&TracePacket {
+            trusted_packet_sequence_id: Some(SEQUENCE),
+            interned_data: Some(data),
+            sequence_flags: Some(trace_packet::SequenceFlags::SeqNeedsIncrementalState as u32),
+            ..Default::default()
+        })
+    }
+
+    fn stack_sample(&mut self, s: &StackSample<'_>) -> io::Result<()> {
+        // `TracePacket { timestamp, trusted_packet_sequence_id, sequence_flags, perf_sample {
+        // pid, tid, callstack_iid, cpu_mode } }`, without a thread's ids on another track and
+        // without a callstack for a stack never declared.
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let packet = pb::open(&mut buf, field::TRACE_PACKET);
+        pb::uint(&mut buf, field::PACKET_TIMESTAMP, s.ts);
+        pb::uint(&mut buf, field::PACKET_SEQUENCE_ID, u64::from(SEQUENCE));
+        pb::uint(
+            &mut buf,
+            field::PACKET_SEQUENCE_FLAGS,
+            trace_packet::SequenceFlags::SeqNeedsIncrementalState as u64,
+        );
+        let sample = pb::open(&mut buf, field::PACKET_PERF_SAMPLE);
+        if let Some(&(pid, tid)) = self.stacks.threads.get(&s.track) {
+            pb::uint(&mut buf, field::SAMPLE_PID, u64::from(pid));
+            pb::uint(&mut buf, field::SAMPLE_TID, u64::from(tid));
+        }
+        if let Some(&iid) = self.stacks.callstacks.get(&s.stack) {
+            pb::uint(&mut buf, field::SAMPLE_CALLSTACK_IID, iid);
+        }
+        pb::uint(
+            &mut buf,
+            field::SAMPLE_CPU_MODE,
+            profiling::CpuMode::ModeUser as u64,
+        );
+        pb::close(&mut buf, sample);
+        pb::close(&mut buf, packet);
+        let result = self.out.write_all(&buf);
+        self.buf = buf;
+        result
     }
 }
 
@@ -682,6 +826,7 @@ mod tests {
                 event_names,
                 debug_annotation_names,
                 debug_annotation_string_values,
+                ..
             }) = &packet.interned_data
             {
                 assert!(
@@ -778,6 +923,95 @@ mod tests {
             ));
         }
         seen
+    }
+
+    /// Stacks read back: each sample's callstack resolves to its frames (outermost first in
+    /// the callstack), a frame or string used again is interned once, and the bytes are the
+    /// ones prost writes.
+    #[test]
+    fn stacks_read_back_in_prost_bytes() {
+        let mut p = Perfetto::new(Vec::new()).unwrap();
+        p.track(&Track {
+            id: TrackId(7),
+            parent: None,
+            kind: TrackKind::Thread { pid: 10, tid: 11 },
+            name: "main",
+        })
+        .unwrap();
+        let frame = |function, module, address| Frame {
+            function,
+            module,
+            file: "",
+            line: None,
+            address,
+        };
+        let a = [
+            frame("leaf", "lib.so", Some(0x10)),
+            frame("main", "app", Some(0x20)),
+        ];
+        let b = [frame("other", "", None), frame("main", "app", Some(0x20))];
+        p.stack(StackId(5), &a).unwrap();
+        p.stack(StackId(0), &b).unwrap();
+        for (ts, stack) in [(100, 5), (200, 0), (300, 5), (400, 9)] {
+            p.stack_sample(&StackSample {
+                track: TrackId(7),
+                ts,
+                stack: StackId(stack),
+                weight: 1,
+                kind: crate::timeline::StackKind::Sample,
+                call: None,
+            })
+            .unwrap();
+        }
+        let bytes = p.finish().unwrap();
+        let trace = Trace::decode(bytes.as_slice()).unwrap();
+        assert_eq!(trace.encode_to_vec(), bytes);
+        let mut names = HashMap::new();
+        let mut frames = HashMap::new();
+        let mut stacks = HashMap::new();
+        let mut seen = Vec::new();
+        for packet in &trace.packet {
+            if let Some(d) = &packet.interned_data {
+                for s in &d.function_names {
+                    let name = String::from_utf8(s.str.clone().unwrap()).unwrap();
+                    assert!(names.insert(s.iid.unwrap(), name).is_none());
+                }
+                for f in &d.frames {
+                    assert!(frames.insert(f.iid.unwrap(), f.clone()).is_none());
+                }
+                for c in &d.callstacks {
+                    stacks.insert(c.iid.unwrap(), c.frame_ids.clone());
+                }
+            }
+            if let Some(s) = &packet.perf_sample {
+                let stack: Vec<(String, Option<u64>)> = s
+                    .callstack_iid
+                    .map(|iid| {
+                        stacks[&iid]
+                            .iter()
+                            .map(|f| {
+                                let f = &frames[f];
+                                (names[&f.function_name_id.unwrap()].clone(), f.rel_pc)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                seen.push((packet.timestamp.unwrap(), s.pid, s.tid, stack));
+            }
+        }
+        let main = || ("main".to_string(), Some(0x20));
+        let a = vec![main(), ("leaf".to_string(), Some(0x10))];
+        let b = vec![main(), ("other".to_string(), None)];
+        assert_eq!(
+            seen,
+            [
+                (100, Some(10), Some(11), a.clone()),
+                (200, Some(10), Some(11), b),
+                (300, Some(10), Some(11), a),
+                (400, Some(10), Some(11), vec![]),
+            ]
+        );
+        assert_eq!((names.len(), frames.len()), (3, 3));
     }
 
     proptest! {

@@ -20,6 +20,8 @@ pub struct TracePacket {
     pub incremental_state_cleared: ::core::option::Option<bool>,
     #[prost(message, optional, tag = "60")]
     pub track_descriptor: ::core::option::Option<TrackDescriptor>,
+    #[prost(message, optional, tag = "66")]
+    pub perf_sample: ::core::option::Option<PerfSample>,
     #[prost(bool, optional, tag = "87")]
     pub first_packet_on_sequence: ::core::option::Option<bool>,
 }
@@ -223,6 +225,16 @@ pub struct InternedData {
     pub debug_annotation_names: ::prost::alloc::vec::Vec<DebugAnnotationName>,
     #[prost(message, repeated, tag = "29")]
     pub debug_annotation_string_values: ::prost::alloc::vec::Vec<InternedString>,
+    #[prost(message, repeated, tag = "17")]
+    pub mapping_paths: ::prost::alloc::vec::Vec<InternedString>,
+    #[prost(message, repeated, tag = "5")]
+    pub function_names: ::prost::alloc::vec::Vec<InternedString>,
+    #[prost(message, repeated, tag = "19")]
+    pub mappings: ::prost::alloc::vec::Vec<Mapping>,
+    #[prost(message, repeated, tag = "6")]
+    pub frames: ::prost::alloc::vec::Vec<Frame>,
+    #[prost(message, repeated, tag = "7")]
+    pub callstacks: ::prost::alloc::vec::Vec<Callstack>,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct EventCategory {
@@ -251,4 +263,85 @@ pub struct InternedString {
     pub iid: ::core::option::Option<u64>,
     #[prost(bytes = "vec", optional, tag = "2")]
     pub str: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Mapping {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: ::core::option::Option<u64>,
+    #[prost(uint64, repeated, packed = "false", tag = "7")]
+    pub path_string_ids: ::prost::alloc::vec::Vec<u64>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Frame {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    pub function_name_id: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "3")]
+    pub mapping_id: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "4")]
+    pub rel_pc: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Callstack {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: ::core::option::Option<u64>,
+    /// Outermost frame first.
+    #[prost(uint64, repeated, packed = "false", tag = "2")]
+    pub frame_ids: ::prost::alloc::vec::Vec<u64>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Profiling {}
+/// Nested message and enum types in `Profiling`.
+pub mod profiling {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum CpuMode {
+        ModeUnknown = 0,
+        ModeKernel = 1,
+        ModeUser = 2,
+    }
+    impl CpuMode {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::ModeUnknown => "MODE_UNKNOWN",
+                Self::ModeKernel => "MODE_KERNEL",
+                Self::ModeUser => "MODE_USER",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "MODE_UNKNOWN" => Some(Self::ModeUnknown),
+                "MODE_KERNEL" => Some(Self::ModeKernel),
+                "MODE_USER" => Some(Self::ModeUser),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PerfSample {
+    #[prost(uint32, optional, tag = "2")]
+    pub pid: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub tid: ::core::option::Option<u32>,
+    #[prost(uint64, optional, tag = "4")]
+    pub callstack_iid: ::core::option::Option<u64>,
+    #[prost(enumeration = "profiling::CpuMode", optional, tag = "5")]
+    pub cpu_mode: ::core::option::Option<i32>,
 }
