@@ -7,7 +7,7 @@ Usage:
       into a temporary dataset with one `tracecap export INPUT... -o DIR --quiet`, converts each
       capture with `tracecap convert CAPTURE --to chrome -o - --json`, then checks:
   1. export: exits 0, or 1 exactly when a capture is damaged (2 is a failure);
-  2. pyarrow: every Parquet file of every table reads, with the table's schema (the five shared
+  2. pyarrow: every Parquet file of every table reads, with the table's schema (the seven shared
      tables spelled out below; a per-format table's files all have the schema of its first file),
      and no temporary file (a name starting with '.') is left;
   3. DuckDB: for every capture, `slices` per name (count, slices with a dur, sum(dur)), `instants`
@@ -41,7 +41,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 FAILURES = []
 
-SHARED = ["captures", "tracks", "slices", "instants", "counters"]
+SHARED = ["captures", "tracks", "slices", "instants", "counters", "stack_samples", "stack_frames"]
 PER_FORMAT = {
     "easyprofiler_blocks": "easyprofiler",
     "easyprofiler_values": "easyprofiler",
@@ -55,11 +55,11 @@ TABLES = SHARED + list(PER_FORMAT)
 
 
 def expected_schemas():
-    """The five shared tables as crates/tracecap-arrow/src/table.rs defines them: (name, Arrow
+    """The seven shared tables as crates/tracecap-arrow/src/table.rs defines them: (name, Arrow
     type, nullable). Dictionary-encoded text columns compare by their value type (string)."""
     import pyarrow as pa
 
-    s, i64, i32, f64 = pa.string(), pa.int64(), pa.int32(), pa.float64()
+    s, i64, i32, f64, u64 = pa.string(), pa.int64(), pa.int32(), pa.float64(), pa.uint64()
     cap = ("capture", s, False)
     return {
         "captures": [cap, ("path", s, False), ("format", s, False), ("version", s, True),
@@ -73,6 +73,11 @@ def expected_schemas():
         "instants": [cap, ("track", i64, False), ("ts", i64, False), ("name", s, False),
                      ("category", s, False), ("args", s, True)],
         "counters": [cap, ("track", i64, False), ("ts", i64, False), ("value", f64, False)],
+        "stack_samples": [cap, ("track", i64, False), ("ts", i64, False), ("stack", u64, False),
+                          ("weight", i64, False), ("kind", s, False), ("call", s, True)],
+        "stack_frames": [cap, ("stack", u64, False), ("depth", i32, False), ("function", s, False),
+                         ("module", s, False), ("file", s, False), ("line", i64, True),
+                         ("address", u64, True)],
     }
 
 
@@ -374,7 +379,7 @@ def compare_duckdb(con, dataset, converted, pyarrow_rows, before):
                 f"where c.format <> '{fmt}' group by 1, 2").fetchall():
             fail(cid, f"{n} rows in {t} for a {other} capture")
     # Every timeline row names a track of its capture.
-    for t in ("slices", "instants", "counters"):
+    for t in ("slices", "instants", "counters", "stack_samples"):
         for cid, n in con.execute(
                 f"select x.capture, count(*) from {t} x anti join tracks k "
                 "on x.capture = k.capture and x.track = k.track group by 1").fetchall():
@@ -382,6 +387,25 @@ def compare_duckdb(con, dataset, converted, pyarrow_rows, before):
     for cid, n in con.execute("select capture, count(*) from (select capture, track from tracks "
                               "group by all having count(*) > 1) group by 1").fetchall():
         fail(cid, f"{n} track ids listed more than once in tracks")
+
+    # Every stack sample names a stack of its capture whose frames run from depth 0 without a gap;
+    # an Orbit capture without a fault has a stack sample per CallstackSample event.
+    for cid, n in con.execute(
+            "select s.capture, count(*) from stack_samples s anti join stack_frames f "
+            "on s.capture = f.capture and s.stack = f.stack group by 1").fetchall():
+        fail(cid, f"{n} stack samples of stacks with no frames in stack_frames")
+    for cid, stack, n, lo, hi, depths in con.execute(
+            "select capture, stack, count(*), min(depth), max(depth), count(distinct depth) "
+            "from stack_frames group by all having min(depth) <> 0 or max(depth) + 1 <> count(*) "
+            "or count(distinct depth) <> count(*)").fetchall():
+        fail(cid, f"stack {stack}: {n} frames with depths {lo}..{hi} ({depths} distinct)")
+    sampled = dict(con.execute("select capture, count(*) from stack_samples group by 1").fetchall())
+    for cid, events in con.execute(
+            "select o.capture, count(*) from orbit_events o join captures c using (capture) "
+            "where o.event = 'callstack_sample' and c.fault is null group by 1").fetchall():
+        if sampled.get(cid, 0) != events:
+            fail(cid, f"stack_samples: {sampled.get(cid, 0)} rows, orbit_events: {events} "
+                      "callstack_sample events")
 
     # The timeline against convert's Chrome JSON, capture by capture.
     slices = defaultdict(dict)
@@ -430,7 +454,8 @@ def compare_duckdb(con, dataset, converted, pyarrow_rows, before):
     summary_line("duckdb", before,
                  f"{len(captures)} captures ({totals['damaged']} damaged) against convert: "
                  f"{totals['slices']} slices of {totals['names']} (capture, name) groups, "
-                 f"{totals['instants']} instants, {totals['counters']} counter samples")
+                 f"{totals['instants']} instants, {totals['counters']} counter samples, "
+                 f"{sum(sampled.values())} stack samples")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ import subprocess
 import sys
 import time
 
-TABLES = ["captures", "tracks", "slices", "instants", "counters", "easyprofiler_blocks",
+TABLES = ["captures", "tracks", "slices", "instants", "counters", "stack_samples", "stack_frames",
+          "easyprofiler_blocks",
           "easyprofiler_values", "syscall_calls", "apitrace_calls", "wtf_events", "orbit_events"]
 
 # Counts, group-bys, joins of slices with tracks, percentiles, filters on capture, window functions,
@@ -57,6 +58,15 @@ QUERIES = {
         bytes, start_ns, end_ns, fault, fault_offset FROM captures""",
     "filter on capture": """SELECT count(*) AS n, sum(dur) AS total FROM slices
         WHERE capture LIKE '%wtf%' OR capture LIKE '%.prof'""",
+    "folded stacks": """WITH folded AS (
+        SELECT capture, stack, string_agg(CAST(function AS VARCHAR), ';' ORDER BY depth DESC) AS frames
+        FROM stack_frames GROUP BY capture, stack)
+        SELECT CAST(s.capture AS VARCHAR) AS capture, f.frames, sum(s.weight) AS samples
+        FROM stack_samples s JOIN folded f ON s.capture = f.capture AND s.stack = f.stack
+        GROUP BY 1, 2""",
+    "stack frames": """SELECT CAST(capture AS VARCHAR) AS capture, CAST(module AS VARCHAR) AS module,
+        count(*) AS n, count(DISTINCT stack) AS stacks, min(address) AS low, max(address) AS high FROM stack_frames
+        GROUP BY 1, 2""",
     "easyprofiler_blocks": """SELECT CAST(capture AS VARCHAR) AS capture, count(*) AS n FROM easyprofiler_blocks
         GROUP BY 1""",
     "easyprofiler_values": """SELECT CAST(capture AS VARCHAR) AS capture, count(*) AS n FROM easyprofiler_values

@@ -76,7 +76,7 @@ impl Capture {
         self.input.as_ref().len()
     }
 
-    /// The names of the tables this capture has rows in: the five shared ones and its format's.
+    /// The names of the tables this capture has rows in: the seven shared ones and its format's.
     #[getter]
     fn tables(&self) -> Vec<&'static str> {
         Table::ALL

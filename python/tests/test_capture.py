@@ -24,7 +24,7 @@ from support import (
     sorted_rows,
 )
 
-SHARED_TABLES = ["captures", "tracks", "slices", "instants", "counters"]
+SHARED_TABLES = ["captures", "tracks", "slices", "instants", "counters", "stack_samples", "stack_frames"]
 PER_FORMAT_TABLES = {
     "easyprofiler": ["easyprofiler_blocks", "easyprofiler_values"],
     "syscall": ["syscall_calls"],

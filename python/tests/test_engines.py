@@ -144,11 +144,11 @@ def test_query_answers_again_from_the_cache(tmp_path, monkeypatch):
     first = pa.table(tracecap.query(sql, SAMPLES))
     # A link per capture, in a file of links per partition that parsed some; their rows in
     # that partition's pack.
-    files = list((tmp_path / "cache" / "v3" / "links").glob("slices.*.links"))
+    files = list((tmp_path / "cache" / "v4" / "links").glob("slices.*.links"))
     assert 1 <= len(files) <= len(sample_paths())
     lines = [l for f in files for l in f.read_text().splitlines()[1:-1]]
     assert len(lines) == len(sample_paths())
-    assert list((tmp_path / "cache" / "v3" / "packs").glob("slices.*.parquet"))
+    assert list((tmp_path / "cache" / "v4" / "packs").glob("slices.*.parquet"))
     second = pa.table(tracecap.query(sql, SAMPLES))
     assert first.equals(parsed) and second.equals(parsed)
     scanned = pa.table(tracecap.scan(SAMPLES, "slices"))

@@ -664,7 +664,7 @@ pub struct CaptureFile {
 }
 
 impl CaptureFile {
-    /// Whether it may have rows in `table` (every capture may, in the five shared tables).
+    /// Whether it may have rows in `table` (every capture may, in the seven shared tables).
     pub fn may_hold(&self, table: Table) -> bool {
         table.holds(self.format)
     }

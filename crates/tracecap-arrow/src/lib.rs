@@ -1,6 +1,6 @@
 //! Any capture tracecap reads, as Arrow record batches and Parquet datasets.
 //!
-//! Every capture gives the same five tables, whatever its format:
+//! Every capture gives the same seven tables, whatever its format:
 //!
 //! | table | one row per |
 //! |---|---|
@@ -9,6 +9,8 @@
 //! | `slices` | slice of the timeline (what `tracecap convert` writes as `B`/`E` or `X`) |
 //! | `instants` | instant of the timeline |
 //! | `counters` | counter sample |
+//! | `stack_samples` | call stack seen on a track: a sampled stack, or a call's backtrace |
+//! | `stack_frames` | frame of a call stack the samples name (depth 0 the innermost) |
 //!
 //! and one table per format for what the timeline cannot hold (`easyprofiler_blocks`,
 //! `easyprofiler_values`, `syscall_calls`, `apitrace_calls`, `wtf_events`, `orbit_events`): every

@@ -28,6 +28,8 @@ impl Table {
             Table::Slices => slices_fields(),
             Table::Instants => instants_fields(),
             Table::Counters => counters_fields(),
+            Table::StackSamples => stack_samples_fields(),
+            Table::StackFrames => stack_frames_fields(),
             other => formats::fields(other),
         });
         Schema::new(fields)
@@ -85,6 +87,29 @@ fn counters_fields() -> Vec<Field> {
         Field::new("track", DataType::Int64, false),
         Field::new("ts", DataType::Int64, false),
         Field::new("value", DataType::Float64, false),
+    ]
+}
+
+fn stack_samples_fields() -> Vec<Field> {
+    vec![
+        Field::new("track", DataType::Int64, false),
+        Field::new("ts", DataType::Int64, false),
+        Field::new("stack", DataType::UInt64, false),
+        Field::new("weight", DataType::Int64, false),
+        dict_utf8("kind", false),
+        Field::new("call", DataType::Utf8, true),
+    ]
+}
+
+fn stack_frames_fields() -> Vec<Field> {
+    vec![
+        Field::new("stack", DataType::UInt64, false),
+        Field::new("depth", DataType::Int32, false),
+        dict_utf8("function", false),
+        dict_utf8("module", false),
+        dict_utf8("file", false),
+        Field::new("line", DataType::Int64, true),
+        Field::new("address", DataType::UInt64, true),
     ]
 }
 

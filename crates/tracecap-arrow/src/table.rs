@@ -17,6 +17,10 @@ pub enum Table {
     Instants,
     /// One row per counter sample of the timeline.
     Counters,
+    /// One row per call stack seen: a sampled stack or a call's backtrace.
+    StackSamples,
+    /// One row per frame of each call stack the samples name.
+    StackFrames,
     /// EasyProfiler: one row per block.
     EasyProfilerBlocks,
     /// EasyProfiler: one row per value (arbitrary value) record.
@@ -32,13 +36,15 @@ pub enum Table {
 }
 
 impl Table {
-    /// Every table, the five shared ones first.
-    pub const ALL: [Table; 11] = [
+    /// Every table, the seven shared ones first.
+    pub const ALL: [Table; 13] = [
         Table::Captures,
         Table::Tracks,
         Table::Slices,
         Table::Instants,
         Table::Counters,
+        Table::StackSamples,
+        Table::StackFrames,
         Table::EasyProfilerBlocks,
         Table::EasyProfilerValues,
         Table::SyscallCalls,
@@ -55,6 +61,8 @@ impl Table {
             Table::Slices => "slices",
             Table::Instants => "instants",
             Table::Counters => "counters",
+            Table::StackSamples => "stack_samples",
+            Table::StackFrames => "stack_frames",
             Table::EasyProfilerBlocks => "easyprofiler_blocks",
             Table::EasyProfilerValues => "easyprofiler_values",
             Table::SyscallCalls => "syscall_calls",
@@ -69,12 +77,16 @@ impl Table {
         Table::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// The format whose captures fill it; `None` for the five shared tables.
+    /// The format whose captures fill it; `None` for the seven shared tables.
     pub const fn format(self) -> Option<Format> {
         match self {
-            Table::Captures | Table::Tracks | Table::Slices | Table::Instants | Table::Counters => {
-                None
-            }
+            Table::Captures
+            | Table::Tracks
+            | Table::Slices
+            | Table::Instants
+            | Table::Counters
+            | Table::StackSamples
+            | Table::StackFrames => None,
             Table::EasyProfilerBlocks | Table::EasyProfilerValues => Some(Format::EasyProfiler),
             Table::SyscallCalls => Some(Format::Syscall),
             Table::ApitraceCalls => Some(Format::Apitrace),

@@ -1,5 +1,7 @@
 //! The shared tables from the timeline: a [`Sink`] that turns what an adapter says into rows of
-//! `tracks`, `slices`, `instants` and `counters`, exactly what `tracecap convert` writes.
+//! `tracks`, `slices`, `instants` and `counters`, exactly what `tracecap convert` writes, and of
+//! `stack_samples` and `stack_frames`, the call stacks (asked of the adapter only when one of
+//! those two tables is built).
 //!
 //! A slice becomes a row when it ends (its duration is known then): a `begin` is kept on its
 //! track's stack until the matching `end`, with its name and category as keys of their
@@ -16,12 +18,15 @@ use std::sync::Arc;
 use arrow_array::builder::PrimitiveBuilder;
 use arrow_array::builder::{
     Float64Builder, Int32Builder, Int64Builder, StringBuilder, StringDictionaryBuilder,
+    UInt64Builder,
 };
 use arrow_array::types::{ArrowPrimitiveType, Int32Type};
 use arrow_array::{new_empty_array, new_null_array, ArrayRef};
 use arrow_schema::{ArrowError, DataType};
 use tracecap::export::write_args;
-use tracecap::timeline::{Arg, CounterValue, Event, Sink, Track, TrackId, TrackKind, Wants};
+use tracecap::timeline::{
+    Arg, CounterValue, Event, Frame, Sink, StackId, StackSample, Track, TrackId, TrackKind, Wants,
+};
 
 use crate::columns::{finish_numbers, finish_text, int};
 use crate::dictionary::{Dictionary, Key};
@@ -41,6 +46,8 @@ pub(crate) struct TimelineTables<'e, 'a> {
     instants: Instants,
     counters: Counters,
     stacks: Stacks,
+    samples: StackSamples,
+    frames: StackFrames,
     /// The arguments of the event at hand as JSON text (reused).
     args: Vec<u8>,
     /// Whether the `args` columns are built (null when not).
@@ -71,6 +78,8 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
         let instants =
             Instants::with_room(room(Table::Instants), |c| out.wants_column(c), want_args);
         let counters = Counters::new(|c| out.wants_column(c));
+        let samples = StackSamples::new(|c| out.wants_column(c));
+        let frames = StackFrames::new(|c| out.wants_column(c));
         // Arguments are rendered only for an `args` column that is built.
         let want_args = (out.wants(Table::Slices) && slices.args.is_some())
             || (out.wants(Table::Instants) && instants.args.is_some());
@@ -81,6 +90,8 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
             instants,
             counters,
             stacks: Stacks::default(),
+            samples,
+            frames,
             args: Vec::new(),
             want_args,
             progress,
@@ -100,12 +111,16 @@ impl<'e, 'a> TimelineTables<'e, 'a> {
             mut slices,
             mut instants,
             mut counters,
+            mut samples,
+            mut frames,
             ..
         } = self;
         out.emit(Table::Tracks, tracks.finish())?;
         out.emit_rows(Table::Slices, slices.finish()?)?;
         out.emit_rows(Table::Instants, instants.finish()?)?;
-        out.emit_rows(Table::Counters, counters.finish())
+        out.emit_rows(Table::Counters, counters.finish())?;
+        out.emit_rows(Table::StackFrames, frames.finish()?)?;
+        out.emit_rows(Table::StackSamples, samples.finish()?)
     }
 
     /// `args` as JSON text in `self.args`; false when there are none (or they are not wanted),
@@ -238,6 +253,37 @@ impl Sink for TimelineTables<'_, '_> {
                 .emit_rows(Table::Counters, self.counters.finish())?;
         }
         Ok(())
+    }
+
+    fn stack(&mut self, id: StackId, frames: &[Frame<'_>]) -> Result<(), ArrowError> {
+        if !self.out.wants(Table::StackFrames) {
+            return Ok(());
+        }
+        for (depth, frame) in frames.iter().enumerate() {
+            self.frames.push(id, depth, frame);
+            if self.full(self.frames.rows) {
+                self.out
+                    .emit_rows(Table::StackFrames, self.frames.finish()?)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn stack_sample(&mut self, sample: &StackSample<'_>) -> Result<(), ArrowError> {
+        if !self.out.wants(Table::StackSamples) {
+            return Ok(());
+        }
+        self.samples.push(sample);
+        if self.full(self.samples.rows) {
+            self.out
+                .emit_rows(Table::StackSamples, self.samples.finish()?)?;
+        }
+        Ok(())
+    }
+
+    /// Only for the stack tables: an adapter resolves stacks for nothing else.
+    fn wants_stacks(&self) -> bool {
+        self.out.wants(Table::StackSamples) || self.out.wants(Table::StackFrames)
     }
 
     fn progress(&mut self, done: u64, _total: u64) {
@@ -651,5 +697,124 @@ impl Counters {
             finish_built(&mut self.value, 0),
         ];
         (std::mem::take(&mut self.rows), columns)
+    }
+}
+
+/// `stack_samples`: a row per stack sample.
+struct StackSamples {
+    rows: usize,
+    track: Option<Int64Builder>,
+    ts: Option<Int64Builder>,
+    stack: Option<UInt64Builder>,
+    weight: Option<Int64Builder>,
+    kind: Option<Dictionary>,
+    call: Option<StringBuilder>,
+}
+
+impl StackSamples {
+    /// The columns `wanted` (by index in the schema).
+    fn new(wanted: impl Fn(usize) -> bool) -> Self {
+        StackSamples {
+            rows: 0,
+            track: built(&wanted, 1, Int64Builder::new),
+            ts: built(&wanted, 2, Int64Builder::new),
+            stack: built(&wanted, 3, UInt64Builder::new),
+            weight: built(&wanted, 4, Int64Builder::new),
+            kind: built(&wanted, 5, Dictionary::default),
+            call: built(&wanted, 6, StringBuilder::new),
+        }
+    }
+
+    fn push(&mut self, s: &StackSample<'_>) {
+        self.rows += 1;
+        append(&mut self.track, int(s.track.0));
+        append(&mut self.ts, int(s.ts));
+        append(&mut self.stack, s.stack.0);
+        append(&mut self.weight, int(s.weight));
+        if let Some(kind) = &mut self.kind {
+            kind.push(s.kind.name());
+        }
+        if let Some(call) = &mut self.call {
+            call.append_option(s.call);
+        }
+    }
+
+    /// As [`Slices::finish`].
+    fn finish(&mut self) -> Result<(usize, Vec<ArrayRef>), ArrowError> {
+        let columns = vec![
+            finish_built(&mut self.track, 0),
+            finish_built(&mut self.ts, 0),
+            finish_built(&mut self.stack, 0),
+            finish_built(&mut self.weight, 0),
+            finish_dictionary(&mut self.kind)?,
+            match &mut self.call {
+                Some(b) => finish_text(b, 0),
+                None => new_empty_array(&DataType::Utf8),
+            },
+        ];
+        Ok((std::mem::take(&mut self.rows), columns))
+    }
+}
+
+/// `stack_frames`: a row per frame of each declared stack, `depth` 0 for the innermost.
+struct StackFrames {
+    rows: usize,
+    stack: Option<UInt64Builder>,
+    depth: Option<Int32Builder>,
+    function: Option<Dictionary>,
+    module: Option<Dictionary>,
+    file: Option<Dictionary>,
+    line: Option<Int64Builder>,
+    address: Option<UInt64Builder>,
+}
+
+impl StackFrames {
+    /// The columns `wanted` (by index in the schema).
+    fn new(wanted: impl Fn(usize) -> bool) -> Self {
+        StackFrames {
+            rows: 0,
+            stack: built(&wanted, 1, UInt64Builder::new),
+            depth: built(&wanted, 2, Int32Builder::new),
+            function: built(&wanted, 3, Dictionary::default),
+            module: built(&wanted, 4, Dictionary::default),
+            file: built(&wanted, 5, Dictionary::default),
+            line: built(&wanted, 6, Int64Builder::new),
+            address: built(&wanted, 7, UInt64Builder::new),
+        }
+    }
+
+    fn push(&mut self, stack: StackId, depth: usize, f: &Frame<'_>) {
+        self.rows += 1;
+        append(&mut self.stack, stack.0);
+        append(&mut self.depth, i32::try_from(depth).unwrap_or(i32::MAX));
+        for (column, text) in [
+            (&mut self.function, f.function),
+            (&mut self.module, f.module),
+            (&mut self.file, f.file),
+        ] {
+            if let Some(column) = column {
+                column.push(text);
+            }
+        }
+        if let Some(line) = &mut self.line {
+            line.append_option(f.line.map(i64::from));
+        }
+        if let Some(address) = &mut self.address {
+            address.append_option(f.address);
+        }
+    }
+
+    /// As [`Slices::finish`].
+    fn finish(&mut self) -> Result<(usize, Vec<ArrayRef>), ArrowError> {
+        let columns = vec![
+            finish_built(&mut self.stack, 0),
+            finish_built(&mut self.depth, 0),
+            finish_dictionary(&mut self.function)?,
+            finish_dictionary(&mut self.module)?,
+            finish_dictionary(&mut self.file)?,
+            finish_built(&mut self.line, 0),
+            finish_built(&mut self.address, 0),
+        ];
+        Ok((std::mem::take(&mut self.rows), columns))
     }
 }

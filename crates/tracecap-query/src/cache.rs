@@ -58,10 +58,10 @@ use link::Link;
 use pack::{OpenPack, PackWriter};
 
 /// The version of the entries' layout, part of the folder's name.
-const LAYOUT: &str = "v3";
+const LAYOUT: &str = "v4";
 
 /// The folders of earlier layouts, removed by the first fill of a process.
-const OLD_LAYOUTS: [&str; 2] = ["v1", "v2"];
+const OLD_LAYOUTS: [&str; 3] = ["v1", "v2", "v3"];
 
 /// The folder of the links, in the layout's folder.
 const LINKS: &str = "links";
