@@ -150,6 +150,13 @@ impl<'o> JsonWriter<'o> {
         r
     }
 
+    /// Writes out what the line holds so far and flushes the output.
+    pub fn flush(&mut self) -> io::Result<()> {
+        let r = self.out.write_all(&self.buf);
+        self.buf.clear();
+        r.and_then(|()| self.out.flush())
+    }
+
     /// Writes out what the line holds so far once it is long (between the items of a long
     /// list, so that the buffer does not grow with the list).
     pub fn flush_full(&mut self) -> io::Result<()> {

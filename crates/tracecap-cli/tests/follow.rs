@@ -301,3 +301,63 @@ fn a_syscall_stream_is_dumped_and_converted_in_bounded_memory() {
         "the piped conversion differs from the whole file's"
     );
 }
+
+#[test]
+fn a_followed_file_shows_its_records_while_the_rest_is_awaited() {
+    // A few records (far less than the tool's 64 KiB output buffer) and half of the next one.
+    let bytes = big_capture(50);
+    let first = big_capture(40);
+    let cut = first.len() + (bytes.len() - first.len()) / 20;
+    let dir = scratch("follow", "shows");
+    let path = dir.join("growing.dat");
+    std::fs::write(&path, &bytes[..cut]).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(["dump", "--follow", "--idle", "30"])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(out).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    // The header and the 40 whole records show before the file grows.
+    let mut lines = 0;
+    while lines < 41 {
+        match rx.recv_timeout(Duration::from_secs(15)) {
+            Ok(_) => lines += 1,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("only {lines} lines printed while the file waits for its next record");
+            }
+        }
+    }
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "a cut record printed"
+    );
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(&bytes[cut..]).unwrap();
+    drop(f);
+    while lines < 51 {
+        match rx.recv_timeout(Duration::from_secs(15)) {
+            Ok(_) => lines += 1,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("only {lines} lines printed after the file grew");
+            }
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

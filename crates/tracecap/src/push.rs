@@ -72,6 +72,34 @@ pub fn pump<P, E>(
 where
     P: PushParse,
 {
+    let mut each = each;
+    pump_into(source, parser, buffer, None, |fed| match fed {
+        Fed::Item(item) => each(item),
+        Fed::Reading => Ok(()),
+    })
+}
+
+/// What [`pump_noting`] gives its closure.
+#[derive(Debug)]
+pub enum Fed<T> {
+    /// The next item.
+    Item(T),
+    /// Every item the bytes read so far make was given: more are read now, and may take a while
+    /// to come (a followed file, a pipe). A caller that prints flushes its output here.
+    Reading,
+}
+
+/// [`pump`] that also tells `each` when it has every item so far and reads more
+/// ([`Fed::Reading`]), so that output printed as items come is seen while the source is awaited.
+pub fn pump_noting<P, E>(
+    source: &mut Arriving,
+    parser: &mut P,
+    buffer: &mut Vec<u8>,
+    each: impl for<'a> FnMut(Fed<P::Item<'a>>) -> Result<(), E>,
+) -> Result<Pumped, PumpError<P::Error, E>>
+where
+    P: PushParse,
+{
     pump_into(source, parser, buffer, None, each)
 }
 
@@ -90,7 +118,11 @@ pub fn pump_keeping<P, E>(
 where
     P: PushParse,
 {
-    pump_into(source, parser, buffer, Some(keep), each)
+    let mut each = each;
+    pump_into(source, parser, buffer, Some(keep), |fed| match fed {
+        Fed::Item(item) => each(item),
+        Fed::Reading => Ok(()),
+    })
 }
 
 fn pump_into<P, E>(
@@ -98,7 +130,7 @@ fn pump_into<P, E>(
     parser: &mut P,
     buffer: &mut Vec<u8>,
     mut keep: Option<&mut dyn io::Write>,
-    mut each: impl for<'a> FnMut(P::Item<'a>) -> Result<(), E>,
+    mut each: impl for<'a> FnMut(Fed<P::Item<'a>>) -> Result<(), E>,
 ) -> Result<Pumped, PumpError<P::Error, E>>
 where
     P: PushParse,
@@ -111,7 +143,7 @@ where
             let answer = parser.parse(data, stop.is_some());
             match answer {
                 Err(e) => Err(PumpError::Parse(e)),
-                Ok(Pushed::Item { consumed, item }) => each(item)
+                Ok(Pushed::Item { consumed, item }) => each(Fed::Item(item))
                     .map(|()| Step::Took(consumed))
                     .map_err(PumpError::Each),
                 Ok(Pushed::NeedMore { .. }) if stop.is_none() => Ok(Step::More),
@@ -125,6 +157,7 @@ where
             Step::More => {
                 buffer.drain(..start);
                 start = 0;
+                each(Fed::Reading).map_err(PumpError::Each)?;
                 let before = buffer.len();
                 match source.read_more(buffer).map_err(PumpError::Io)? {
                     Arrival::More(_) => {
@@ -186,6 +219,21 @@ impl Feed<'_> {
         match self {
             Feed::Whole(data) => whole(data, parser, each),
             Feed::Arriving(source, buffer) => pump(source, parser, buffer, each),
+        }
+    }
+    /// [`Feed::run`] that also tells `each` when the items read so far were all given and more
+    /// bytes are awaited ([`Fed::Reading`], see [`pump_noting`]); a whole capture never waits.
+    pub fn run_noting<P, E>(
+        self,
+        parser: &mut P,
+        mut each: impl for<'a> FnMut(Fed<P::Item<'a>>) -> Result<(), E>,
+    ) -> Result<Pumped, PumpError<P::Error, E>>
+    where
+        P: PushParse,
+    {
+        match self {
+            Feed::Whole(data) => whole(data, parser, |item| each(Fed::Item(item))),
+            Feed::Arriving(source, buffer) => pump_noting(source, parser, buffer, each),
         }
     }
 }

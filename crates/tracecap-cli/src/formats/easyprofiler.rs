@@ -1,6 +1,5 @@
 //! `info`, `validate` and `dump` for EasyProfiler `.prof` files.
 
-use std::cell::RefCell;
 use std::io::Write;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -447,10 +446,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 /// The one dump loop, over a capture in memory or arriving: the header, the descriptors, each
 /// thread whole, the bookmarks.
 fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<Pumped, CliError> {
-    // Reached through `Shared` by the lines, and flushed here while more bytes are awaited.
-    let out = RefCell::new(out);
-    let mut shared = Shared(&out);
-    let mut lines = Lines::new(opts.json, &mut shared);
+    let mut lines = Lines::new(opts.json, out);
     let mut header: Option<Header> = None;
     let mut names: Vec<Vec<u8>> = Vec::new();
     let mut slots: Vec<NestSlot> = Vec::new();
@@ -472,27 +468,10 @@ fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<
             }
             Part::Bookmark(b) => dump_bookmark(&b, &mut lines)?,
             // What was printed shows while the rest of the capture is awaited.
-            Part::Reading => out.borrow_mut().flush()?,
+            Part::Reading => lines.flush()?,
         }
         Ok(())
     }))
-}
-
-/// The dump's output, shared by its lines and the loop that flushes it.
-struct Shared<'a, 'o>(&'a RefCell<&'o mut dyn Write>);
-
-impl Write for Shared<'_, '_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().write(buf)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.0.borrow_mut().write_all(buf)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.borrow_mut().flush()
-    }
 }
 
 fn dump_header(h: &Header, lines: &mut Lines<'_>) -> Result<(), CliError> {

@@ -42,6 +42,14 @@ impl<'o> Lines<'o> {
             Lines::Text(out)
         }
     }
+
+    /// Flushes what was printed, so that it shows while more bytes are awaited.
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Lines::Json(w) => w.flush(),
+            Lines::Text(out) => out.flush(),
+        }
+    }
 }
 
 /// The `"error"` member of `info --json`: `{"what": ..., "offset": ...}` for a fault, else

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use tracecap::push::{Feed, Pumped};
+use tracecap::push::{Fed, Feed, Pumped};
 use tracecap_syscall::push::PushItem;
 use tracecap_syscall::{Arg, Capture, Entry, Error, Header, PushParser, Syscall};
 
@@ -244,7 +244,11 @@ fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<
     let mut parser = PushParser::new();
     let mut lines = Lines::new(opts.json, out);
     let mut line = String::with_capacity(256);
-    follow::finish(feed.run(&mut parser, |item| {
+    follow::finish(feed.run_noting(&mut parser, |fed| {
+        let item = match fed {
+            Fed::Item(item) => item,
+            Fed::Reading => return Ok(lines.flush()?),
+        };
         match (&mut lines, item) {
             (_, PushItem::GapPart(_)) => return Ok(()),
             (Lines::Json(w), PushItem::Header(h)) => {
