@@ -196,6 +196,11 @@ enum Step {
     End,
 }
 
+/// What the conversion of an arriving capture gives
+/// ([`adapter::convert_arriving`](crate::adapter::convert_arriving)): a failed read of the
+/// source, or the conversion's result with how the reading ended.
+pub type Arrived<E> = io::Result<Result<Pumped, crate::error::ConvertError<E>>>;
+
 /// Where a [`Feed`] takes its bytes from.
 #[derive(Debug)]
 pub enum Feed<'s> {

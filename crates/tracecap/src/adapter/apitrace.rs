@@ -366,7 +366,7 @@ pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
-) -> Option<super::Arrived<S::Error>> {
+) -> Option<crate::push::Arrived<S::Error>> {
     use crate::open::Arrival;
     use crate::push::{pump, PumpError, Pumped};
 

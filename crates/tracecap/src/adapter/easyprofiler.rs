@@ -197,7 +197,7 @@ pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
-) -> Option<super::Arrived<S::Error>> {
+) -> Option<crate::push::Arrived<S::Error>> {
     use crate::push::PumpError;
     let mut converter = Converter {
         sink: Some(sink),

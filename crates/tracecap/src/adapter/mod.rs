@@ -100,7 +100,7 @@ pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut alloc::vec::Vec<u8>,
     sink: S,
-) -> Option<(Stats, Arrived<S::Error>)> {
+) -> Option<(Stats, crate::push::Arrived<S::Error>)> {
     let _ = (&source, &buffer);
     let mut counting = Counting::new(sink);
     let result = match format {
@@ -120,7 +120,3 @@ pub fn convert_arriving<S: Sink>(
     Some((counting.stats, result))
 }
 
-/// What [`convert_arriving`] gives: a failed read of the source, or the conversion's result
-/// with how the reading ended.
-#[cfg(feature = "std")]
-pub type Arrived<E> = std::io::Result<Result<crate::push::Pumped, ConvertError<E>>>;

@@ -375,7 +375,7 @@ pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
-) -> Option<super::Arrived<S::Error>> {
+) -> Option<crate::push::Arrived<S::Error>> {
     let _ = (source, buffer, sink);
     None
 }
@@ -598,7 +598,11 @@ impl<'a, S: Sink> State<'a, '_, S> {
             Some(n) => String::from(n),
             None => alloc::format!("thread {tid}"),
         };
-        name.push_str(if state { " state" } else { " API scopes" });
+        name.push_str(if state {
+            crate::timeline::THREAD_STATES_SUFFIX
+        } else {
+            " API scopes"
+        });
         let id = self.out.track(Some(parent), TrackKind::Slices, &name)?;
         if let Some(t) = self.threads.get_mut(&tid) {
             if state {

@@ -86,7 +86,7 @@ pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
-) -> Option<super::Arrived<S::Error>> {
+) -> Option<crate::push::Arrived<S::Error>> {
     let mut converter = Converter::new(sink, 0);
     let mut parser = PushParser::new();
     let pumped = crate::push::pump(source, &mut parser, buffer, |item| converter.item(item));

@@ -328,7 +328,7 @@ pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
-) -> Option<super::Arrived<S::Error>> {
+) -> Option<crate::push::Arrived<S::Error>> {
     let mut parser = tracecap_wtf::PushParser::new();
     let mut conv = Arriving::new(sink);
     let pumped = crate::push::pump(source, &mut parser, buffer, |item| conv.item(item));
