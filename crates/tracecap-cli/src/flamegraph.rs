@@ -1,11 +1,12 @@
-//! `tracecap flamegraph INPUT... -o out.svg`: the slices of the inputs folded into stacks and
-//! drawn as an interactive flame graph (or printed folded); and the differential flame graph of
+//! `tracecap flamegraph INPUT... -o out.svg`: the call stacks of the inputs (sampled stacks, or
+//! nested calls; never thread states, scheduling slices or counters) folded and drawn as an
+//! interactive flame graph (or printed folded); and the differential flame graph of
 //! `tracecap diff --flamegraph`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tracecap_query::flame::{self, Folded};
+use tracecap_query::flame::{self, Folded, StacksFrom};
 
 use crate::destination::Destination;
 use crate::error::CliError;
@@ -19,6 +20,8 @@ pub struct FlamegraphArgs {
     pub output: Option<PathBuf>,
     /// Print the folded stacks instead of drawing them.
     pub folded: bool,
+    /// What the stacks are made of.
+    pub from: StacksFrom,
     /// Each track's name as the root frame of its stacks.
     pub per_track: bool,
     /// The graph's title.
@@ -45,7 +48,7 @@ pub fn run(
         (args.threads, false),
         args.output.as_deref(),
     )?;
-    let folded = fold(&sides, 0, args.per_track)?;
+    let folded = fold(&sides, 0, args.per_track, args.from)?;
     match &args.output {
         Some(path) if !args.folded => {
             let title = args.title.clone().unwrap_or_else(|| title(&args.inputs));
@@ -75,8 +78,13 @@ pub fn run(
 /// The differential flame graph of the sides `a` and `b` (the first and second of `sides`),
 /// written to `svg`.
 pub fn diff(sides: &Sides, svg: &Path) -> Result<(), CliError> {
-    let a = fold(sides, 0, false)?;
-    let b = fold(sides, 1, false)?;
+    let mut a = fold(sides, 0, false, StacksFrom::Auto)?;
+    let mut b = fold(sides, 1, false, StacksFrom::Auto)?;
+    // Samples on one side only: both sides' calls, so that the two weigh the same thing.
+    if a.of_samples() != b.of_samples() {
+        a = fold(sides, 0, false, StacksFrom::Calls)?;
+        b = fold(sides, 1, false, StacksFrom::Calls)?;
+    }
     let mut sink = std::io::sink();
     let mut dest = destination(svg, &mut sink)?;
     flame::render_diff(
@@ -89,13 +97,37 @@ pub fn diff(sides: &Sides, svg: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The slices of the inputs of side `side` of `sides`, folded.
-fn fold(sides: &Sides, side: usize, per_track: bool) -> Result<Folded, CliError> {
+/// The stacks of the inputs of side `side` of `sides`, folded.
+fn fold(sides: &Sides, side: usize, per_track: bool, from: StacksFrom) -> Result<Folded, CliError> {
     let inputs = sides
         .inputs()
         .get(side)
         .ok_or_else(|| CliError::Usage(format!("flame graph: no side {side} among the inputs")))?;
-    sides.engine.fold(inputs, per_track).map_err(query_error)
+    sides
+        .engine
+        .fold_from(inputs, per_track, from)
+        .map_err(query_error)
+}
+
+/// `--from` of `tracecap flamegraph`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FromArg {
+    /// The sampled call stacks when the inputs have any, else the nested calls.
+    Auto,
+    /// Sampled call stacks (weights: samples).
+    Samples,
+    /// Nested calls (weights: self time in ns).
+    Calls,
+}
+
+impl From<FromArg> for StacksFrom {
+    fn from(arg: FromArg) -> StacksFrom {
+        match arg {
+            FromArg::Auto => StacksFrom::Auto,
+            FromArg::Samples => StacksFrom::Samples,
+            FromArg::Calls => StacksFrom::Calls,
+        }
+    }
 }
 
 fn destination<'o>(path: &Path, stdout: &'o mut dyn Write) -> Result<Destination<'o>, CliError> {

@@ -175,14 +175,19 @@ Examples:
 
 /// `tracecap flamegraph --help`.
 pub const FLAMEGRAPH: &str = concat!(
-    "Folds the slices of the inputs into stacks (on each track, by nesting; the
-weight of a stack is the self time of its top frame, in ns) and draws an
-interactive SVG flame graph (open it in a browser: click to zoom, Ctrl-F to
-search). --folded prints the folded stacks (`a;b;c 1234`) for other tools.
+    "Folds the call stacks of the inputs and draws an interactive SVG flame graph
+(open it in a browser: click to zoom, Ctrl-F to search). --from chooses the
+stacks: samples (sampled call stacks, as in an Orbit capture; weights are
+samples), calls (nested calls on each thread, by nesting; the weight of a stack
+is the self time of its top frame, in ns; thread states, scheduling slices and
+counters are never calls), or auto (the default: the samples when the inputs
+have any, else the calls). --folded prints the folded stacks, root first
+(`a;b;c 1234`), for other tools.
 
 Examples:
   tracecap flamegraph capture.prof -o flame.svg
   tracecap flamegraph captures/ --per-track -o flame.svg
+  tracecap flamegraph capture.orbit --from calls -o calls.svg
   tracecap flamegraph trace.wtf-trace --folded | sort -k2 -n | tail
 
 ",

@@ -218,7 +218,8 @@ enum Command {
         #[arg(long)]
         no_cache: bool,
     },
-    /// Draw the slices of captures as an interactive SVG flame graph.
+    /// Draw the call stacks of captures as an interactive SVG flame graph: sampled stacks, or
+    /// nested calls.
     #[command(after_help = help::FLAMEGRAPH)]
     Flamegraph {
         /// Capture files, directories of captures, datasets.
@@ -227,9 +228,13 @@ enum Command {
         /// The SVG to write (- for standard output).
         #[arg(short, long, value_name = "SVG")]
         output: Option<PathBuf>,
-        /// Print the folded stacks ("a;b;c ns") instead of drawing them.
+        /// Print the folded stacks ("root;frame;leaf count", root first) instead of drawing them.
         #[arg(long)]
         folded: bool,
+        /// What the stacks are: sampled call stacks (counts of samples), nested calls (self time
+        /// in ns), or auto: the samples when the inputs have any, else the calls.
+        #[arg(long, value_enum, default_value = "auto")]
+        from: flamegraph::FromArg,
         /// Each track's name as the root of its stacks.
         #[arg(long)]
         per_track: bool,
@@ -450,6 +455,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             inputs,
             output,
             folded,
+            from,
             per_track,
             title,
             strict,
@@ -459,6 +465,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 inputs,
                 output,
                 folded,
+                from: from.into(),
                 per_track,
                 title,
                 strict,

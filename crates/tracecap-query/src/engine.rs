@@ -18,8 +18,11 @@ use crate::cache::Cache;
 use crate::dataset::Opened;
 use crate::error::Error;
 use crate::faults::{Fault, Faults};
+use crate::flame::stream::choose;
 use crate::flame::stream::fold_captures;
-use crate::flame::{fold_sql, Folded, Folder};
+use crate::flame::{
+    fold_calls_sql, frames_sql, samples_sql, Folded, Folder, SampleFolder, StacksFrom,
+};
 use crate::inputs::Inputs;
 use crate::provider::InputTable;
 
@@ -170,24 +173,49 @@ impl Engine {
     /// faults are recorded as a query records them ([`Engine::faults`]). Datasets are folded
     /// from the rows of [`crate::flame::fold_sql`] over their Parquet tables.
     pub fn fold(&self, inputs: &Inputs, per_track: bool) -> Result<Folded, Error> {
-        let mut folded = fold_captures(
+        self.fold_from(inputs, per_track, StacksFrom::Auto)
+    }
+
+    /// The stacks of `inputs` folded into a flame graph: sampled call stacks, nested calls, or
+    /// the samples when there are any and else the calls ([`StacksFrom`]); never thread states,
+    /// scheduling slices or counters. With [`StacksFrom::Auto`], the samples of any input make
+    /// the graph one of samples (its weights are counts, not nanoseconds).
+    pub fn fold_from(
+        &self,
+        inputs: &Inputs,
+        per_track: bool,
+        from: StacksFrom,
+    ) -> Result<Folded, Error> {
+        let (mut calls, mut samples) = fold_captures(
             &inputs.captures,
-            per_track,
+            (per_track, from),
             self.config.partitions,
             &self.faults,
         )?;
         if !inputs.datasets.is_empty() {
-            folded.merge(&self.fold_datasets(&inputs.datasets, per_track)?);
+            let (c, s) = self.fold_datasets(&inputs.datasets, per_track, from)?;
+            calls.merge(&c);
+            samples.merge(&s);
         }
-        Ok(folded)
+        Ok(choose(from, calls, samples))
     }
 
-    /// The slices of `datasets` folded, through the fold query over tables of these datasets
-    /// alone (in a session of their own).
-    fn fold_datasets(&self, datasets: &[PathBuf], per_track: bool) -> Result<Folded, Error> {
+    /// The calls and the samples of `datasets` folded, through the fold queries over tables of
+    /// these datasets alone (in a session of their own).
+    fn fold_datasets(
+        &self,
+        datasets: &[PathBuf],
+        per_track: bool,
+        from: StacksFrom,
+    ) -> Result<(Folded, Folded), Error> {
         let session = SessionConfig::new().with_target_partitions(self.config.partitions);
         let ctx = SessionContext::new_with_config(session);
-        for table in [Table::Slices, Table::Tracks] {
+        for table in [
+            Table::Slices,
+            Table::Tracks,
+            Table::StackSamples,
+            Table::StackFrames,
+        ] {
             let provider = InputTable::new(
                 table,
                 &[],
@@ -201,14 +229,32 @@ impl Engine {
             )?;
             ctx.register_table(table.name(), Arc::new(provider))?;
         }
-        let sql = fold_sql(None, per_track);
         self.runtime.block_on(async {
-            let mut stream = ctx.sql(&sql).await?.execute_stream().await?;
-            let mut folder = Folder::new(per_track);
-            while let Some(batch) = stream.next().await {
-                folder.push(&batch.map_err(|e| self.opened.name_file(e))?)?;
+            let mut calls = Folded::default();
+            if from != StacksFrom::Samples {
+                let sql = fold_calls_sql(None, per_track);
+                let mut stream = ctx.sql(&sql).await?.execute_stream().await?;
+                let mut folder = Folder::new(per_track);
+                while let Some(batch) = stream.next().await {
+                    folder.push(&batch.map_err(|e| self.opened.name_file(e))?)?;
+                }
+                calls = folder.finish();
             }
-            Ok::<_, Error>(folder.finish())
+            let mut samples = Folded::default();
+            if from != StacksFrom::Calls {
+                let mut folder = SampleFolder::new(per_track);
+                let mut stream = ctx.sql(&frames_sql(None)).await?.execute_stream().await?;
+                while let Some(batch) = stream.next().await {
+                    folder.push_frames(&batch.map_err(|e| self.opened.name_file(e))?)?;
+                }
+                let sql = samples_sql(None, per_track);
+                let mut stream = ctx.sql(&sql).await?.execute_stream().await?;
+                while let Some(batch) = stream.next().await {
+                    folder.push_samples(&batch.map_err(|e| self.opened.name_file(e))?)?;
+                }
+                samples = folder.finish();
+            }
+            Ok::<_, Error>((calls, samples))
         })
     }
 

@@ -40,8 +40,11 @@ mod tree;
 /// The name given to a slice or track whose name is null or empty after cleaning.
 const UNNAMED: &str = "(unnamed)";
 
-/// The label of the counts in the drawn flame graphs: weights are nanoseconds.
+/// The label of the counts in the drawn flame graphs of calls: weights are nanoseconds.
 const COUNT_NAME: &str = "ns";
+
+/// The label of the counts in the drawn flame graphs of sampled stacks.
+const SAMPLES_NAME: &str = "samples";
 
 /// The label in front of a frame's name in the drawn flame graphs' details line.
 const NAME_TYPE: &str = "Slice:";
@@ -89,12 +92,178 @@ pub fn fold_sql(schema: Option<&str>, per_track: bool) -> String {
     }
 }
 
+/// What the stacks of a flame graph are made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StacksFrom {
+    /// Sampled call stacks when the inputs have any (`stack_samples` of kind `sample`), else
+    /// nested calls.
+    #[default]
+    Auto,
+    /// Sampled call stacks only: each sample adds its weight (1) to its stack, root first.
+    Samples,
+    /// Nested calls only: the slices of thread tracks, and of the slice tracks under a thread
+    /// but its thread states ([`tracecap::timeline::THREAD_STATES_SUFFIX`]); never scheduling
+    /// slices on CPU tracks, other global or process-wide slices, or counters.
+    Calls,
+}
+
+/// [`fold_sql`] for calls alone ([`StacksFrom::Calls`]): the slices of thread tracks, and of
+/// the slice tracks under a thread but its thread states (tracks named with
+/// [`tracecap::timeline::THREAD_STATES_SUFFIX`]). A slice whose track is not in `tracks` is
+/// left out (nothing tells what it is).
+pub fn fold_calls_sql(schema: Option<&str>, per_track: bool) -> String {
+    let prefix = match schema {
+        Some(schema) => format!("\"{}\".", schema.replace('"', "\"\"")),
+        None => String::new(),
+    };
+    let states = tracecap::timeline::THREAD_STATES_SUFFIX.replace('\'', "''");
+    let track_name = if per_track {
+        ", t.name AS track_name"
+    } else {
+        ""
+    };
+    format!(
+        "SELECT s.capture, s.track, s.ts, s.dur, s.depth, s.name{track_name} \
+         FROM {prefix}slices s \
+         JOIN {prefix}tracks t ON s.capture = t.capture AND s.track = t.track \
+         LEFT JOIN {prefix}tracks p ON t.capture = p.capture AND t.parent = p.track \
+         WHERE t.kind = 'thread' OR (t.kind = 'slices' AND p.kind = 'thread' \
+         AND t.name NOT LIKE '%{states}') \
+         ORDER BY s.capture, s.track, s.ts, s.depth, s.dur NULLS LAST"
+    )
+}
+
+/// The query of the sampled stacks' weights: `capture`, `track`, `stack`, `weight` (summed)
+/// and, with `per_track`, `track_name`, over the samples of kind `sample`.
+pub fn samples_sql(schema: Option<&str>, per_track: bool) -> String {
+    let prefix = match schema {
+        Some(schema) => format!("\"{}\".", schema.replace('"', "\"\"")),
+        None => String::new(),
+    };
+    if per_track {
+        format!(
+            "SELECT s.capture, s.track, s.stack, sum(s.weight) AS weight, t.name AS track_name \
+             FROM {prefix}stack_samples s \
+             LEFT JOIN {prefix}tracks t ON s.capture = t.capture AND s.track = t.track \
+             WHERE s.kind = 'sample' GROUP BY s.capture, s.track, s.stack, t.name"
+        )
+    } else {
+        format!(
+            "SELECT s.capture, 0 AS track, s.stack, sum(s.weight) AS weight \
+             FROM {prefix}stack_samples s WHERE s.kind = 'sample' GROUP BY s.capture, s.stack"
+        )
+    }
+}
+
+/// The query of the frames [`SampleFolder`] names stacks with: `capture`, `stack`, `depth`,
+/// `function`.
+pub fn frames_sql(schema: Option<&str>) -> String {
+    let prefix = match schema {
+        Some(schema) => format!("\"{}\".", schema.replace('"', "\"\"")),
+        None => String::new(),
+    };
+    format!("SELECT capture, stack, depth, function FROM {prefix}stack_frames")
+}
+
+/// Folds sampled stacks from the rows of [`frames_sql`] (all of them first) and then of
+/// [`samples_sql`]: each stack's functions root first (the largest depth first), cleaned as
+/// frame names are, under its track's name with `per_track`.
+#[derive(Debug, Default)]
+pub struct SampleFolder {
+    per_track: bool,
+    /// Each (capture, stack)'s frames by depth.
+    frames: std::collections::HashMap<(String, u64), BTreeMap<i64, String>>,
+    stacks: BTreeMap<String, u64>,
+}
+
+impl SampleFolder {
+    /// A fold with no frames and no samples.
+    pub fn new(per_track: bool) -> Self {
+        SampleFolder {
+            per_track,
+            ..SampleFolder::default()
+        }
+    }
+
+    /// Takes the frames of a batch of [`frames_sql`]'s rows.
+    pub fn push_frames(&mut self, batch: &RecordBatch) -> Result<(), DataFusionError> {
+        let capture = column(batch, "capture", &DataType::Utf8)?;
+        let capture = strings(&capture, "capture")?;
+        let stack = column(batch, "stack", &DataType::UInt64)?;
+        let stack = unsigned(&stack, "stack")?;
+        let depth = column(batch, "depth", &DataType::Int64)?;
+        let depth = integers(&depth, "depth")?;
+        let function = column(batch, "function", &DataType::Utf8)?;
+        let function = strings(&function, "function")?;
+        for i in 0..batch.num_rows() {
+            let key = (capture.value(i).to_owned(), stack.value(i));
+            let name = clean_name((!function.is_null(i)).then(|| function.value(i)));
+            self.frames
+                .entry(key)
+                .or_default()
+                .insert(depth.value(i), name.into_owned());
+        }
+        Ok(())
+    }
+
+    /// Adds the samples of a batch of [`samples_sql`]'s rows (a stack without frames is left
+    /// out).
+    pub fn push_samples(&mut self, batch: &RecordBatch) -> Result<(), DataFusionError> {
+        let capture = column(batch, "capture", &DataType::Utf8)?;
+        let capture = strings(&capture, "capture")?;
+        let track = column(batch, "track", &DataType::Int64)?;
+        let track = integers(&track, "track")?;
+        let stack = column(batch, "stack", &DataType::UInt64)?;
+        let stack = unsigned(&stack, "stack")?;
+        let weight = column(batch, "weight", &DataType::Int64)?;
+        let weight = integers(&weight, "weight")?;
+        let names = if self.per_track {
+            Some(column(batch, "track_name", &DataType::Utf8)?)
+        } else {
+            None
+        };
+        let names = names
+            .as_ref()
+            .map(|n| strings(n, "track_name"))
+            .transpose()?;
+        let mut line = String::new();
+        for i in 0..batch.num_rows() {
+            let key = (capture.value(i).to_owned(), stack.value(i));
+            let Some(frames) = self.frames.get(&key) else {
+                continue;
+            };
+            line.clear();
+            if let Some(names) = names {
+                let raw = (!names.is_null(i)).then(|| names.value(i));
+                line.push_str(&track_root(raw, Some(track.value(i))));
+            }
+            for name in frames.values().rev() {
+                if !line.is_empty() {
+                    line.push(';');
+                }
+                line.push_str(name);
+            }
+            let w = u64::try_from(weight.value(i)).unwrap_or(0);
+            if w > 0 && !line.is_empty() {
+                add_weight(&mut self.stacks, &line, w);
+            }
+        }
+        Ok(())
+    }
+
+    /// The folded samples.
+    pub fn finish(self) -> Folded {
+        Folded::from_parts(self.stacks, 0).counting_samples(true)
+    }
+}
+
 /// Folded stacks: each stack (frame names from the root to the leaf, joined with `;`) with the
-/// total self time, in nanoseconds, of the frames it ends with.
+/// total self time, in nanoseconds, of the frames it ends with, or with its number of samples.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Folded {
     stacks: BTreeMap<String, u64>,
     skipped_open: u64,
+    samples: bool,
 }
 
 impl Folded {
@@ -103,7 +272,20 @@ impl Folded {
         Folded {
             stacks,
             skipped_open,
+            samples: false,
         }
+    }
+
+    /// These stacks, their weights counted in samples (`true`) or in nanoseconds.
+    pub(crate) fn counting_samples(mut self, samples: bool) -> Self {
+        self.samples = samples;
+        self
+    }
+
+    /// Whether the weights are numbers of samples (stacks from sampled call stacks) rather than
+    /// nanoseconds of self time.
+    pub fn of_samples(&self) -> bool {
+        self.samples
     }
 
     /// The stacks and their weights (nanoseconds of self time), in byte order of the stacks.
@@ -172,6 +354,7 @@ impl Folded {
         Folded {
             stacks,
             skipped_open: self.skipped_open,
+            samples: self.samples,
         }
     }
 
@@ -181,6 +364,7 @@ impl Folded {
             add_weight(&mut self.stacks, stack, *weight);
         }
         self.skipped_open = self.skipped_open.saturating_add(other.skipped_open);
+        self.samples |= other.samples;
     }
 }
 
@@ -407,6 +591,18 @@ fn integers<'a>(array: &'a ArrayRef, name: &str) -> Result<&'a Int64Array, DataF
     })
 }
 
+/// `array` as unsigned 64-bit integers (it was cast to `UInt64`).
+fn unsigned<'a>(
+    array: &'a ArrayRef,
+    name: &str,
+) -> Result<&'a datafusion::arrow::array::UInt64Array, DataFusionError> {
+    array
+        .as_primitive_opt::<datafusion::arrow::datatypes::UInt64Type>()
+        .ok_or_else(|| {
+            DataFusionError::Internal(format!("flame graph: column `{name}` is not an integer"))
+        })
+}
+
 /// The root frame of a track: its cleaned name, or `track <id>` when it has none.
 fn track_root(raw: Option<&str>, track: Option<i64>) -> Cow<'_, str> {
     let name = clean_name(raw);
@@ -579,6 +775,10 @@ pub fn render(folded: &Folded, title: &str, out: &mut dyn Write) -> io::Result<(
         .collect();
     let mut options = options(title, skipped_note(folded.skipped_open));
     options.factor = divisor as f64;
+    if folded.samples {
+        options.count_name = SAMPLES_NAME.to_owned();
+        options.name_type = "Function:".to_owned();
+    }
     flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), out)
 }
 

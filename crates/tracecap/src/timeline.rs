@@ -42,6 +42,11 @@ pub enum TrackKind {
     Slices,
 }
 
+/// The end of the name of a [`TrackKind::Slices`] track under a thread that holds the thread's
+/// states (running, runnable, sleeping, ...) rather than calls: flame graphs of calls leave its
+/// slices out.
+pub const THREAD_STATES_SUFFIX: &str = " state";
+
 /// A track declaration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Track<'s> {

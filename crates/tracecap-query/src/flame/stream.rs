@@ -10,19 +10,28 @@
 //! self time is its duration minus its direct children's durations (at least 0); with
 //! `per_track`, a track's cleaned name (or `track <id>`) is the root of its stacks; slices never
 //! closed give no weight and are counted, their closed descendants keep them in their stacks.
+//!
+//! Only calls are folded ([`StacksFrom::Calls`]): slices of thread tracks, and of slice tracks
+//! under a thread but its thread states; scheduling slices, other tracks' slices and counters
+//! never. Sampled call stacks ([`StacksFrom::Samples`]) go to a tree of their own, each sample
+//! adding its weight to its stack (root first); with [`StacksFrom::Auto`] both are folded and the
+//! samples are kept when there are any.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::fast::RandomState;
-use tracecap::timeline::{ByNameId, CounterValue, Event, Sink, Track, TrackId, Wants};
+use tracecap::timeline::{
+    ByNameId, CounterValue, Event, Frame as StackFrame, Sink, StackId, StackKind, StackSample,
+    Track, TrackId, TrackKind, Wants, THREAD_STATES_SUFFIX,
+};
 use tracecap::{ConvertError, FormatError};
 use tracecap_arrow::arrow_schema::ArrowError;
 use tracecap_arrow::dataset::CaptureFile;
 
 use super::tree::{NodeId, StackTree};
-use super::{track_root, Folded};
+use super::{track_root, Folded, StacksFrom};
 use crate::error::Error;
 use crate::faults::Faults;
 use crate::walk::{walk_capture, Stop, WalkError};
@@ -55,17 +64,46 @@ pub struct StackSink {
     /// The name numbers of the capture being walked, by the adapter's [`tracecap::timeline::NameId`].
     by_id: ByNameId<u32>,
     skipped_open: u64,
+    /// What is folded.
+    from: StacksFrom,
+    /// The thread tracks of the capture being walked.
+    threads: HashSet<TrackId, RandomState>,
+    /// The tracks of the capture being walked whose slices are calls.
+    calls: HashSet<TrackId, RandomState>,
+    /// The sampled stacks, in a tree of their own.
+    samples: StackTree,
+    /// The names of the tracks of the capture being walked (with `per_track`, the roots of
+    /// their samples).
+    track_names: HashMap<TrackId, String, RandomState>,
+    /// The frames of each stack of the capture being walked: numbers of `samples`' names, root
+    /// first.
+    stacks: HashMap<StackId, Vec<u32>, RandomState>,
+    /// The node of each (track, stack) sampled in the capture being walked.
+    sampled: HashMap<(TrackId, StackId), NodeId, RandomState>,
 }
 
 impl StackSink {
-    /// A fold with no stacks yet; with `per_track`, each track's name is the root of its stacks.
+    /// A fold of calls with no stacks yet; with `per_track`, each track's name is the root of
+    /// its stacks.
     pub fn new(per_track: bool) -> Self {
+        StackSink::of(per_track, StacksFrom::Calls)
+    }
+
+    /// A fold of what `from` says, with no stacks yet.
+    pub fn of(per_track: bool, from: StacksFrom) -> Self {
         StackSink {
             per_track,
             tree: StackTree::default(),
             tracks: HashMap::default(),
             by_id: ByNameId::default(),
             skipped_open: 0,
+            from,
+            threads: HashSet::default(),
+            calls: HashSet::default(),
+            samples: StackTree::default(),
+            track_names: HashMap::default(),
+            stacks: HashMap::default(),
+            sampled: HashMap::default(),
         }
     }
 
@@ -77,6 +115,11 @@ impl StackSink {
         }
         self.tracks.clear();
         self.by_id.clear();
+        self.threads.clear();
+        self.calls.clear();
+        self.track_names.clear();
+        self.stacks.clear();
+        self.sampled.clear();
     }
 
     /// The number of nodes of the tree: one per distinct stack opened so far.
@@ -84,10 +127,22 @@ impl StackSink {
         self.tree.len()
     }
 
-    /// Ends the walk of the capture and returns the folded stacks.
-    pub fn finish(mut self) -> Folded {
+    /// Ends the walk of the capture and returns the folded stacks (see [`StacksFrom`]).
+    pub fn finish(self) -> Folded {
+        let from = self.from;
+        let (calls, samples) = self.finish_both();
+        choose(from, calls, samples)
+    }
+
+    /// Ends the walk of the capture and returns the folded calls and the folded samples.
+    pub(crate) fn finish_both(mut self) -> (Folded, Folded) {
         self.end_capture();
-        self.tree.into_folded(self.skipped_open)
+        let samples = self.samples.into_folded(0).counting_samples(true);
+        (self.tree.into_folded(self.skipped_open), samples)
+    }
+
+    fn wants_calls(&self) -> bool {
+        self.from != StacksFrom::Samples
     }
 
     /// The state of `track`, made on its first use.
@@ -147,10 +202,37 @@ fn root_node(tree: &mut StackTree, per_track: bool, track: TrackId, name: &str) 
     tree.child(StackTree::ROOT, name)
 }
 
+/// The fold `from` asks for, of the folded `calls` and `samples`.
+pub(crate) fn choose(from: StacksFrom, calls: Folded, samples: Folded) -> Folded {
+    match from {
+        StacksFrom::Calls => calls,
+        StacksFrom::Samples => samples,
+        StacksFrom::Auto if samples.is_empty() => calls,
+        StacksFrom::Auto => samples,
+    }
+}
+
 impl Sink for StackSink {
     type Error = Infallible;
 
     fn track(&mut self, track: &Track<'_>) -> Result<(), Infallible> {
+        let under_thread = track.parent.is_some_and(|p| self.threads.contains(&p));
+        match track.kind {
+            TrackKind::Thread { .. } => {
+                self.threads.insert(track.id);
+                self.calls.insert(track.id);
+            }
+            TrackKind::Slices if under_thread && !track.name.ends_with(THREAD_STATES_SUFFIX) => {
+                self.calls.insert(track.id);
+            }
+            _ => {}
+        }
+        if self.per_track && self.from != StacksFrom::Calls {
+            self.track_names.insert(track.id, track.name.to_owned());
+        }
+        if !self.wants_calls() || !self.calls.contains(&track.id) {
+            return Ok(());
+        }
         if self.per_track {
             let root = root_node(&mut self.tree, true, track.id, track.name);
             self.state(track.id).root = root;
@@ -159,6 +241,9 @@ impl Sink for StackSink {
     }
 
     fn begin(&mut self, event: &Event<'_>) -> Result<(), Infallible> {
+        if !self.wants_calls() || !self.calls.contains(&event.track) {
+            return Ok(());
+        }
         let node = self.open(event);
         self.state(event.track).frames.push(Frame {
             node,
@@ -182,6 +267,9 @@ impl Sink for StackSink {
     }
 
     fn complete(&mut self, event: &Event<'_>, dur: u64) -> Result<(), Infallible> {
+        if !self.wants_calls() || !self.calls.contains(&event.track) {
+            return Ok(());
+        }
         let node = self.open(event);
         self.close(event.track, node, dur, 0);
         Ok(())
@@ -197,9 +285,54 @@ impl Sink for StackSink {
 
     fn wants(&self) -> Wants {
         Wants {
-            slices: true,
+            slices: self.wants_calls(),
             ..Wants::NOTHING
         }
+    }
+
+    fn stack(&mut self, id: StackId, frames: &[StackFrame<'_>]) -> Result<(), Infallible> {
+        let names = frames
+            .iter()
+            .rev()
+            .map(|f| self.samples.names.number(f.function))
+            .collect();
+        self.stacks.insert(id, names);
+        Ok(())
+    }
+
+    /// A sampled stack adds its weight to its node; a call's backtrace is no sample.
+    fn stack_sample(&mut self, sample: &StackSample<'_>) -> Result<(), Infallible> {
+        if sample.kind != StackKind::Sample {
+            return Ok(());
+        }
+        let key = (sample.track, sample.stack);
+        let node = match self.sampled.get(&key) {
+            Some(&node) => node,
+            None => {
+                let Some(names) = self.stacks.get(&sample.stack) else {
+                    return Ok(());
+                };
+                let mut node = StackTree::ROOT;
+                if self.per_track {
+                    let name = self
+                        .track_names
+                        .get(&sample.track)
+                        .map_or("", String::as_str);
+                    node = root_node(&mut self.samples, true, sample.track, name);
+                }
+                for &name in names {
+                    node = self.samples.child(node, name);
+                }
+                self.sampled.insert(key, node);
+                node
+            }
+        };
+        self.samples.add(node, sample.weight);
+        Ok(())
+    }
+
+    fn wants_stacks(&self) -> bool {
+        self.from != StacksFrom::Calls
     }
 }
 
@@ -208,22 +341,22 @@ impl Sink for StackSink {
 /// `faults`, as a query records them; a file that shrank while it was read is an error.
 pub(crate) fn fold_captures(
     captures: &[CaptureFile],
-    per_track: bool,
+    (per_track, from): (bool, StacksFrom),
     threads: usize,
     faults: &Faults,
-) -> Result<Folded, Error> {
+) -> Result<(Folded, Folded), Error> {
     let mut order: Vec<&CaptureFile> = captures.iter().collect();
     order.sort_by_key(|capture| std::cmp::Reverse(capture.bytes));
     let next = AtomicUsize::new(0);
-    let worker = || -> Result<Folded, Error> {
-        let mut sink = StackSink::new(per_track);
+    let worker = || -> Result<(Folded, Folded), Error> {
+        let mut sink = StackSink::of(per_track, from);
         while let Some(capture) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
             fold_capture(capture, &mut sink, faults)?;
         }
-        Ok(sink.finish())
+        Ok(sink.finish_both())
     };
     let threads = threads.clamp(1, captures.len().max(1));
-    let parts: Vec<Result<Folded, Error>> = std::thread::scope(|scope| {
+    let parts: Vec<Result<(Folded, Folded), Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
         handles
             .into_iter()
@@ -234,11 +367,13 @@ pub(crate) fn fold_captures(
             })
             .collect()
     });
-    let mut folded = Folded::default();
+    let (mut calls, mut samples) = (Folded::default(), Folded::default());
     for part in parts {
-        folded.merge(&part?);
+        let (c, s) = part?;
+        calls.merge(&c);
+        samples.merge(&s);
     }
-    Ok(folded)
+    Ok((calls, samples))
 }
 
 /// Folds the slices of one capture file into `sink`.
