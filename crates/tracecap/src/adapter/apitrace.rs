@@ -360,7 +360,8 @@ pub const CONVERTS_ARRIVING: bool = true;
 /// whole and its events are converted by the state the whole-file [`convert`] drives, so
 /// `buffer` holds one chunk and one piece, the parser its window (the largest event plus one
 /// chunk) and the signature table, and the conversion what the module docs list. gzip, brotli
-/// and zstd containers are read whole into `buffer`, then converted as a file is.
+/// and zstd containers are read whole into a [`Spool`](crate::open::Spool) on disk, then
+/// converted as a file is.
 #[cfg(feature = "std")]
 pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
@@ -372,15 +373,26 @@ pub fn convert_arriving<S: Sink>(
 
     // `buffer` holds the bytes the format was told from: the container's magic.
     if !buffer.starts_with(b"at") {
-        let stop = loop {
-            match source.read_more(buffer) {
-                Ok(Arrival::More(_)) => {}
-                Ok(Arrival::Stopped(why)) => break why,
-                Err(e) => return Some(Err(e)),
-            }
+        let whole = (|| {
+            use std::io::Write as _;
+            let mut spool = crate::open::Spool::new(source.path())?;
+            spool.write_all(buffer)?;
+            let stop = loop {
+                buffer.clear();
+                let arrival = source.read_more(buffer)?;
+                spool.write_all(buffer)?;
+                if let Arrival::Stopped(why) = arrival {
+                    break why;
+                }
+            };
+            Ok((spool.into_input()?, stop))
+        })();
+        let (input, stop) = match whole {
+            Ok(whole) => whole,
+            Err(e) => return Some(Err(e)),
         };
         let read = source.position();
-        let converted = convert(buffer, sink).map(|()| Pumped {
+        let converted = convert(&input, sink).map(|()| Pumped {
             stop: Some(stop),
             read,
             parsed: read,
