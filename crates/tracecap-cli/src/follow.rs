@@ -1,20 +1,22 @@
 //! Captures read as their bytes arrive: `--follow` on `dump`, `validate`, `info` and `convert`
-//! (a file still being written), and `dump` and `convert` of a syscall_capture stream (`-`, a
-//! pipe) in bounded memory.
+//! (a file still being written), and any command reading a stream (`-`, a pipe).
 //!
 //! The format's push parser says, as the bytes come, how far whole records reach and where the
 //! format ends (Orbit's `CaptureFinished`, EasyProfiler's end signature); following stops there,
 //! after `--idle` seconds without growth, at Ctrl-C, or when the file shrinks or is replaced.
-//! While it follows, the tool holds the record being read and one 64 KiB piece.
 //!
-//! - `dump` and `convert` of a syscall_capture print or convert each record as it completes.
-//! - Every other command, and `dump` and `convert` of the other formats, run once following
-//!   stops, on the file as it then is, so the output is the same command's without `--follow`:
-//!   an Orbit header is rewritten when its capture ends, an EasyProfiler thread's depths need
-//!   all its records, and the other adapters need more of a capture than one record. A
-//!   followed stream (a pipe) is kept in memory for that.
+//! - `dump` and `convert` print or convert records as they complete wherever the format
+//!   allows (`formats::dump_arriving`, `tracecap::adapter::convert_arriving`): syscall_capture
+//!   record by record, WTF event by event (holding its reorder queues), a snappy apitrace trace
+//!   call by call (holding open calls), EasyProfiler a thread at a time (its depths need the
+//!   thread's records). What is printed is flushed whenever more bytes are awaited.
+//! - Every other case runs once following stops, on the capture as it then is, so the output is
+//!   the same command's without `--follow`: `validate` and `info`, and Orbit (its dump opens
+//!   with the section list written after the events; its conversion names each thread by the
+//!   last name the capture gives it). A followed file is opened again; a stream is kept in a
+//!   [`Spool`] on disk meanwhile, not in memory.
 //!
-//! Each run ends with a line on standard error saying how many bytes were read and why
+//! Each followed run ends with a line on standard error saying how many bytes were read and why
 //! following stopped.
 
 use std::convert::Infallible;

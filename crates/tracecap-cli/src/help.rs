@@ -67,8 +67,9 @@ Examples:
   tracecap dump --apitrace app.trace > app.txt   (the text of 'apitrace dump')
   tracecap dump --follow calls.dat   (records as the tracer writes them)
 
-With --follow, a syscall_capture's records are printed as they complete; the
-other formats are dumped once following stops (at the format's end, after
+With --follow (and from a pipe), records are printed as they complete:
+syscall_capture and WTF records, snappy apitrace calls, EasyProfiler threads;
+an Orbit capture is dumped once following stops (at the format's end, after
 --idle seconds without growth, or at Ctrl-C), from the file as it then is.
 A file that shrinks or is replaced while followed is an error (exit 2).
 
