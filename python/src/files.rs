@@ -1,4 +1,4 @@
-//! `tracecap.convert` (one capture to a Perfetto trace or Chrome JSON) and `tracecap.export`
+//! `tracecap.convert` (one capture to a Perfetto trace, Chrome JSON or a pprof profile) and `tracecap.export`
 //! (captures to a Parquet dataset): files written under a temporary name and put in place when
 //! complete, with the interpreter released while they are written.
 
@@ -8,7 +8,7 @@ use std::path::Path;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tracecap::export::{ChromeJson, Perfetto, Target};
+use tracecap::export::{ChromeJson, Perfetto, Pprof, Target};
 use tracecap::{ConvertError, Format, FormatError, Stats};
 use tracecap_arrow::dataset::{self, ExportOptions, Mode, Progress};
 use tracecap_arrow::Table;
@@ -20,12 +20,15 @@ use crate::inputs::{paths, FsPath};
 fn target(to: Option<&str>, out: &Path) -> PyResult<Target> {
     match to {
         Some(name) => Target::from_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!("to={name:?}: expected \"perfetto\" or \"chrome\""))
+            PyValueError::new_err(format!(
+                "to={name:?}: expected \"perfetto\", \"chrome\" or \"pprof\""
+            ))
         }),
         None => Target::from_path(out).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "cannot tell the output format from {}: name it .json, .pftrace or \
-                 .perfetto-trace, or pass to=\"perfetto\" or to=\"chrome\"",
+                "cannot tell the output format from {}: name it .json, .pftrace, \
+                 .perfetto-trace, .pb.gz or .pprof, or pass to=\"perfetto\", to=\"chrome\" or \
+                 to=\"pprof\"",
                 out.display()
             ))
         }),
@@ -41,9 +44,11 @@ enum Failure {
     Shrunk,
 }
 
-/// Converts the capture at `path` to a Perfetto trace (`to="perfetto"`) or Chrome Trace Event
-/// JSON (`to="chrome"`) at `out`; without `to`, the format follows `out`'s extension (`.pftrace`,
-/// `.perfetto-trace` or `.json`). Returns the counts `tracecap convert --json` prints.
+/// Converts the capture at `path` to a Perfetto trace (`to="perfetto"`), Chrome Trace Event
+/// JSON (`to="chrome"`) or a gzip-compressed pprof profile (`to="pprof"`: its call stacks, or
+/// its calls' self time without them) at `out`; without `to`, the format follows `out`'s
+/// extension (`.pftrace`, `.perfetto-trace`, `.json`, `.pb.gz` or `.pprof`). Returns the counts
+/// `tracecap convert --json` prints.
 ///
 /// The output is written under a temporary name and renamed when complete, so a failed
 /// conversion leaves any older `out` untouched; `out` may not be the input. A damaged capture
@@ -87,6 +92,9 @@ pub fn convert<'py>(
     d.set_item("output", out.display().to_string())?;
     d.set_item("to", target.name())?;
     stats_items(&d, &stats)?;
+    if target == Target::Pprof {
+        stack_items(&d, &stats)?;
+    }
     Ok(d)
 }
 
@@ -102,6 +110,14 @@ fn stats_items(d: &Bound<'_, PyDict>, s: &Stats) -> PyResult<()> {
     d.set_item("first_ns", s.first_ts)?;
     d.set_item("last_ns", s.last_ts)?;
     d.set_item("span_ns", s.span_ns())?;
+    Ok(())
+}
+
+/// The counts of the call stacks, which only a profile reads (as `tracecap convert --json`
+/// gives them).
+fn stack_items(d: &Bound<'_, PyDict>, s: &Stats) -> PyResult<()> {
+    d.set_item("stacks", s.stacks)?;
+    d.set_item("stack_samples", s.stack_samples)?;
     Ok(())
 }
 
@@ -132,6 +148,11 @@ fn convert_file(
         }
         Target::Perfetto => {
             let mut sink = Perfetto::new(writer).map_err(Failure::Io)?;
+            let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
+            (stats, result, sink.finish())
+        }
+        Target::Pprof => {
+            let mut sink = Pprof::new(writer);
             let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
             (stats, result, sink.finish())
         }
