@@ -144,7 +144,7 @@ fn perfetto_samples(bytes: &[u8]) -> Vec<Sampled> {
                 mappings.insert(m.iid.unwrap(), m.path_string_ids[0]);
             }
             for f in &d.frames {
-                assert!(frames.insert(f.iid.unwrap(), f.clone()).is_none());
+                assert!(frames.insert(f.iid.unwrap(), *f).is_none());
             }
             for c in &d.callstacks {
                 assert!(!c.frame_ids.is_empty(), "packet {i}: an empty callstack");

@@ -977,7 +977,7 @@ mod tests {
                     assert!(names.insert(s.iid.unwrap(), name).is_none());
                 }
                 for f in &d.frames {
-                    assert!(frames.insert(f.iid.unwrap(), f.clone()).is_none());
+                    assert!(frames.insert(f.iid.unwrap(), *f).is_none());
                 }
                 for c in &d.callstacks {
                     stacks.insert(c.iid.unwrap(), c.frame_ids.clone());
