@@ -377,3 +377,55 @@ fn orbit_samples_in_perfetto_and_chrome_equal_a_protobuf_decoding() {
     assert!(with_samples > 0, "no capture with samples compared");
     println!("{official} traces read with Perfetto's full schema");
 }
+
+#[global_allocator]
+static COUNTING: tracecap_testkit::CountingAlloc = tracecap_testkit::CountingAlloc;
+
+/// Allocations made while the Perfetto writer takes `n` samples of one declared stack.
+fn perfetto_sample_allocations(n: u64) -> usize {
+    use tracecap::timeline::{
+        Frame, Sink, StackId, StackKind, StackSample, Track, TrackId, TrackKind,
+    };
+    let mut sink = Perfetto::new(std::io::sink()).unwrap();
+    sink.track(&Track {
+        id: TrackId(1),
+        parent: None,
+        kind: TrackKind::Thread { pid: 2, tid: 3 },
+        name: "main",
+    })
+    .unwrap();
+    let frame = Frame {
+        function: "f",
+        module: "m",
+        file: "",
+        line: None,
+        address: Some(0x10),
+    };
+    sink.stack(StackId(1), &[frame, frame]).unwrap();
+    let before = tracecap_testkit::allocs();
+    for ts in 0..n {
+        sink.stack_sample(&StackSample {
+            track: TrackId(1),
+            ts,
+            stack: StackId(1),
+            weight: 1,
+            kind: StackKind::Sample,
+            call: None,
+        })
+        .unwrap();
+    }
+    tracecap_testkit::allocs() - before
+}
+
+#[test]
+fn perfetto_samples_allocate_nothing_once_their_stack_is_declared() {
+    let _serial = tracecap_testkit::serial();
+    let (few, many) = (
+        perfetto_sample_allocations(1_000),
+        perfetto_sample_allocations(10_000),
+    );
+    assert!(
+        many <= few && few <= 1,
+        "{few} allocations for 1,000 samples, {many} for 10,000"
+    );
+}
