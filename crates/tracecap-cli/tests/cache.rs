@@ -28,7 +28,7 @@ fn with_cache(cache: &Path, args: &[&str]) -> (i32, String, String) {
 /// The files of the cache at `cache` in its folder `kind` (`links`, `packs`), temporary ones
 /// included.
 fn files(cache: &Path, kind: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(cache.join("v3").join(kind))
+    let mut out: Vec<PathBuf> = std::fs::read_dir(cache.join("v4").join(kind))
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     out.sort();
@@ -50,7 +50,7 @@ fn cache_info_clear_and_no_cache() {
     let (code, info, _) = with_cache(&cache, &["cache"]);
     assert_eq!(code, 0);
     assert!(
-        info.contains(&format!("folder   {}", cache.join("v3").display())),
+        info.contains(&format!("folder   {}", cache.join("v4").display())),
         "{info}"
     );
     assert!(info.contains("entries  2\n"), "{info}");
@@ -83,7 +83,7 @@ fn cache_info_clear_and_no_cache() {
     let (code, _, err) = with_cache(&file, &["cache"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains(&file.join("v3").display().to_string()),
+        err.contains(&file.join("v4").display().to_string()),
         "{err}"
     );
     // A query with it answers, and warns once that it cannot be written.
