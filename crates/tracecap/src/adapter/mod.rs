@@ -119,4 +119,3 @@ pub fn convert_arriving<S: Sink>(
     }?;
     Some((counting.stats, result))
 }
-
