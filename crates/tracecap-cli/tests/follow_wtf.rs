@@ -161,3 +161,61 @@ fn a_wtf_stream_is_dumped_and_converted_in_bounded_memory() {
     let piped = hashed("convert - -o - --to perfetto --quiet", Some(&path), true);
     assert_eq!(piped, whole, "convert");
 }
+
+#[test]
+fn a_followed_capture_shows_its_events_while_the_rest_is_awaited() {
+    // Two chunks of events, the first written whole and 100 bytes of the second: a chunk's
+    // events are read once the chunk is whole.
+    let one = big_capture(200);
+    let bytes = big_capture(one.len() + 1);
+    assert_eq!(bytes[..one.len()], one[..]);
+    let cut = one.len() + 100;
+    let dir = tracecap_testkit::TempDir::new("follow-wtf-shows");
+    let part = dir.join("part.wtf-trace");
+    std::fs::write(&part, &one).unwrap();
+    // What `dump` prints of the whole chunks written so far.
+    let out = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .arg("dump")
+        .arg(&part)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let expected: Vec<&str> = printed.lines().collect();
+    assert!(expected.len() > 1000, "{} lines", expected.len());
+
+    let path = dir.join("growing.wtf-trace");
+    std::fs::write(&path, &bytes[..cut]).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(["dump", "--follow", "--idle", "30"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    // Every line of the first chunk shows while the file waits for the rest of the second.
+    let mut got = Vec::new();
+    while got.len() < expected.len() {
+        match rx.recv_timeout(std::time::Duration::from_secs(15)) {
+            Ok(line) => got.push(line),
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "lines shown while the rest of the file is awaited"
+    );
+    assert!(got.iter().zip(&expected).all(|(a, b)| a == b));
+}

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use tracecap::push::{Feed, Pumped};
+use tracecap::push::{Fed, Feed, Pumped};
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::push::{PushItem, PushParser};
 use tracecap_wtf::{
@@ -280,7 +280,12 @@ fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<
     let mut fmt = ArgsJson::new();
     // The offset of the last event: a definition comes right after the event that made it.
     let mut last = 0u64;
-    follow::finish(feed.run(&mut parser, |item| {
+    follow::finish(feed.run_noting(&mut parser, |fed| {
+        let item = match fed {
+            Fed::Item(item) => item,
+            // What was printed shows while more bytes are awaited.
+            Fed::Reading => return Ok(w.flush()?),
+        };
         match item {
             PushItem::Header(info) => header_line(&mut w, &info, json)?,
             PushItem::Chunk(_) => {}
