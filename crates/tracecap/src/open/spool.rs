@@ -1,22 +1,4 @@
-//! A stream's bytes kept on disk rather than in memory: an unnamed temporary file, mapped once
-//! the stream has ended.
-//!
-//! A command that needs a whole capture (an Orbit conversion, `info`, `query`) and reads it from
-//! a pipe must keep every byte until the end. Kept in memory, a 10 GB stream needs 10 GB of RAM;
-//! kept in a [`Spool`], it needs 10 GB of disk in the temporary directory
-//! ([`std::env::temp_dir`]: `$TMPDIR`, else `/tmp`) and the pages of the map that are in use.
-//! The file is removed from its directory as soon as it is created, so nothing is left behind,
-//! whatever ends the process; its space is freed when the spool or the [`Input`] is dropped.
-//!
-//! ```no_run
-//! use std::io::Write;
-//!
-//! let mut spool = tracecap::open::Spool::new("standard input".as_ref())?;
-//! spool.write_all(b"bytes as they come")?;
-//! let input = spool.into_input()?; // mapped, as `tracecap::open` maps a file
-//! assert_eq!(&input[..], b"bytes as they come");
-//! # Ok::<(), std::io::Error>(())
-//! ```
+//! A stream's bytes kept on disk rather than in memory ([`Spool`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -28,7 +10,25 @@ use super::{map_file, with_path, Input};
 /// Distinguishes the temporary files of one process.
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-/// A stream's bytes written to an unnamed temporary file (see the [module docs](self)).
+/// A stream's bytes kept on disk rather than in memory: an unnamed temporary file, mapped once
+/// the stream has ended.
+///
+/// A command that needs a whole capture (an Orbit conversion, `info`, `query`) and reads it from
+/// a pipe must keep every byte until the end. Kept in memory, a 10 GB stream needs 10 GB of RAM;
+/// kept in a [`Spool`], it needs 10 GB of disk in the temporary directory
+/// ([`std::env::temp_dir`]: `$TMPDIR`, else `/tmp`) and the pages of the map that are in use.
+/// The file is removed from its directory as soon as it is created, so nothing is left behind,
+/// whatever ends the process; its space is freed when the spool or the [`Input`] is dropped.
+///
+/// ```
+/// use std::io::Write;
+///
+/// let mut spool = tracecap::open::Spool::new("standard input".as_ref())?;
+/// spool.write_all(b"bytes as they come")?;
+/// let input = spool.into_input()?; // mapped, as `tracecap::open` maps a file
+/// assert_eq!(&input[..], b"bytes as they come");
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Spool {
     file: io::BufWriter<File>,
