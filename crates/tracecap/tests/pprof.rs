@@ -18,84 +18,18 @@ use tracecap::timeline::{
 };
 use tracecap_testkit::{allocs, CountingAlloc};
 
+mod common;
+
 #[global_allocator]
 static COUNTING: CountingAlloc = CountingAlloc;
 
 /// One sample: its thread and its frames (function, module, address), innermost first.
-type Sampled = (u64, Vec<(String, String, u64)>);
+type Sampled = (u64, Vec<common::samples::Frame>);
 
 /// The samples of an Orbit capture, read with prost: `None` when it is not an ORBT capture.
 fn oracle(data: &[u8]) -> Option<Vec<Sampled>> {
-    if data.get(..4)? != b"ORBT" {
-        return None;
-    }
-    let start = u64::from_le_bytes(data.get(8..16)?.try_into().ok()?);
-    let mut at = usize::try_from(start).ok()?;
-    let mut strings = HashMap::new();
-    let mut stacks = HashMap::new();
-    let mut infos: HashMap<u64, orbit::AddressInfo> = HashMap::new();
-    let mut samples = Vec::new();
-    let mut finished = false;
-    while let Some(mut rest) = data.get(at..).filter(|r| !r.is_empty()) {
-        let before = rest.len();
-        let Ok(len) = prost::encoding::decode_varint(&mut rest) else {
-            break;
-        };
-        let head = before - rest.len();
-        let Some(bytes) = rest.get(..len as usize) else {
-            break;
-        };
-        let Ok(ev) = orbit::ClientCaptureEvent::decode(bytes) else {
-            break;
-        };
-        at += head + len as usize;
-        use orbit::client_capture_event::Event as E;
-        match ev.event {
-            Some(E::InternedString(s)) => {
-                strings.insert(s.key, String::from_utf8_lossy(&s.intern).into_owned());
-            }
-            Some(E::InternedCallstack(c)) => {
-                stacks.insert(c.key, c.intern.unwrap_or_default().pcs);
-            }
-            Some(E::AddressInfo(a)) => {
-                infos.entry(a.absolute_address).or_insert(a);
-            }
-            Some(E::CallstackSample(s)) => samples.push(s),
-            Some(E::CaptureFinished(_)) => {
-                finished = true;
-                break;
-            }
-            _ => {}
-        }
-    }
-    if !finished {
-        return None;
-    }
-    let string = |key| strings.get(&key).cloned().unwrap_or_default();
-    Some(
-        samples
-            .iter()
-            .filter_map(|s| {
-                let pcs = stacks.get(&s.callstack_id)?;
-                let frames = pcs
-                    .iter()
-                    .map(|&pc| match infos.get(&pc) {
-                        Some(a) => {
-                            let name = string(a.function_name_key);
-                            let name = if name.is_empty() {
-                                format!("{pc:#x}")
-                            } else {
-                                name
-                            };
-                            (name, string(a.module_name_key), pc)
-                        }
-                        None => (format!("{pc:#x}"), String::new(), pc),
-                    })
-                    .collect();
-                Some((u64::from(s.tid), frames))
-            })
-            .collect(),
-    )
+    let (samples, _) = common::samples::oracle(data)?;
+    Some(samples.into_iter().map(|s| (s.tid, s.frames)).collect())
 }
 
 /// Un-gzips and decodes a profile.

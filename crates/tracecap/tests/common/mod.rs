@@ -5,6 +5,8 @@
 pub mod apitrace;
 #[cfg(feature = "orbit")]
 pub mod orbit;
+#[cfg(all(feature = "std", feature = "orbit"))]
+pub mod samples;
 
 use std::collections::HashMap;
 
