@@ -65,6 +65,16 @@ pub fn run(
             dest.commit()?;
         }
     }
+    if folded.is_empty() {
+        let what = match args.from {
+            StacksFrom::Samples => "no sampled call stacks (--from calls draws nested calls)",
+            StacksFrom::Calls => {
+                "no nested calls on a thread (--from samples draws sampled stacks)"
+            }
+            StacksFrom::Auto => "no call stacks: neither sampled stacks nor nested calls",
+        };
+        writeln!(err, "note: the inputs hold {what}; the graph is empty")?;
+    }
     if folded.skipped_open() > 0 {
         writeln!(
             err,

@@ -461,6 +461,16 @@ fn flamegraph_draws_an_svg_or_prints_folded_stacks() {
 
     let neither = run(&["flamegraph", &s]);
     assert_eq!(neither.status.code(), Some(2));
+
+    // Sampled stacks asked of a capture that has none: an empty graph, and a note saying why.
+    let none = run(&["flamegraph", &s, "--from", "samples", "--folded"]);
+    assert_eq!(none.status.code(), Some(0), "{}", stderr(&none));
+    assert!(stdout(&none).is_empty());
+    assert!(
+        stderr(&none).contains("no sampled call stacks (--from calls draws nested calls)"),
+        "{}",
+        stderr(&none)
+    );
 }
 
 #[test]
