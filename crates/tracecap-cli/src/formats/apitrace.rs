@@ -265,22 +265,20 @@ fn both_outputs() -> CliError {
     CliError::Usage("--json and --apitrace are two different outputs: pick one".into())
 }
 
-/// What [`Located`] gives: the stream's header, a pause (the parser waits for bytes: what is
-/// printed is flushed), then each event with its table and the file offset of its chunk.
+/// What a dump of pushed events is given: the stream's header, then each event with its table
+/// and the file offset of its chunk, and a pause whenever the reading waits for bytes (what is
+/// printed is flushed there).
 enum Piece<'a> {
     Header(&'a OwnedHeader),
     Pause,
     Event(Event<'a>, &'a SigTable, Option<u64>),
 }
 
-/// The crate's push parser giving the header first, and a [`Piece::Pause`] before each
-/// request for more bytes.
+/// The crate's push parser giving the header first.
 #[derive(Default)]
 struct Located {
     parser: PushParser,
     header: bool,
-    /// The request for more bytes held back behind a pause.
-    more: Option<Option<u64>>,
 }
 
 impl PushParse for Located {
@@ -288,10 +286,7 @@ impl PushParse for Located {
     type Error = Error;
 
     fn parse<'a>(&'a mut self, data: &'a [u8], eof: bool) -> Result<Pushed<Piece<'a>>, Error> {
-        if let Some(hint) = self.more.take() {
-            return Ok(Pushed::NeedMore { hint });
-        }
-        let answer = if self.header {
+        Ok(if self.header {
             self.parser
                 .parse_located(data, eof)?
                 .map(|(ev, table, chunk)| Piece::Event(ev, table, chunk))
@@ -299,16 +294,6 @@ impl PushParse for Located {
             let h = self.parser.read_header(data, eof)?;
             self.header = matches!(h, Pushed::Item { .. });
             h.map(Piece::Header)
-        };
-        Ok(match answer {
-            Pushed::NeedMore { hint } => {
-                self.more = Some(hint);
-                Pushed::Item {
-                    consumed: 0,
-                    item: Piece::Pause,
-                }
-            }
-            other => other,
         })
     }
 
@@ -396,7 +381,12 @@ fn run_pushed(
     parser: &mut Located,
     each: impl for<'a> FnMut(Piece<'a>) -> Result<(), PushedErr>,
 ) -> Result<Pumped, PushedErr> {
-    feed.run(parser, each).map_err(|e| match e {
+    let mut each = each;
+    let pieces = feed.run_noting(parser, |fed| match fed {
+        tracecap::push::Fed::Item(piece) => each(piece),
+        tracecap::push::Fed::Reading => each(Piece::Pause),
+    });
+    pieces.map_err(|e| match e {
         PumpError::Io(e) => PushedErr::Io(e),
         PumpError::Parse(e) => PushedErr::Trace(e),
         PumpError::Each(e) => e,
