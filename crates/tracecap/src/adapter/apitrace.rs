@@ -7,6 +7,7 @@
 //! | call | slice on its thread from the synthetic time of its ENTER to that of its LEAVE, named by the function; args by the signature's argument names, `ret`, `call_no`, `fake`, `incomplete` |
 //! | frame (ends at a call apitrace flags end-of-frame) | slice `frame N` on a `Frames` track |
 //! | debug group push ... pop | slice named by the group's text, from the push call's end to the pop call's start |
+//! | a call's backtrace | for a sink that reads stacks, a stack sample of kind `call` on the call's thread at its start, named by the call's function, of the backtrace's frames (innermost first) |
 //!
 //! apitrace records no time at all, only the order of calls. The synthetic clock ticks once per
 //! call ([`TICK_NS`], one microsecond): the call numbered `n` enters at `n` ticks, and a call
@@ -24,6 +25,11 @@
 //! source's `OffsetMap`, as `decompress` maps it for `dump` and `validate`, to the chunk or frame
 //! holding it: the fault lies in the event being read, in the window.
 //!
+//! A backtrace's frames are declared as a stack once per distinct list of frame ids (kept, with
+//! its number, in a map; a call whose backtrace was seen before costs a lookup and no
+//! allocation). A frame's function is the name the trace gives it, else apitrace's own
+//! `module+0xoffset` (`?` for an unknown module), its address the offset in its module.
+//!
 //! A snappy trace whose bytes arrive (a pipe, a followed file) is read through the crate's
 //! `PushParser` instead (`convert_arriving`), event by event, into the same state: the
 //! parser's window replaces the reader's, the parser's offset map the source's.
@@ -35,7 +41,7 @@ use core::fmt::Write as _;
 
 use tracecap_apitrace::dump::Dumper;
 use tracecap_apitrace::{
-    call_flags, ChunkedReader, ContainerSource, Detail, Error as ApiError, ErrorKind, EventKind,
+    call_flags, Backtrace, ChunkedReader, ContainerSource, Detail, Error as ApiError, ErrorKind, EventKind,
     OffsetMap, OwnedHeader, Parsed, SigTable, Space, Value as ApiValue, END_FRAME, MARKER_POP,
     MARKER_PUSH,
 };
@@ -43,7 +49,9 @@ use tracecap_apitrace::{
 use super::out::{Out, Written};
 use super::text::{cut, text, NO_ARG};
 use crate::error::{ConvertError, FormatError};
-use crate::timeline::{Arg, Event, NameId, Sink, TrackId, TrackKind, Value};
+use crate::timeline::{
+    Arg, Event, Frame, NameId, Sink, StackId, StackKind, StackSample, TrackId, TrackKind, Value,
+};
 
 const CATEGORY: &str = "apitrace";
 const MARKER_CATEGORY: &str = "apitrace.marker";
@@ -322,6 +330,10 @@ struct State<'c, S: Sink> {
     scratch: String,
     /// Ranges of `scratch` holding names of arguments past the signature's count.
     extra: Vec<(usize, usize)>,
+    /// The stacks declared, by their frame ids (innermost first).
+    stacks: BTreeMap<Vec<u64>, StackId>,
+    /// The frame ids of the backtrace being read.
+    frame_ids: Vec<u64>,
 }
 
 fn utf8(b: &[u8]) -> &str {
@@ -530,6 +542,8 @@ impl<'c, S: Sink> State<'c, S> {
             lossy: String::new(),
             scratch: String::new(),
             extra: Vec::new(),
+            stacks: BTreeMap::new(),
+            frame_ids: Vec::new(),
         }
     }
 
@@ -620,12 +634,19 @@ impl<'c, S: Sink> State<'c, S> {
             label: None,
         };
         // A sink that reads no arguments gets none, but a marker push's name its group.
-        if self.out.wants_args() || flags & MARKER_PUSH != 0 {
+        let backtrace = if self.out.wants_args() || flags & MARKER_PUSH != 0 {
             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
-            apply(&mut call, p, bufs);
-        }
+            apply(&mut call, p, bufs)
+        } else if self.out.wants_stacks() {
+            find_backtrace(p)
+        } else {
+            None
+        };
         thread.stack.push(Entry::Call(call));
         self.open.insert(ev.call_no, ev.thread);
+        if let Some(bt) = backtrace {
+            self.backtrace(track, ts, func, &bt, p.table())?;
+        }
         if flags & END_FRAME != 0 {
             let start = self.frame_start.take().unwrap_or(now);
             let frames = match self.frames {
@@ -669,21 +690,72 @@ impl<'c, S: Sink> State<'c, S> {
             return Ok(()); // a LEAVE without its ENTER: nothing to close
         };
         let now = self.enters.saturating_mul(TICK_NS);
+        // A backtrace among a LEAVE's details (apitrace writes it with the ENTER) is the call's.
+        let mut backtrace = None;
         if let Some(thread) = self.threads.get_mut(tn) {
+            let track = thread.track;
             for entry in thread.stack.iter_mut().rev() {
                 if let Entry::Call(c) = entry {
                     if c.no == ev.call_no {
-                        if !c.begun && (self.out.wants_args() || c.flags & MARKER_PUSH != 0) {
+                        let found = if !c.begun
+                            && (self.out.wants_args() || c.flags & MARKER_PUSH != 0)
+                        {
                             let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
-                            apply(c, p, bufs);
-                        }
+                            apply(c, p, bufs)
+                        } else if self.out.wants_stacks() {
+                            find_backtrace(p)
+                        } else {
+                            None
+                        };
+                        backtrace = found.map(|bt| (track, c.ts, c.func, bt));
                         c.left = Some(now.max(c.ts.saturating_add(TICK_NS)));
                         break;
                     }
                 }
             }
         }
+        if let Some((track, ts, func, bt)) = backtrace {
+            self.backtrace(track, ts, func, &bt, p.table())?;
+        }
         self.drain(tn)
+    }
+
+    /// A call's backtrace: a stack sample of kind `call` at `ts` on `track`, its stack declared
+    /// at its first use. Frame ids that do not resolve end the stack where they start.
+    fn backtrace(
+        &mut self,
+        track: TrackId,
+        ts: u64,
+        func: Option<u32>,
+        bt: &Backtrace<'_>,
+        table: &SigTable,
+    ) -> Result<(), ConvertError<S::Error>> {
+        if !self.out.wants_stacks() {
+            return Ok(());
+        }
+        self.frame_ids.clear();
+        for id in bt.frames(table) {
+            let Ok(id) = id else { break };
+            self.frame_ids.push(id);
+        }
+        let stack = match self.stacks.get(self.frame_ids.as_slice()) {
+            Some(&id) => id,
+            None => {
+                let id = StackId(self.stacks.len() as u64);
+                declare_stack(&mut self.out, id, &self.frame_ids, table)?;
+                self.stacks.insert(self.frame_ids.clone(), id);
+                id
+            }
+        };
+        let call = self.functions.get(func).map_or("call", |f| self.functions.name(f));
+        self.out.stack_sample(&StackSample {
+            track,
+            ts,
+            stack,
+            weight: 1,
+            kind: StackKind::Call,
+            call: Some(call),
+        })
     }
 
     /// Closes the calls on top of `tn`'s stack that have left.
@@ -794,11 +866,79 @@ impl<'c, S: Sink> State<'c, S> {
     }
 }
 
-/// Applies an event's details (arguments, return value, flags) to a pending call; `bufs` are the
-/// dumper with its output buffer and the buffer for text that is not UTF-8.
-fn apply(call: &mut Pending, ev: &ApiEvent<'_>, bufs: (&mut Dumper, &mut Vec<u8>, &mut String)) {
+/// Declares the stack `id` of the backtrace frames `ids` (innermost first): each frame's
+/// function is its name, else `module+0xoffset` as apitrace prints it (`?` for no module), its
+/// address the offset in its module. Once per distinct backtrace; allocates for the frames' text.
+fn declare_stack<S: Sink>(
+    out: &mut Out<'_, S>,
+    id: StackId,
+    ids: &[u64],
+    table: &SigTable,
+) -> Written<S> {
+    let lossy = |b: Option<&[u8]>| b.map(|b| String::from_utf8_lossy(cstr(b)).into_owned());
+    let texts: Vec<(String, String, String, Option<u32>, Option<u64>)> = ids
+        .iter()
+        .map(|&frame| {
+            let f = table.frame(frame).unwrap_or_default();
+            let module = lossy(f.module);
+            let offset = f.offset.filter(|&o| (o as i64) >= 0);
+            let function = match lossy(f.function).filter(|s| !s.is_empty()) {
+                Some(name) => name,
+                None => {
+                    let mut text = module.clone().unwrap_or_else(|| String::from("?"));
+                    if let Some(o) = offset {
+                        let _ = write!(text, "+0x{o:x}");
+                    }
+                    text
+                }
+            };
+            // A line is a line of the frame's file (apitrace prints none without one).
+            let line = f.line.filter(|&l| f.filename.is_some() && (l as i32) >= 0);
+            let line = line.map(|l| l as i32 as u32);
+            let file = lossy(f.filename).unwrap_or_default();
+            (function, module.unwrap_or_default(), file, line, offset)
+        })
+        .collect();
+    let frames: Vec<Frame<'_>> = texts
+        .iter()
+        .map(|(function, module, file, line, address)| Frame {
+            function,
+            module,
+            file,
+            line: *line,
+            address: *address,
+        })
+        .collect();
+    out.stack(id, &frames)
+}
+
+/// The bytes before the first NUL (apitrace's names are C strings).
+fn cstr(s: &[u8]) -> &[u8] {
+    match s.iter().position(|&b| b == 0) {
+        Some(n) => s.get(..n).unwrap_or(s),
+        None => s,
+    }
+}
+
+/// The backtrace among an event's details, if any.
+fn find_backtrace<'p>(ev: &ApiEvent<'p>) -> Option<Backtrace<'p>> {
+    ev.details().find_map(|d| match d {
+        Ok(Detail::Backtrace(bt)) => Some(bt),
+        _ => None,
+    })
+}
+
+/// Applies an event's details (arguments, return value, flags) to a pending call and returns its
+/// backtrace, if any; `bufs` are the dumper with its output buffer and the buffer for text that
+/// is not UTF-8.
+fn apply<'p>(
+    call: &mut Pending,
+    ev: &ApiEvent<'p>,
+    bufs: (&mut Dumper, &mut Vec<u8>, &mut String),
+) -> Option<Backtrace<'p>> {
     let (dumper, bytes, lossy) = bufs;
     let table = ev.table();
+    let mut backtrace = None;
     for d in ev.details() {
         let Ok(d) = d else { break };
         let (slot, v) = match d {
@@ -808,7 +948,10 @@ fn apply(call: &mut Pending, ev: &ApiEvent<'_>, bufs: (&mut Dumper, &mut Vec<u8>
                 call.fake |= f & 1 != 0;
                 continue;
             }
-            Detail::Backtrace(_) => continue,
+            Detail::Backtrace(bt) => {
+                backtrace = Some(bt);
+                continue;
+            }
         };
         // A later value of the same argument replaces the earlier one.
         call.args.retain(|(s, _)| *s != slot);
@@ -854,6 +997,7 @@ fn apply(call: &mut Pending, ev: &ApiEvent<'_>, bufs: (&mut Dumper, &mut Vec<u8>
         };
         call.args.push((slot, val));
     }
+    backtrace
 }
 
 /// Appends `s`, cut at [`MAX_TEXT`] bytes (on a character boundary) with `...`.
