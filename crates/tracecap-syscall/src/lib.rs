@@ -58,7 +58,9 @@
 //! - [`Syscall::args`] yields the record's [`Arg`]s, which were checked when the record was read;
 //! - [`PushParser`] reads the same header and entries from bytes that arrive over time (a file
 //!   still being written, a socket): the caller feeds it what it has and drops what each item
-//!   consumed (see [`push`] for the loop, over pieces in memory and over a `TcpStream`).
+//!   consumed (see [`push`] for the loop, over pieces in memory and over a `TcpStream`);
+//! - [`json`] (feature `json`) writes each entry as the JSON object `tracecap dump --json` prints,
+//!   and a record's arguments as the JSON array the `syscall_calls` table keeps.
 //!
 //! # Features
 //!
@@ -66,6 +68,7 @@
 //! |---|---|---|
 //! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
 //! | `alloc` | through `std` | nothing: the reader never allocates (kept for the shape every tracecap format crate shares) |
+//! | `json` | no | implies `alloc`; [`json`], each entry's JSON appended to a `String` |
 //! | `write` | no | implies `std`; [`write::CaptureModel`] (an owned model of a whole capture, written in either byte order by `to_bytes` and read back by `from_bytes`) and [`write::CaptureWriter`], the byte-level builder beneath it, for files too big to model whole |
 //!
 //! With `default-features = false` the crate is the `no_std` core; it is the whole reader, as
@@ -79,6 +82,7 @@
     not(feature = "write"),
     doc = "[`write::CaptureWriter`]: crate#features"
 )]
+#![cfg_attr(not(feature = "json"), doc = "[`json`]: crate#features")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
@@ -104,6 +108,8 @@ mod error;
 mod fast;
 mod gap;
 mod header;
+#[cfg(feature = "json")]
+pub mod json;
 mod names;
 pub mod push;
 mod record;

@@ -5,12 +5,12 @@ use std::io::Write;
 
 use tracecap::push::{Fed, Feed, Pumped};
 use tracecap_syscall::push::PushItem;
-use tracecap_syscall::{Arg, Capture, Entry, Error, Header, PushParser, Syscall};
+use tracecap_syscall::{json, Arg, Capture, Entry, Error, Header, PushParser};
 
 use crate::error::CliError;
 use crate::follow::{self, Started};
 use crate::formats::{DumpOptions, Lines};
-use crate::json::{Decimal, JsonWriter, Lossy, Null};
+use crate::json::{JsonWriter, Raw};
 
 /// Totals of one walk over a capture.
 #[derive(Default)]
@@ -103,7 +103,9 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             .field("pid", h.pid)
             .field("epoch_seconds", h.epoch_seconds)
             .field("clock_reference_ns", h.clock_reference_ns);
-        uname_field(&mut w, h);
+        let mut uname = String::new();
+        json::uname(h.uname().as_ref(), &mut uname);
+        w.field("uname", Raw(&uname));
         w.field("syscalls", s.syscalls)
             .field("failed", s.failed)
             .field("with_args", s.with_args)
@@ -239,7 +241,8 @@ pub fn dump_arriving(
     dump_from(Feed::Arriving(&mut s.source, &mut s.buffer), opts, out)
 }
 
-/// The one dump loop, over bytes in memory or arriving: the header, then each entry.
+/// The one dump loop, over bytes in memory or arriving: the header, then each entry. The JSON
+/// lines are the format crate's (`tracecap_syscall::json`).
 fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<Pumped, CliError> {
     let mut parser = PushParser::new();
     let mut lines = Lines::new(opts.json, out);
@@ -252,14 +255,14 @@ fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<
         match (&mut lines, item) {
             (_, PushItem::GapPart(_)) => return Ok(()),
             (Lines::Json(w), PushItem::Header(h)) => {
-                w.begin_object();
-                header_fields(w, &h);
-                w.end_object();
-                w.end_line()?;
+                line.clear();
+                json::header(&h, &mut line);
+                w.item(Raw(&line)).end_line()?;
             }
             (Lines::Json(w), PushItem::Entry(e)) => {
-                entry_json(w, &e);
-                w.end_line()?;
+                line.clear();
+                json::entry(&e, &mut line);
+                w.item(Raw(&line)).end_line()?;
             }
             (Lines::Text(out), PushItem::Header(h)) => {
                 line.clear();
@@ -282,177 +285,6 @@ fn name_key<'w, 'o>(w: &'w mut JsonWriter<'o>, number: u16) -> &'w mut JsonWrite
     match tracecap_syscall::syscall_name(number) {
         Some(name) => w.key_escaped(name),
         None => w.key_escaped(&format!("syscall_{number}")),
-    }
-}
-
-fn uname_field(w: &mut JsonWriter<'_>, h: &Header<'_>) {
-    match &h.uname() {
-        Some(u) => {
-            w.object("uname")
-                .field("sysname", Lossy(u.sysname))
-                .field("nodename", Lossy(u.nodename))
-                .field("release", Lossy(u.release))
-                .field("version", Lossy(u.version))
-                .field("machine", Lossy(u.machine))
-                .field("domainname", Lossy(u.domainname))
-                .end_object();
-        }
-        None => {
-            w.field("uname", Null);
-        }
-    }
-}
-
-/// The header's members: `"format":"syscall",...,"uname":{...}`.
-fn header_fields(w: &mut JsonWriter<'_>, h: &Header<'_>) {
-    w.field("format", "syscall")
-        .field("version", h.version)
-        .field("big_endian", h.is_big_endian())
-        .field("pid", h.pid)
-        .field("epoch_seconds", h.epoch_seconds)
-        .field("clock_reference_ns", h.clock_reference_ns);
-    uname_field(w, h);
-}
-
-/// Bytes as a string of lowercase hex digits.
-struct Hex<'b>(&'b [u8]);
-
-impl crate::json::ToJson for Hex<'_> {
-    fn write_json(&self, buf: &mut Vec<u8>) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        buf.reserve(self.0.len() * 2 + 2);
-        buf.push(b'"');
-        for &b in self.0 {
-            buf.push(HEX[usize::from(b >> 4)]);
-            buf.push(HEX[usize::from(b & 15)]);
-        }
-        buf.push(b'"');
-    }
-}
-
-/// `{"sec": ..., "nsec": ...}`.
-fn time_field(w: &mut JsonWriter<'_>, key: &'static str, sec: i64, nsec: i64) {
-    w.object(key)
-        .field("sec", sec)
-        .field("nsec", nsec)
-        .end_object();
-}
-
-/// One argument as a one-member object named after its kind.
-fn arg_json(w: &mut JsonWriter<'_>, a: &Arg<'_>) {
-    w.begin_object();
-    match a {
-        Arg::Int(v) => {
-            w.field("int", v);
-        }
-        Arg::Data(d) => {
-            w.field("data", Hex(d));
-        }
-        Arg::Partial { original_len, data } => {
-            w.object("partial")
-                .field("original_len", original_len)
-                .field("data", Hex(data))
-                .end_object();
-        }
-        Arg::Stat(st) => {
-            w.object("stat")
-                .field("dev", st.dev)
-                .field("ino", st.ino)
-                .field("mode", st.mode)
-                .field("nlink", st.nlink)
-                .field("uid", st.uid)
-                .field("gid", st.gid)
-                .field("rdev", st.rdev)
-                .field("size", st.size)
-                .field("blksize", st.blksize)
-                .field("blocks", st.blocks);
-            time_field(w, "atim", st.atim.sec, st.atim.nsec);
-            time_field(w, "mtim", st.mtim.sec, st.mtim.nsec);
-            time_field(w, "ctim", st.ctim.sec, st.ctim.nsec);
-            w.end_object();
-        }
-        Arg::PollFds(p) => {
-            w.array("pollfds");
-            for fd in p.iter() {
-                w.begin_object()
-                    .field("fd", fd.fd)
-                    .field("events", fd.events)
-                    .field("revents", fd.revents)
-                    .end_object();
-            }
-            w.end_array();
-        }
-        Arg::SigAction(None) => {
-            w.field("sigaction", Null);
-        }
-        Arg::SigAction(Some(sa)) => {
-            w.object("sigaction")
-                .field("handler", sa.handler)
-                .field("sigaction", sa.sigaction);
-            match sa.flags() {
-                Some(f) => w.field("flags", f),
-                None => w.field("flags", Hex(sa.mask)),
-            };
-            w.field("stale_flags", sa.stale_flags)
-                .field("stale_restorer", sa.stale_restorer)
-                .end_object();
-        }
-        Arg::IntP { pointer, value } => {
-            w.object("intp")
-                .field("pointer", pointer)
-                .field("value", value)
-                .end_object();
-        }
-    }
-    w.end_object();
-}
-
-fn syscall_json(w: &mut JsonWriter<'_>, c: &Syscall<'_>) {
-    w.begin_object()
-        .field("kind", "syscall")
-        .field("offset", c.offset)
-        .field("number", c.number);
-    // Always a string: numbers no x86-64 kernel assigns print as `syscall_<n>`, as in `info`.
-    match tracecap_syscall::syscall_name(c.number) {
-        Some(name) => w.field("name", name),
-        None => w.field("name", format!("syscall_{}", c.number)),
-    };
-    w.field("ret", c.ret())
-        .field("tid", c.tid)
-        .field("timestamp_ns", c.timestamp_ns)
-        // Non-finite floats (only in damaged files) have no JSON form.
-        .field("duration_ns", c.duration_ns.map(Decimal))
-        .array("args");
-    for a in c.args() {
-        arg_json(w, &a);
-    }
-    w.end_array().end_object();
-}
-
-fn entry_json(w: &mut JsonWriter<'_>, e: &Entry<'_>) {
-    match e {
-        Entry::Syscall(c) => syscall_json(w, c),
-        Entry::Filler(f) => {
-            w.begin_object()
-                .field("kind", "filler")
-                .field("offset", f.offset)
-                .field("len", f.len)
-                .end_object();
-        }
-        Entry::Gap(g) => {
-            w.begin_object()
-                .field("kind", "gap")
-                .field("offset", g.offset)
-                .field("len", g.len)
-                .end_object();
-        }
-        Entry::Header(h) => {
-            w.begin_object()
-                .field("kind", "header")
-                .field("offset", h.offset);
-            header_fields(w, h);
-            w.end_object();
-        }
     }
 }
 
