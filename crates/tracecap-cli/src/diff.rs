@@ -47,6 +47,8 @@ pub struct DiffArgs {
     pub output: Option<PathBuf>,
     /// A differential flame graph to write as well.
     pub flamegraph: Option<PathBuf>,
+    /// What the flame graph's stacks are made of.
+    pub from: tracecap_query::flame::StacksFrom,
     /// Every column in a table too, durations in ns.
     pub wide: bool,
     /// Print the SQL instead of running it.
@@ -103,7 +105,7 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     }
     drop(batches);
     if let Some(svg) = &args.flamegraph {
-        crate::flamegraph::diff(&sides, svg)?;
+        crate::flamegraph::diff(&sides, svg, args.from)?;
     }
     sides.finish(args.strict, err)
 }

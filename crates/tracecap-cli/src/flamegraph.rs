@@ -85,13 +85,14 @@ pub fn run(
     sides.finish(args.strict, err)
 }
 
-/// The differential flame graph of the sides `a` and `b` (the first and second of `sides`),
-/// written to `svg`.
-pub fn diff(sides: &Sides, svg: &Path) -> Result<(), CliError> {
-    let mut a = fold(sides, 0, false, StacksFrom::Auto)?;
-    let mut b = fold(sides, 1, false, StacksFrom::Auto)?;
-    // Samples on one side only: both sides' calls, so that the two weigh the same thing.
-    if a.of_samples() != b.of_samples() {
+/// The differential flame graph of the sides `a` and `b` (the first and second of `sides`), of
+/// the stacks `from` names, written to `svg`.
+pub fn diff(sides: &Sides, svg: &Path, from: StacksFrom) -> Result<(), CliError> {
+    let mut a = fold(sides, 0, false, from)?;
+    let mut b = fold(sides, 1, false, from)?;
+    // With `Auto`, samples on one side only: both sides' calls, so that the two weigh the same
+    // thing.
+    if from == StacksFrom::Auto && a.of_samples() != b.of_samples() {
         a = fold(sides, 0, false, StacksFrom::Calls)?;
         b = fold(sides, 1, false, StacksFrom::Calls)?;
     }

@@ -169,6 +169,7 @@ Examples:
   tracecap diff before.prof after.prof
   tracecap diff --a runs/old/ --b runs/new/ --by track,name --format csv
   tracecap diff old.orbit new.orbit --flamegraph diff.svg
+  tracecap diff old.orbit new.orbit --flamegraph calls.svg --from calls
 
 ",
     query_common!()

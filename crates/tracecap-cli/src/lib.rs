@@ -201,6 +201,10 @@ enum Command {
         /// Also draw the differential flame graph (red: slower in B, blue: faster).
         #[arg(long, value_name = "SVG")]
         flamegraph: Option<PathBuf>,
+        /// What the flame graph's stacks are: sampled call stacks, nested calls, or auto: the
+        /// samples when both sides have any, else the calls.
+        #[arg(long, value_enum, default_value = "auto", requires = "flamegraph")]
+        from: flamegraph::FromArg,
         /// Show every column in the table, durations in ns (csv, json and parquet always have
         /// every column).
         #[arg(long)]
@@ -429,6 +433,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
             format,
             output,
             flamegraph,
+            from,
             wide,
             sql,
             strict,
@@ -443,6 +448,7 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
                 format,
                 output,
                 flamegraph,
+                from: from.into(),
                 wide,
                 sql,
                 strict,

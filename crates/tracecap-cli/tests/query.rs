@@ -495,3 +495,40 @@ fn standard_input_and_a_pipe_are_refused_with_why() {
         );
     }
 }
+
+#[test]
+fn a_differential_flame_graph_draws_the_stacks_from_names() {
+    let Some(orbit) = tracecap_testkit::corpus_paths("orbit", &[], "orbit")
+        .into_iter()
+        .find(|p| p.ends_with("orbit168_OrbitTest_capture.orbit"))
+    else {
+        return;
+    };
+    let orbit = orbit.display().to_string();
+    let dir = scratch("diff-from", "svg");
+    let draw = |from: Option<&str>| {
+        let svg = dir.join(format!("{}.svg", from.unwrap_or("default")));
+        let svg_arg = svg.display().to_string();
+        let mut args = vec!["diff", &orbit, &orbit, "--flamegraph", &svg_arg];
+        if let Some(from) = from {
+            args.extend(["--from", from]);
+        }
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        std::fs::read_to_string(&svg).unwrap()
+    };
+    // Orbit's sampled stacks by default and with `--from samples`: counts of samples, functions.
+    for from in [None, Some("samples")] {
+        let svg = draw(from);
+        assert!(svg.contains("more samples in B"), "{from:?}");
+        assert!(svg.contains(" samples,"), "{from:?}: the counts are samples");
+        assert!(!svg.contains("Interruptible sleep"), "{from:?}: no thread state");
+    }
+    // `--from calls`: the nested calls' self time.
+    let svg = draw(Some("calls"));
+    assert!(svg.contains("more self time in B"));
+    assert!(svg.contains(" ns,") && !svg.contains(" samples,"));
+    // `--from` says what the flame graph is made of: without one it is refused.
+    let out = run(&["diff", &orbit, &orbit, "--from", "calls"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

@@ -815,13 +815,20 @@ pub fn write_diff_folded(a: &Folded, b: &Folded, out: &mut dyn Write) -> io::Res
 /// `<!--NOTES: differential: A <total of a> ns, B <total of b> ns-->`. When `b` has no stack,
 /// the SVG only shows the title and says so.
 pub fn render_diff(a: &Folded, b: &Folded, title: &str, out: &mut dyn Write) -> io::Result<()> {
+    // Sampled stacks weigh samples, calls their self time in ns.
+    let samples = a.samples || b.samples;
+    let (what, unit) = if samples {
+        ("sampled stacks", SAMPLES_NAME)
+    } else {
+        ("slices with a duration", COUNT_NAME)
+    };
     if b.total() == 0 {
         let message = if a.total() == 0 {
-            "No slices with a duration on either side: nothing to draw."
+            format!("No {what} on either side: nothing to draw.")
         } else {
-            "No slices with a duration in B, the side whose widths are drawn: nothing to draw."
+            format!("No {what} in B, the side whose widths are drawn: nothing to draw.")
         };
-        return write_empty_svg(title, message, out);
+        return write_empty_svg(title, &message, out);
     }
     // Stacks only in `a` would have no width; left out, they do not set the color scale either
     // (inferno scales colors to the largest change of any line).
@@ -842,14 +849,19 @@ pub fn render_diff(a: &Folded, b: &Folded, title: &str, out: &mut dyn Write) -> 
             format!("{stack} {weight_a} {weight_b}")
         })
         .collect();
+    let weight = if samples { "samples" } else { "self time" };
     let subtitle = format!(
-        "widths: B; red: more self time in B than in A, blue: less (totals: A {} ns, B {} ns)",
+        "widths: B; red: more {weight} in B than in A, blue: less (totals: A {} {unit}, B {} {unit})",
         a.total(),
         b.total()
     );
     let mut options = options(title, Some(subtitle));
-    options.notes = format!("differential: A {} ns, B {} ns", a.total(), b.total());
+    options.notes = format!("differential: A {} {unit}, B {} {unit}", a.total(), b.total());
     options.factor = divisor as f64;
+    if samples {
+        options.count_name = SAMPLES_NAME.to_owned();
+        options.name_type = "Function:".to_owned();
+    }
     flamegraph::from_lines(&mut options, lines.iter().map(String::as_str), out)
 }
 
