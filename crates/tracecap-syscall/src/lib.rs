@@ -35,7 +35,7 @@
 //! // The same records through a closure; the whole walk, fillers and gaps included.
 //! capture.events().try_for_each_event(|call| {
 //!     assert_eq!(call.number, 3);
-//!     Ok(())
+//!     Ok::<(), tracecap_syscall::Error>(())
 //! })?;
 //! assert_eq!(capture.entries().filter(|e| matches!(e, Ok(Entry::Syscall(_)))).count(), 1);
 //! # Ok::<(), tracecap_syscall::Error>(())
