@@ -165,6 +165,36 @@ impl Header {
         Ok(h)
     }
 
+    /// A header of `version` with these times and zero counts (unit tests of other modules).
+    #[cfg(test)]
+    pub(crate) fn with_times(
+        version: Version,
+        pid: Option<u64>,
+        cpu_frequency: i64,
+        begin_time: u64,
+        end_time: u64,
+    ) -> Header {
+        Header {
+            version,
+            pid,
+            cpu_frequency,
+            begin_time,
+            end_time,
+            blocks_count: 0,
+            memory_size: 0,
+            descriptors_count: 0,
+            descriptors_memory_size: 0,
+            threads_count: None,
+            bookmarks_count: 0,
+            size: 0,
+            ns_per_tick: if cpu_frequency == 0 {
+                0.0
+            } else {
+                1e9 / cpu_frequency as f64
+            },
+        }
+    }
+
     /// The file's clock: converts and compares its timestamps as upstream does.
     pub fn clock(&self) -> Clock {
         Clock::new(self.cpu_frequency)

@@ -75,6 +75,7 @@
 //! |---|---|---|
 //! | `std` | yes | implies `alloc`; nothing else in the reader ([`Error`] implements `core::error::Error` without it) |
 //! | `alloc` | through `std` | the owned [`KindTable`], [`Capture::events`] (which builds one), [`parallel::thread_marks`], `Vec<NestSlot>` as the slots of [`Capture::nest`], and [`PushParser`] (which keeps the descriptors' kinds) |
+//! | `json` | no | implies `alloc`; [`json`], each part of a capture as the JSON object `tracecap dump --json` prints (a value's data as the per-format table keeps it) |
 //! | `write` | no | implies `std`; [`write`], the writer that produces `.prof` files of every version from a model |
 //!
 //! With `default-features = false` the crate is the `no_std` core that never allocates: every
@@ -115,6 +116,7 @@
     not(feature = "alloc"),
     doc = "[`parallel::thread_marks`]: crate#features"
 )]
+#![cfg_attr(not(feature = "json"), doc = "[`json`]: crate#features")]
 #![cfg_attr(feature = "write", doc = "[`write`]: mod@write")]
 #![cfg_attr(not(feature = "write"), doc = "[`write`]: crate#features")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -144,6 +146,9 @@ mod error;
 mod events;
 mod fast;
 mod header;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+pub mod json;
 mod lookup;
 mod nesting;
 pub mod parallel;

@@ -6,9 +6,9 @@
 //! file's unit (`begin`, `end`, `time`: CPU ticks, or nanoseconds when the header's CPU frequency
 //! is 0) and in nanoseconds (`*_ns`). `depth` is the number of blocks around the record, from the
 //! block tree that upstream's reader rebuilds over the whole thread (over the records before the
-//! fault in a damaged thread). A value's `data` is the JSON array `dump` prints: its elements as
-//! numbers or booleans (a `Float` as the double it widens to, `null` when not finite), or a
-//! `String` value's text as one string.
+//! fault in a damaged thread). A value's `data` is the JSON array `dump` prints
+//! (`tracecap_easyprofiler::json::value_data`): its elements as numbers or booleans (a `Float` as
+//! the double it widens to, `null` when not finite), or a `String` value's text as one string.
 //!
 //! The walk reads the capture as `dump` does, thread by thread: a damaged descriptor, thread,
 //! context switch, record or trailer stops it at the same offset, after the rows of every record
@@ -24,7 +24,7 @@ use arrow_schema::{ArrowError, DataType, Field};
 use tracecap::adapter::scratch::{Scratch, HEAP_BUDGET};
 use tracecap::ConvertError;
 use tracecap_easyprofiler::{
-    Block, Capture, Element, Error, Header, KindTable, NestSlot, Nesting, Record, Thread, Value,
+    json, Block, Capture, Error, Header, KindTable, NestSlot, Nesting, Record, Thread, Value,
 };
 
 use crate::columns::{dict_utf8, int};
@@ -65,7 +65,7 @@ pub(crate) fn walk(data: &[u8], out: &mut Emit<'_>) -> Result<(), ConvertError<A
     let mut rows = Rows {
         blocks: out.wants(Table::EasyProfilerBlocks).then(Blocks::default),
         values: out.wants(Table::EasyProfilerValues).then(Values::default),
-        json: Vec::new(),
+        json: String::new(),
     };
     let walked = read(data, out, &mut rows);
     if let Err(ConvertError::Sink(e)) = walked {
@@ -90,7 +90,7 @@ fn fault(e: Error) -> ConvertError<ArrowError> {
 struct Rows {
     blocks: Option<Blocks>,
     values: Option<Values>,
-    json: Vec<u8>,
+    json: String,
 }
 
 /// Every thread, then the trailer, in the order `dump` reads them.
@@ -153,8 +153,9 @@ fn thread(
             }
             Record::Value(v) => {
                 if let Some(values) = rows.values.as_mut() {
-                    data_json(&mut rows.json, &v);
-                    values.push(h, t.id, &v, std::str::from_utf8(&rows.json).unwrap_or(""));
+                    rows.json.clear();
+                    json::value_data(&v, &mut rows.json);
+                    values.push(h, t.id, &v, &rows.json);
                     if values.rows >= out.batch_rows() {
                         out.emit(Table::EasyProfilerValues, values.finish())
                             .map_err(ConvertError::Sink)?;
@@ -164,38 +165,6 @@ fn thread(
         }
     }
     damage.map_or(Ok(()), |e| Err(fault(e)))
-}
-
-/// A value's `data` as `dump` prints it, into `buf`: `[elements...]`, or `["text"]` for a
-/// `String` value (its bytes as UTF-8, each invalid sequence replaced by U+FFFD).
-fn data_json(buf: &mut Vec<u8>, v: &Value<'_>) {
-    buf.clear();
-    buf.push(b'[');
-    // Writing to a Vec cannot fail, and every value written here has a JSON form.
-    if let Some(text) = v.string_bytes() {
-        let _ = serde_json::to_writer(&mut *buf, &String::from_utf8_lossy(text));
-    } else {
-        for (i, e) in v.elements().enumerate() {
-            if i > 0 {
-                buf.push(b',');
-            }
-            let _ = match e {
-                Element::Bool(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Char(x) | Element::Int8(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Uint8(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Int16(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Uint16(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Int32(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Uint32(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Int64(x) => serde_json::to_writer(&mut *buf, &x),
-                Element::Uint64(x) => serde_json::to_writer(&mut *buf, &x),
-                // serde_json writes a non-finite double as `null`.
-                Element::Float(x) => serde_json::to_writer(&mut *buf, &f64::from(x)),
-                Element::Double(x) => serde_json::to_writer(&mut *buf, &x),
-            };
-        }
-    }
-    buf.push(b']');
 }
 
 fn lossy(b: &[u8]) -> Cow<'_, str> {

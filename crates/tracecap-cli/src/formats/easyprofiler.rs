@@ -6,14 +6,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tracecap::adapter::easyprofiler::{by_thread, Part};
 use tracecap::push::{Feed, Pumped};
 use tracecap_easyprofiler::{
-    parallel, Bookmark, Capture, Descriptor, DescriptorKind, Element, Error, Events, Header,
+    json, parallel, Bookmark, Capture, Descriptor, DescriptorKind, Error, Events, Header,
     KindTable, NestSlot, Nesting, Record, Summary, Thread,
 };
 
 use super::{DumpOptions, Lines};
 use crate::error::CliError;
 use crate::follow;
-use crate::json::{JsonWriter, Lossy, Text, ToJson};
+use crate::json::{JsonWriter, Lossy, Raw, Text};
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -444,9 +444,13 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 }
 
 /// The one dump loop, over a capture in memory or arriving: the header, the descriptors, each
-/// thread whole, the bookmarks.
+/// thread whole, the bookmarks. The JSON lines are the EasyProfiler crate's
+/// (`tracecap_easyprofiler::json`).
 fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<Pumped, CliError> {
-    let mut lines = Lines::new(opts.json, out);
+    let mut lines = Out {
+        lines: Lines::new(opts.json, out),
+        line: String::new(),
+    };
     let mut header: Option<Header> = None;
     let mut names: Vec<Vec<u8>> = Vec::new();
     let mut slots: Vec<NestSlot> = Vec::new();
@@ -468,27 +472,34 @@ fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<
             }
             Part::Bookmark(b) => dump_bookmark(&b, &mut lines)?,
             // What was printed shows while the rest of the capture is awaited.
-            Part::Reading => lines.flush()?,
+            Part::Reading => lines.lines.flush()?,
         }
         Ok(())
     }))
 }
 
-fn dump_header(h: &Header, lines: &mut Lines<'_>) -> Result<(), CliError> {
-    match lines {
-        Lines::Json(w) => {
-            w.begin_object()
-                .field("format", "easyprofiler")
-                .field("version", Text(h.version))
-                .field("pid", h.pid)
-                .field("cpu_frequency", h.cpu_frequency)
-                .field("begin", h.begin_time)
-                .field("end", h.end_time)
-                .field("begin_ns", h.begin_ns())
-                .field("end_ns", h.end_ns())
-                .end_object();
-            w.end_line()?;
-        }
+/// Where `dump` prints, with the JSON line being written.
+struct Out<'o> {
+    lines: Lines<'o>,
+    /// The JSON of the record being printed, reused from line to line.
+    line: String,
+}
+
+/// Prints one JSON line: the record's JSON that `write` appends to `line`, emptied first.
+fn json_line(
+    w: &mut JsonWriter<'_>,
+    line: &mut String,
+    write: impl FnOnce(&mut String),
+) -> std::io::Result<()> {
+    line.clear();
+    write(line);
+    w.item(Raw(line));
+    w.end_line()
+}
+
+fn dump_header(h: &Header, lines: &mut Out<'_>) -> Result<(), CliError> {
+    match &mut lines.lines {
+        Lines::Json(w) => json_line(w, &mut lines.line, |s| json::header(h, s))?,
         Lines::Text(out) => writeln!(
             out,
             "easyprofiler {} pid={} cpu_frequency={} begin={} ({} ns) end={} ({} ns)",
@@ -504,22 +515,9 @@ fn dump_header(h: &Header, lines: &mut Lines<'_>) -> Result<(), CliError> {
     Ok(())
 }
 
-fn dump_descriptor(d: &Descriptor<'_>, lines: &mut Lines<'_>) -> Result<(), CliError> {
-    match lines {
-        Lines::Json(w) => {
-            w.begin_object()
-                .field("kind", "descriptor")
-                .field("offset", d.offset)
-                .field("id", d.id)
-                .field("line", d.line)
-                .field("color", d.color)
-                .field("type", d.kind.name())
-                .field("status", d.status)
-                .field("name", Lossy(d.name))
-                .field("file", Lossy(d.file))
-                .end_object();
-            w.end_line()?;
-        }
+fn dump_descriptor(d: &Descriptor<'_>, lines: &mut Out<'_>) -> Result<(), CliError> {
+    match &mut lines.lines {
+        Lines::Json(w) => json_line(w, &mut lines.line, |s| json::descriptor(d, s))?,
         Lines::Text(out) => writeln!(
             out,
             "descriptor {:>4} {:<5} {:?} {}:{} color={:#010x} status={}",
@@ -535,18 +533,9 @@ fn dump_descriptor(d: &Descriptor<'_>, lines: &mut Lines<'_>) -> Result<(), CliE
     Ok(())
 }
 
-fn dump_bookmark(b: &Bookmark<'_>, lines: &mut Lines<'_>) -> Result<(), CliError> {
-    match lines {
-        Lines::Json(w) => {
-            w.begin_object()
-                .field("kind", "bookmark")
-                .field("offset", b.offset)
-                .field("position", b.position)
-                .field("color", b.color)
-                .field("text", Lossy(b.text))
-                .end_object();
-            w.end_line()?;
-        }
+fn dump_bookmark(b: &Bookmark<'_>, lines: &mut Out<'_>) -> Result<(), CliError> {
+    match &mut lines.lines {
+        Lines::Json(w) => json_line(w, &mut lines.line, |s| json::bookmark(b, s))?,
         Lines::Text(out) => writeln!(
             out,
             "bookmark {} ns color={:#010x} {:?}",
@@ -564,18 +553,10 @@ fn dump_thread(
     kinds: &[DescriptorKind],
     names: &[Vec<u8>],
     slots: &mut Vec<NestSlot>,
-    lines: &mut Lines<'_>,
+    lines: &mut Out<'_>,
 ) -> Result<(), CliError> {
-    match lines {
-        Lines::Json(w) => {
-            w.begin_object()
-                .field("kind", "thread")
-                .field("offset", t.offset)
-                .field("id", t.id)
-                .field("name", Lossy(t.name))
-                .end_object();
-            w.end_line()?;
-        }
+    match &mut lines.lines {
+        Lines::Json(w) => json_line(w, &mut lines.line, |s| json::thread(t, s))?,
         Lines::Text(out) => writeln!(
             out,
             "thread {} {:?}: {} records, {} context switches",
@@ -587,21 +568,10 @@ fn dump_thread(
     }
     for cs in t.context_switches() {
         let cs = cs?;
-        match lines {
-            Lines::Json(w) => {
-                w.begin_object()
-                    .field("kind", "context_switch")
-                    .field("offset", cs.offset)
-                    .field("thread", t.id)
-                    .field("begin", cs.begin)
-                    .field("end", cs.end)
-                    .field("begin_ns", h.to_ns(cs.begin))
-                    .field("end_ns", h.to_ns(cs.end))
-                    .field("target_thread", cs.target_thread)
-                    .field("name", Lossy(cs.name))
-                    .end_object();
-                w.end_line()?;
-            }
+        match &mut lines.lines {
+            Lines::Json(w) => json_line(w, &mut lines.line, |s| {
+                json::context_switch(h, t.id, &cs, s)
+            })?,
             Lines::Text(out) => writeln!(
                 out,
                 "  switched out {} .. {} ns -> thread {} {:?}",
@@ -630,66 +600,31 @@ fn dump_thread(
         let Ok(r) = r else { break };
         let depth = tree.depth(i).unwrap_or(0);
         match r {
-            Record::Block(b) => {
-                let kind = if b.is_event() { "event" } else { "block" };
-                match lines {
-                    Lines::Json(w) => {
-                        w.begin_object()
-                            .field("kind", kind)
-                            .field("offset", b.offset)
-                            .field("thread", t.id)
-                            .field("begin", b.begin)
-                            .field("end", b.end)
-                            .field("begin_ns", h.to_ns(b.begin))
-                            .field("end_ns", h.to_ns(b.end))
-                            .field("id", b.id)
-                            .field("name", Lossy(b.name))
-                            .field("depth", depth)
-                            .end_object();
-                        w.end_line()?;
-                    }
-                    Lines::Text(out) => {
-                        let name = if b.name.is_empty() {
-                            names.get(b.id as usize).map_or(&[][..], |n| n)
-                        } else {
-                            b.name
-                        };
-                        let (bn, en) = (h.to_ns(b.begin), h.to_ns(b.end));
-                        writeln!(
-                            out,
-                            "  {:indent$}{kind} {:?} {bn} .. {en} ns ({} ns) desc={}",
-                            "",
-                            lossy(name),
-                            en.saturating_sub(bn),
-                            b.id,
-                            indent = 2 * depth as usize
-                        )?;
-                    }
-                }
-            }
-            Record::Value(v) => match lines {
+            Record::Block(b) => match &mut lines.lines {
                 Lines::Json(w) => {
-                    w.begin_object()
-                        .field("kind", "value")
-                        .field("offset", v.offset)
-                        .field("thread", t.id)
-                        .field("time", v.time)
-                        .field("time_ns", h.to_ns(v.time))
-                        .field("id", v.id)
-                        .field("value_id", v.value_id)
-                        .field("type", v.data_type.name())
-                        .field("array", v.is_array)
-                        .array("data");
-                    if let Some(s) = v.string_bytes() {
-                        w.item(Lossy(s));
-                    } else {
-                        for e in v.elements() {
-                            w.item(e);
-                        }
-                    }
-                    w.end_array().end_object();
-                    w.end_line()?;
+                    json_line(w, &mut lines.line, |s| json::block(h, t.id, &b, depth, s))?
                 }
+                Lines::Text(out) => {
+                    let kind = if b.is_event() { "event" } else { "block" };
+                    let name = if b.name.is_empty() {
+                        names.get(b.id as usize).map_or(&[][..], |n| n)
+                    } else {
+                        b.name
+                    };
+                    let (bn, en) = (h.to_ns(b.begin), h.to_ns(b.end));
+                    writeln!(
+                        out,
+                        "  {:indent$}{kind} {:?} {bn} .. {en} ns ({} ns) desc={}",
+                        "",
+                        lossy(name),
+                        en.saturating_sub(bn),
+                        b.id,
+                        indent = 2 * depth as usize
+                    )?;
+                }
+            },
+            Record::Value(v) => match &mut lines.lines {
+                Lines::Json(w) => json_line(w, &mut lines.line, |s| json::value(h, t.id, &v, s))?,
                 Lines::Text(out) => {
                     let name = names.get(v.id as usize).map_or(&[][..], |n| n);
                     write!(
@@ -706,8 +641,16 @@ fn dump_thread(
                     if let Some(s) = v.string_bytes() {
                         writeln!(out, "{:?}", lossy(s))?;
                     } else {
-                        let items: Vec<String> = v.elements().map(element_text).collect();
-                        writeln!(out, "[{}]", items.join(", "))?;
+                        // Each element as its JSON, separated by ", ".
+                        let items = &mut lines.line;
+                        items.clear();
+                        for (i, e) in v.elements().enumerate() {
+                            if i > 0 {
+                                items.push_str(", ");
+                            }
+                            json::element(e, items);
+                        }
+                        writeln!(out, "[{items}]")?;
                     }
                 }
             },
@@ -717,30 +660,4 @@ fn dump_thread(
         Some(e) => Err(e.into()),
         None => Ok(()),
     }
-}
-
-/// An element of a value as a JSON number or boolean (a `float` as the double it widens to).
-impl ToJson for Element {
-    fn write_json(&self, buf: &mut Vec<u8>) {
-        match *self {
-            Element::Bool(b) => b.write_json(buf),
-            Element::Char(x) | Element::Int8(x) => x.write_json(buf),
-            Element::Uint8(x) => x.write_json(buf),
-            Element::Int16(x) => x.write_json(buf),
-            Element::Uint16(x) => x.write_json(buf),
-            Element::Int32(x) => x.write_json(buf),
-            Element::Uint32(x) => x.write_json(buf),
-            Element::Int64(x) => x.write_json(buf),
-            Element::Uint64(x) => x.write_json(buf),
-            Element::Float(x) => f64::from(x).write_json(buf),
-            Element::Double(x) => x.write_json(buf),
-        }
-    }
-}
-
-/// An element as `dump` prints it: its JSON.
-fn element_text(e: Element) -> String {
-    let mut v = Vec::new();
-    e.write_json(&mut v);
-    String::from_utf8_lossy(&v).into_owned()
 }
