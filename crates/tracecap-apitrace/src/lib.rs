@@ -92,6 +92,7 @@
 //! |---|---|---|
 //! | `std` | yes | implies `alloc`; the containers (snappy, gzip, brotli, zstd decompression): [`Capture`], [`ChunkedReader`] and its byte sources, [`PushParser`], [`decompress`], [`detect`] |
 //! | `alloc` | through `std` | [`SigTable`] (names, enum values, bitmask flags, frames), [`Stream::events`], `Calls` and `dump` |
+//! | `json` | no | implies `alloc`; [`json`][mod@json], each call as the JSON of `tracecap dump --json` |
 //! | `write` | no | implies `std`; [`write`], the writer from a model to a stream in any container |
 //!
 //! With `default-features = false` the crate is the `no_std` core that never allocates:
@@ -110,6 +111,7 @@
 #![cfg_attr(not(feature = "alloc"), doc = "[`Stream::events`]: crate#features")]
 #![cfg_attr(feature = "write", doc = "[`write`]: mod@write")]
 #![cfg_attr(not(feature = "write"), doc = "[`write`]: crate#features")]
+#![cfg_attr(not(feature = "json"), doc = "[mod@json]: crate#features")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
@@ -154,6 +156,8 @@ mod decompress;
 pub mod dump;
 #[cfg(feature = "alloc")]
 mod guids;
+#[cfg(feature = "json")]
+pub mod json;
 #[cfg(feature = "std")]
 pub mod push;
 #[cfg(feature = "std")]

@@ -1,20 +1,19 @@
 //! `info`, `validate` and `dump` for apitrace `.trace` files (every container, versions 0-6).
 
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 
 use tracecap::push::{Feed, PumpError, Pumped, PushParse};
 use tracecap_apitrace::dump::{dump_text, Dumper};
 use tracecap_apitrace::{
-    call_flags, decompress_limited, Api, Call, Calls, Decompressed, Error, ErrorKind, Event,
-    EventKind, KeptCalls, OwnedHeader, PushParser, Pushed, SigTable, Space, Stream, Value,
-    END_FRAME, MARKER_PUSH,
+    call_flags, decompress_limited, json, Api, Call, Calls, Container, Decompressed, Error,
+    ErrorKind, Event, EventKind, KeptCalls, OwnedHeader, PushParser, Pushed, SigTable, Space,
+    Stream, END_FRAME, MARKER_PUSH,
 };
 
 use super::DumpOptions;
 use crate::error::CliError;
-use crate::json::{JsonWriter, Lossy, Null};
+use crate::json::{JsonWriter, Raw};
 
 /// Turns a crate error into a CLI error with a file offset ([`Decompressed::error_offset`]: a
 /// stream offset is mapped to the snappy chunk or zstd frame that holds it, 0 for the other
@@ -144,7 +143,6 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     let d = open(data)?;
     let (s, bad) = summarize(&d)?;
     let trace = Stream::parse(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
-    let props = properties(trace.header().properties());
     if json {
         let mut w = JsonWriter::new(out);
         w.begin_object()
@@ -160,7 +158,10 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             .field("file_bytes", data.len())
             .field("stream_bytes", d.data.len())
             .field("signatures", s.signatures);
-        properties_field(&mut w, &props);
+        let mut props = Vec::new();
+        json::properties(&mut props, trace.header().properties());
+        w.key("properties")
+            .item(Raw(&String::from_utf8_lossy(&props)));
         super::error_field(&mut w, bad.map(|e| super::what_and_offset(fault(&d, e))));
         w.end_object();
         w.end_line()?;
@@ -190,6 +191,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     writeln!(out, "threads:      {}", s.threads.len())?;
     writeln!(out, "signatures:   {}", s.signatures)?;
     // Header properties (any number in a crafted file): the first few unless --verbose.
+    let props = properties(trace.header().properties());
     let items = props.iter().map(|(n, v)| format!("{n} = {v}"));
     super::write_list(out, "properties", items, opts.verbose)?;
     bad.map_or(Ok(()), |e| Err(fault(&d, e)))
@@ -460,46 +462,33 @@ fn dump_json_pushed(
     out: &mut dyn Write,
 ) -> Result<Pumped, PushedErr> {
     // The lines are held here and written out at 64 KiB and at each pause (then flushed).
-    let lines = RefCell::new(Vec::with_capacity(1 << 17));
-    let mut held = Held(&lines);
-    let mut w = JsonWriter::new(&mut held);
+    let mut lines = Vec::with_capacity(1 << 17);
     let mut calls = KeptCalls::<Option<u64>>::new();
-    let mut write_out = |flush: bool| -> std::io::Result<()> {
-        let mut lines = lines.borrow_mut();
-        if flush || lines.len() >= 1 << 16 {
-            out.write_all(&lines)?;
-            lines.clear();
-        }
-        if flush {
-            out.flush()?;
-        }
-        Ok(())
-    };
     let walked = run_pushed(feed, parser, |piece| {
         match piece {
             Piece::Header(h) => {
-                w.begin_object()
-                    .field("format", "apitrace")
-                    .field("version", h.version)
-                    .field("semantic_version", h.semantic_version)
-                    .field("container", "snappy");
-                let props = h.properties.iter();
-                properties_field(&mut w, &properties(props.map(|(n, v)| (&n[..], &v[..]))));
-                w.end_object();
-                w.end_line()?;
+                let props = h.properties.iter().map(|(n, v)| (&n[..], &v[..]));
+                let (version, semantic) = (h.version, h.semantic_version);
+                json::head(&mut lines, Container::Snappy, version, semantic, props);
+                lines.push(b'\n');
             }
-            Piece::Pause => write_out(true)?,
+            Piece::Pause => {
+                out.write_all(&lines)?;
+                lines.clear();
+                out.flush()?;
+            }
             Piece::Event(ev, table, chunk) => {
                 fed.enters += u64::from(ev.kind == EventKind::Enter);
                 let printed = calls.feed(&ev, table, chunk, |call, chunk| {
-                    json_call(&mut w, chunk, call, table)
+                    json_line(&mut lines, call, table, chunk)
                 });
-                match printed.map_err(PushedErr::Trace)? {
-                    Some(Err(JsonErr::Io(e))) => return Err(PushedErr::Io(e)),
-                    Some(Err(JsonErr::Stream(e))) => return Err(PushedErr::Value(e)),
-                    Some(Ok(())) | None => {}
+                if let Some(r) = printed.map_err(PushedErr::Trace)? {
+                    r.map_err(PushedErr::Value)?;
                 }
-                write_out(false)?;
+                if lines.len() >= 1 << 16 {
+                    out.write_all(&lines)?;
+                    lines.clear();
+                }
             }
         }
         Ok(())
@@ -508,35 +497,16 @@ fn dump_json_pushed(
         Ok(_) => {
             let table = parser.parser.table();
             calls.finish(table, |call, chunk| {
-                match json_call(&mut w, chunk, call, table) {
-                    Ok(()) => Ok(()),
-                    Err(JsonErr::Io(e)) => Err(PushedErr::Io(e)),
-                    Err(JsonErr::Stream(e)) => Err(PushedErr::Value(e)),
-                }
+                json_line(&mut lines, call, table, chunk).map_err(PushedErr::Value)
             })
         }
         Err(_) => Ok(()),
     };
     // Every whole line, also before a fault (a line cut by a value that could not be printed
     // stays unwritten, as in `dump_json`).
-    drop(w);
-    out.write_all(&lines.borrow())?;
+    out.write_all(&lines)?;
     finished?;
     walked
-}
-
-/// A `Write` that appends to a buffer shared with the code that writes it out.
-struct Held<'c>(&'c RefCell<Vec<u8>>);
-
-impl Write for Held<'_> {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
-        Ok(b.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// `tracecap dump`: apitrace's own text (also the default), or JSON Lines with `--json`.
@@ -565,15 +535,16 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
     let trace = Stream::parse(&d.data).map_err(|e| fault(d, cause(d, e)))?;
     let h = trace.header();
-    let mut w = JsonWriter::new(out);
-    w.begin_object()
-        .field("format", "apitrace")
-        .field("version", h.version)
-        .field("semantic_version", h.semantic_version)
-        .field("container", d.container.name());
-    properties_field(&mut w, &properties(trace.header().properties()));
-    w.end_object();
-    w.end_line()?;
+    let mut line = Vec::with_capacity(1024);
+    json::head(
+        &mut line,
+        d.container,
+        h.version,
+        h.semantic_version,
+        h.properties(),
+    );
+    line.push(b'\n');
+    out.write_all(&line)?;
     let mut events = trace.events();
     let mut calls = Calls::new();
     let mut fault_at = None;
@@ -587,8 +558,15 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         };
         match calls.push(&ev, events.table()) {
             Ok(Some(call)) => {
-                json_call(&mut w, d.chunk_offset(call.offset), &call, events.table())
-                    .map_err(|e| e.into_cli(d))?;
+                line.clear();
+                json_line(
+                    &mut line,
+                    &call,
+                    events.table(),
+                    d.chunk_offset(call.offset),
+                )
+                .map_err(|e| fault(d, e))?;
+                out.write_all(&line)?;
                 calls.recycle(call);
             }
             Ok(None) => {}
@@ -605,8 +583,10 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
         let table = events.table();
         let open: Vec<Call<'_>> = calls.finish().collect();
         for call in &open {
-            json_call(&mut w, d.chunk_offset(call.offset), call, table)
-                .map_err(|e| e.into_cli(d))?;
+            line.clear();
+            json_line(&mut line, call, table, d.chunk_offset(call.offset))
+                .map_err(|e| fault(d, e))?;
+            out.write_all(&line)?;
         }
     }
     if let Some(e) = fault_at.map(|e| cause(d, e)).or(d.fault) {
@@ -615,30 +595,18 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-enum JsonErr {
-    Io(std::io::Error),
-    Stream(Error),
-}
-
-impl From<std::io::Error> for JsonErr {
-    fn from(e: std::io::Error) -> Self {
-        JsonErr::Io(e)
-    }
-}
-
-impl From<Error> for JsonErr {
-    fn from(e: Error) -> Self {
-        JsonErr::Stream(e)
-    }
-}
-
-impl JsonErr {
-    fn into_cli(self, d: &Decompressed) -> CliError {
-        match self {
-            JsonErr::Io(e) => CliError::Io(e),
-            JsonErr::Stream(e) => fault(d, e),
-        }
-    }
+/// Appends one call's line (its JSON and a newline); `file_offset` is that of the snappy chunk
+/// or zstd frame holding its first byte. A value that cannot be printed leaves `lines` as it
+/// was.
+fn json_line(
+    lines: &mut Vec<u8>,
+    call: &Call<'_>,
+    table: &SigTable,
+    file_offset: Option<u64>,
+) -> Result<(), Error> {
+    json::call(lines, call, table, file_offset)?;
+    lines.push(b'\n');
+    Ok(())
 }
 
 /// The header properties, names and values as text, in file order (a later property of the
@@ -658,192 +626,6 @@ fn properties<'p>(all: impl Iterator<Item = (&'p [u8], &'p [u8])>) -> Vec<(Strin
         }
     }
     props
-}
-
-fn properties_field(w: &mut JsonWriter<'_>, props: &[(String, String)]) {
-    w.object("properties");
-    for (n, v) in props {
-        w.field_escaped(n, v);
-    }
-    w.end_object();
-}
-
-/// One call as a JSON line; `offset` is the stream offset of its ENTER event, `file_offset`
-/// the file offset of the snappy chunk or zstd frame that holds it (absent for gzip and brotli,
-/// one compressed stream).
-fn json_call(
-    w: &mut JsonWriter<'_>,
-    file_offset: Option<u64>,
-    call: &Call<'_>,
-    table: &SigTable,
-) -> Result<(), JsonErr> {
-    let sig = table.function(call.sig);
-    let name = sig.map_or(&b""[..], |s| s.name());
-    w.begin_object()
-        .field("no", call.no)
-        .field("thread", call.thread)
-        .field("name", Lossy(name))
-        .array("args");
-    for (i, a) in call.args.iter().enumerate() {
-        w.begin_object().field(
-            "name",
-            Lossy(sig.and_then(|s| s.arg_name(i)).unwrap_or(b"")),
-        );
-        w.key("value");
-        match a {
-            Some(v) => json_value(w, v, table)?,
-            None => {
-                w.item(Null);
-            }
-        }
-        w.end_object();
-    }
-    w.end_array().key("ret");
-    match &call.ret {
-        Some(v) => json_value(w, v, table)?,
-        None => {
-            w.item(Null);
-        }
-    }
-    w.object("flags")
-        .field("fake", call.is_fake())
-        .field("incomplete", call.incomplete)
-        .field("end_frame", call_flags(name) & END_FRAME != 0)
-        .end_object();
-    match &call.backtrace {
-        None => {
-            w.field("backtrace", Null);
-        }
-        Some(bt) => {
-            w.array("backtrace");
-            for id in bt.frames(table) {
-                let f = table.frame(id?).unwrap_or_default();
-                w.begin_object()
-                    .field("module", f.module.map(Lossy))
-                    .field("function", f.function.map(Lossy))
-                    .field("file", f.filename.map(Lossy))
-                    .field("line", f.line)
-                    .field("offset", f.offset)
-                    .end_object();
-            }
-            w.end_array();
-        }
-    }
-    w.field("offset", call.offset);
-    if let Some(at) = file_offset {
-        w.field("file_offset", at);
-    }
-    w.end_object();
-    w.end_line()?;
-    Ok(())
-}
-
-/// A wide string's text: UTF-16 when any unit is a surrogate, else code points.
-fn wide_text(units: impl Iterator<Item = u64> + Clone) -> String {
-    if units.clone().any(|u| (0xd800..=0xdfff).contains(&u)) {
-        let v: Vec<u16> = units.map(|u| u as u16).collect();
-        String::from_utf16_lossy(&v)
-    } else {
-        units
-            .map(|u| {
-                u32::try_from(u)
-                    .ok()
-                    .and_then(char::from_u32)
-                    .unwrap_or(char::REPLACEMENT_CHARACTER)
-            })
-            .collect()
-    }
-}
-
-/// One value as a JSON object `{"type": ..., ...}`: an array item or the value of the key just
-/// written.
-fn json_value(w: &mut JsonWriter<'_>, v: &Value<'_>, table: &SigTable) -> Result<(), Error> {
-    w.begin_object();
-    match *v {
-        Value::Null => {
-            w.field("type", "null");
-        }
-        Value::Bool(b) => {
-            w.field("type", "bool").field("value", b);
-        }
-        Value::SInt(i) => {
-            w.field("type", "sint").field("value", i);
-        }
-        Value::UInt(u) => {
-            w.field("type", "uint").field("value", u);
-        }
-        Value::Float(f) => {
-            w.field("type", "float").field("value", f64::from(f));
-        }
-        Value::Double(f) => {
-            w.field("type", "double").field("value", f);
-        }
-        Value::String(s) => {
-            w.field("type", "string").field("value", Lossy(s));
-        }
-        Value::WString(s) => {
-            w.field("type", "wstring")
-                .field("value", wide_text(s.units()));
-        }
-        Value::Blob(b) => {
-            w.field("type", "blob").field("size", b.len());
-        }
-        Value::Pointer(p) => {
-            w.field("type", "pointer").field("value", p);
-        }
-        Value::Enum { sig, value } => {
-            w.field("type", "enum").field("value", value).field(
-                "name",
-                table.enum_sig(sig).and_then(|s| s.lookup(value)).map(Lossy),
-            );
-        }
-        Value::Bitmask { sig, value } => {
-            w.field("type", "bitmask")
-                .field("value", value)
-                .array("flags");
-            let mut rest = value;
-            if let Some(s) = table.bitmask_sig(sig) {
-                for (name, fv) in s.flags() {
-                    if (fv != 0 && rest & fv == fv) || (fv == 0 && value == 0) {
-                        w.item(Lossy(name));
-                        rest &= !fv;
-                    }
-                }
-            }
-            w.end_array().field("rest", rest);
-        }
-        Value::Array(a) => {
-            w.field("type", "array").array("values");
-            for e in a.iter(table) {
-                json_value(w, &e?, table)?;
-            }
-            w.end_array();
-        }
-        Value::Struct(s) => {
-            let sig = table.struct_sig(s.sig);
-            w.field("type", "struct")
-                .field("name", Lossy(sig.map_or(&b""[..], |g| g.name())))
-                .array("members");
-            for (i, m) in s.iter(table).enumerate() {
-                w.begin_object().field(
-                    "name",
-                    Lossy(sig.and_then(|g| g.member_name(i)).unwrap_or(b"")),
-                );
-                w.key("value");
-                json_value(w, &m?, table)?;
-                w.end_object();
-            }
-            w.end_array();
-        }
-        Value::Repr(r) => {
-            w.field("type", "repr").key("human");
-            json_value(w, &r.human(table)?, table)?;
-            w.key("machine");
-            json_value(w, &r.machine(table)?, table)?;
-        }
-    }
-    w.end_object();
-    Ok(())
 }
 
 #[cfg(test)]
