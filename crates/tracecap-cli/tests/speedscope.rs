@@ -1,7 +1,7 @@
 //! A real viewer reads the profiles: speedscope's built page (the npm package `speedscope`),
 //! served on localhost and opened in headless Chromium, loads the pprof file of
 //! `tracecap convert --to pprof` and the Chrome JSON of `tracecap convert --to chrome` of the
-//! corpus's Orbit captures with samples. Its sandwich view lists every function with its total
+//! corpus's Orbit captures with samples and apitrace traces with backtraces. Its sandwich view lists every function with its total
 //! and self sample counts, which must be the profile's; the Chrome JSON's functions must be the
 //! ones of its `stackFrames`. A screenshot of each is kept under the test's scratch directory.
 //!
@@ -216,7 +216,9 @@ fn skipped(why: &str) {
 
 #[test]
 fn speedscope_shows_the_profiles_functions() {
-    let files = tracecap_testkit::corpus_paths("orbit", &["real"], "orbit");
+    let mut files = tracecap_testkit::corpus_paths("orbit", &["real"], "orbit");
+    // apitrace traces recorded with backtraces: a sample per call, the call innermost.
+    files.extend(tracecap_testkit::corpus_paths("apitrace", &[], "trace"));
     if files.is_empty() {
         skipped("no Orbit corpus");
         return;
@@ -261,9 +263,8 @@ fn speedscope_shows_the_profiles_functions() {
             .read_to_end(&mut bytes)
             .unwrap();
         let profile = pb::Profile::decode(bytes.as_slice()).unwrap();
-        if profile.sample.is_empty()
-            || profile.string_table[profile.sample_type[0].r#type as usize] != "samples"
-        {
+        let kind = &profile.string_table[profile.sample_type[0].r#type as usize];
+        if profile.sample.is_empty() || (kind != "samples" && kind != "calls") {
             println!("{}: no stack samples, not checked", capture.display());
             continue;
         }
