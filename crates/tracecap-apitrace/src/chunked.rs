@@ -12,7 +12,7 @@ use crate::header::Header;
 use crate::parsed::{read_kept, Parsed};
 use crate::read::next_event;
 use crate::sig::SigLookup;
-use crate::source::{ByteSource, DEFAULT_WINDOW_LIMIT};
+use crate::source::{ByteSource, ContainerSource, DEFAULT_WINDOW_LIMIT};
 use crate::table::SigTable;
 use crate::value::version_byte;
 
@@ -312,6 +312,22 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
                 Some(Ok(parts)) => pending = Some(parts),
             }
         }
+    }
+}
+
+impl<T: SigLookup> ChunkedReader<ContainerSource<'_>, T> {
+    /// Like [`ChunkedReader::next_event`], with the file offset of the snappy chunk or zstd
+    /// frame holding the event's first byte (`None` for gzip and brotli, one compressed stream
+    /// from the start of the file), as [`Decompressed::chunk_offset`](crate::Decompressed::chunk_offset)
+    /// gives it for the whole file: known while the event is read, its piece under the window.
+    #[allow(clippy::type_complexity)]
+    pub fn next_located(&mut self) -> Option<Result<(Event<'_>, &T, Option<u64>), Error>> {
+        let parts = match self.next_parts()? {
+            Ok(parts) => parts,
+            Err(e) => return Some(Err(e)),
+        };
+        let chunk = self.src.offsets().chunk_offset(parts.offset);
+        Some(Ok((self.event_at(&parts), &self.core.table, chunk)))
     }
 }
 
