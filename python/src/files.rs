@@ -216,7 +216,7 @@ pub fn export<'py>(
     };
     let (found, report) = py
         .detach(|| {
-            let found = dataset::find_sources(&inputs, Some(&out_dir))?;
+            let found = tracecap::open::find_sources(&inputs, Some(&out_dir))?;
             if found.captures.is_empty() {
                 return Ok((found, None));
             }

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use tracecap_arrow::dataset::{self, ExportOptions, Found, Mode, Progress, Report};
+use tracecap::open::Found;
+use tracecap_arrow::dataset::{self, ExportOptions, Mode, Progress, Report};
 use tracecap_arrow::Table;
 
 use crate::error::CliError;
@@ -54,7 +55,7 @@ pub fn run(args: &ExportArgs, stderr: &mut dyn Write) -> Result<(), CliError> {
         (false, true) => Mode::Overwrite,
         (false, false) => Mode::New,
     };
-    let found = dataset::find_sources(&args.inputs, Some(&args.output)).map_err(arrow_err)?;
+    let found = tracecap::open::find_sources(&args.inputs, Some(&args.output))?;
     for (path, why) in &found.not_captures {
         writeln!(
             stderr,

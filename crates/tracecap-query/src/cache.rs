@@ -49,7 +49,7 @@ use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use datafusion::parquet::arrow::ProjectionMask;
-use tracecap_arrow::dataset::CaptureFile;
+use tracecap::open::CaptureFile;
 use tracecap_arrow::Table;
 
 use crate::faults::Damage;

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-pub use tracecap_arrow::dataset::CaptureFile;
-use tracecap_arrow::dataset::{find_sources, find_sources_with};
+pub use tracecap::open::CaptureFile;
+use tracecap::open::{find_sources, find_sources_with};
 use tracecap_arrow::Table;
 
 use crate::cache::Cache;

@@ -15,7 +15,7 @@ use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::PartitionStream;
 use tokio::sync::mpsc;
-use tracecap_arrow::dataset::CaptureFile;
+use tracecap::open::CaptureFile;
 use tracecap_arrow::{Options, Table};
 
 use crate::cache::{Cache, Filling};

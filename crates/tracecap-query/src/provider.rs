@@ -55,7 +55,7 @@ impl InputTable {
         };
         let captures = captures
             .iter()
-            .filter(|c| c.may_hold(table))
+            .filter(|c| table.holds(c.format))
             .cloned()
             .collect();
         Ok(InputTable {

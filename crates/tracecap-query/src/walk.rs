@@ -3,7 +3,7 @@
 //! streamed flame graphs take the same steps through [`walk_capture`].
 
 use tracecap::{FormatError, Input};
-use tracecap_arrow::dataset::CaptureFile;
+use tracecap::open::CaptureFile;
 
 use crate::faults::{Fault, FaultKind, Faults};
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use tracecap::Format;
-use tracecap_arrow::dataset::{KnownFormats, Sniffed, EMPTY_FILE, UNKNOWN_FORMAT};
+use tracecap::open::{KnownFormats, Sniffed, EMPTY_FILE, UNKNOWN_FORMAT};
 
 use super::{file_identity, lock, write_replacing, Cache, Identity};
 

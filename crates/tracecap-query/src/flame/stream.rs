@@ -28,7 +28,7 @@ use tracecap::timeline::{
 };
 use tracecap::{ConvertError, FormatError};
 use tracecap_arrow::arrow_schema::ArrowError;
-use tracecap_arrow::dataset::CaptureFile;
+use tracecap::open::CaptureFile;
 
 use super::tree::{NodeId, StackTree};
 use super::{track_root, Folded, StacksFrom};

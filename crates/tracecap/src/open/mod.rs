@@ -1,5 +1,7 @@
 //! Opening a capture: regular files are memory-mapped, so that parsing borrows the file's pages;
-//! pipes, terminals and other streams (and `-`, standard input) are read into memory.
+//! pipes, terminals and other streams (and `-`, standard input) are read into memory. Also
+//! finding the captures among files and directories ([`find_sources`]), and reading bytes as they
+//! arrive ([`Arriving`]).
 //!
 //! This module is the one place the workspace maps a capture. A map's pages are the file's: if
 //! another program truncates the file while it is mapped, reading a page past the new end raises
@@ -17,10 +19,15 @@ use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 pub mod arriving;
+mod find;
 pub mod guard;
 mod spool;
 
 pub use arriving::{Arrival, Arriving, Stop, PIECE};
+pub use find::{
+    find_sources, find_sources_with, CaptureFile, Found, KnownFormats, Sniffed, Source, EMPTY_FILE,
+    UNKNOWN_FORMAT,
+};
 pub use spool::Spool;
 
 /// How much of a stream is read before its format is known: a stream whose first bytes are no

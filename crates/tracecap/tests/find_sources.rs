@@ -1,10 +1,12 @@
 //! Finding captures: a directory's files are detected on several threads and come back in path
 //! order, each with its own size and format, and the files of no known format are counted.
 
+#![cfg(all(feature = "std", feature = "easyprofiler"))]
+
 use std::path::{Path, PathBuf};
 
 use tracecap::Format;
-use tracecap_arrow::dataset::find_sources;
+use tracecap::open::find_sources;
 use tracecap_testkit::TempDir;
 
 #[test]
