@@ -2,9 +2,9 @@
 
 use crate::chunked::{ChunkedReader, OwnedHeader};
 use crate::container::Container;
-use crate::error::Error;
+use crate::error::{Error, FileError};
 use crate::sig::SigLookup;
-use crate::source::ContainerSource;
+use crate::source::{ContainerSource, OffsetMap};
 use crate::table::SigTable;
 
 /// A `.trace` file: its container, detected, and its stream header, read (feature `std`).
@@ -47,6 +47,54 @@ impl<'a> Capture<'a> {
         let src = ContainerSource::new(file)?;
         let container = src.container();
         let header = ChunkedReader::new(src, SigTable::new()).header()?.clone();
+        Ok(Capture {
+            file,
+            container,
+            header,
+        })
+    }
+
+    /// [`Capture::parse`] with its fault placed in the file ([`FileError`]): a fault of the
+    /// header's stream bytes maps to the snappy chunk or zstd frame holding it. With
+    /// [`ChunkedReader::next_located`] and [`ChunkedReader::file_error`] on the reader of
+    /// [`Capture::events`], a walk that reports every offset in the file as well.
+    ///
+    /// ```
+    /// use tracecap_apitrace::Capture;
+    ///
+    /// # let file = tracecap_apitrace::doc_example();
+    /// let capture = Capture::parse_located(&file)?;
+    /// let mut events = capture.events();
+    /// let mut chunks = Vec::new();
+    /// loop {
+    ///     let chunk = match events.next_located() {
+    ///         None => break,
+    ///         Some(Ok((_event, _table, chunk))) => chunk,
+    ///         // The event's borrow is over: the reader places the fault.
+    ///         Some(Err(e)) => return Err(events.file_error(e)),
+    ///     };
+    ///     chunks.push(chunk);
+    /// }
+    /// assert_eq!(chunks, [Some(2); 4]); // one snappy chunk, after the magic `at`
+    ///
+    /// // A stream fault: its offset in the stream, and its chunk's in the file.
+    /// let mut newer = file.to_vec();
+    /// newer[9] = 7; // stream byte 0, the version: 7 is past what apitrace writes
+    /// let e = Capture::parse_located(&newer).unwrap_err();
+    /// assert_eq!((e.stream_offset(), e.file_offset), (Some(0), 2));
+    /// # Ok::<(), tracecap_apitrace::FileError>(())
+    /// ```
+    pub fn parse_located(file: &'a [u8]) -> Result<Capture<'a>, FileError> {
+        let src = ContainerSource::new(file).map_err(|e| FileError {
+            error: e,
+            file_offset: OffsetMap::default().error_offset(&e),
+        })?;
+        let container = src.container();
+        let mut reader = ChunkedReader::new(src, SigTable::new());
+        let header = match reader.header() {
+            Ok(h) => h.clone(),
+            Err(e) => return Err(reader.file_error(e)),
+        };
         Ok(Capture {
             file,
             container,

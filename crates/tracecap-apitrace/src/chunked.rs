@@ -6,7 +6,7 @@ use std::vec::Vec;
 use tracecap_wire::Reader;
 
 use crate::cursor::{Cur, Span};
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, FileError};
 use crate::event::{DetailBuf, Event, EventKind, State};
 use crate::header::Header;
 use crate::parsed::{read_kept, Parsed};
@@ -328,6 +328,16 @@ impl<T: SigLookup> ChunkedReader<ContainerSource<'_>, T> {
         };
         let chunk = self.src.offsets().chunk_offset(parts.offset);
         Some(Ok((self.event_at(&parts), &self.core.table, chunk)))
+    }
+
+    /// The fault `e`, met by this reader, placed in the file: a fault of the stream maps to the
+    /// snappy chunk or zstd frame holding it, which is under the window (see
+    /// [`OffsetMap::error_offset`](crate::OffsetMap::error_offset)).
+    pub fn file_error(&self, e: Error) -> FileError {
+        FileError {
+            error: e,
+            file_offset: self.src.offsets().error_offset(&e),
+        }
     }
 }
 

@@ -150,3 +150,43 @@ mod tests {
         assert_eq!(ErrorKind::WindowLimit(1).space(), Space::Stream);
     }
 }
+
+/// A fault placed in the file: the [`Error`] (whose offset counts where its kind's
+/// [`ErrorKind::space`] says) and the file offset it lies at. For a fault of the container the
+/// two offsets are the same; for a fault of the stream, `file_offset` is where the snappy chunk
+/// or zstd frame holding it starts (0 for gzip and brotli, one compressed stream). What
+/// [`Capture::parse_located`](crate::Capture::parse_located) and
+/// [`ChunkedReader::file_error`](crate::ChunkedReader::file_error) give (feature `std`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileError {
+    /// The fault, with its own offset.
+    pub error: Error,
+    /// The file offset of the fault, or of the piece of the container holding it.
+    pub file_offset: u64,
+}
+
+impl FileError {
+    /// The offset in the decompressed stream, for a fault of the stream.
+    pub fn stream_offset(&self) -> Option<u64> {
+        match self.error.kind.space() {
+            Space::File => None,
+            Space::Stream => Some(self.error.offset),
+        }
+    }
+}
+
+impl core::fmt::Display for FileError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.stream_offset() {
+            None => write!(f, "{}", self.error),
+            Some(at) => write!(
+                f,
+                "{} at decompressed stream offset {at:#x}, in the piece of the container \
+                 starting at offset {:#x}",
+                self.error.kind, self.file_offset
+            ),
+        }
+    }
+}
+
+impl core::error::Error for FileError {}

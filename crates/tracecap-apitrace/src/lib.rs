@@ -170,7 +170,7 @@ mod table;
 pub mod write;
 
 pub use container::{Container, SnappyChunk, SnappyChunks, SEEKABLE_MAGIC, ZSTD_MAGIC};
-pub use error::{Error, ErrorKind, Space};
+pub use error::{Error, ErrorKind, FileError, Space};
 pub use event::{
     Backtrace, Detail, DetailIter, Details, Event, EventKind, Frames, State, PARSED_DETAILS,
 };

@@ -17,10 +17,11 @@
 //! the call's ENTER event in the decompressed stream, `file_offset` the file offset of the snappy
 //! chunk or zstd frame that holds it (null for gzip and brotli, one compressed stream).
 //!
-//! The file is decompressed piece by piece through the crate's chunked reader, so a trace of any
-//! size is read without holding its stream: what is kept is the signature table, where each
-//! snappy chunk or zstd frame under the reader's window starts (16 bytes each; the reader
-//! releases what it has parsed, so never one per piece of the file) and, for each call that has
+//! The file is read through the crate's entry point (`Capture::parse_located`, then its
+//! chunked reader), decompressed piece by piece, so a trace of any size is read without holding
+//! its stream: what is kept is the signature table, where each snappy chunk or zstd frame under
+//! the reader's window starts (16 bytes each; the reader releases what it has parsed, so never
+//! one per piece of the file) and, for each call that has
 //! entered and not yet returned, a copy of its ENTER event's details with its frame number and
 //! the file offset of its piece (the crate's `KeptCalls`); a call's JSON is the crate's
 //! (`tracecap_apitrace::json`), written when it returns. A fault stops the walk after the rows
@@ -35,8 +36,7 @@ use arrow_array::ArrayRef;
 use arrow_schema::{ArrowError, DataType, Field};
 use tracecap::{ConvertError, FormatError};
 use tracecap_apitrace::{
-    call_flags, json, Call, ChunkedReader, ContainerSource, Error, EventKind, KeptCalls, OffsetMap,
-    SigTable, Space, END_FRAME,
+    call_flags, json, Call, Capture, Error, EventKind, FileError, KeptCalls, SigTable, END_FRAME,
 };
 
 use crate::columns::{dict_utf8, int};
@@ -77,13 +77,13 @@ pub(crate) fn walk(data: &[u8], out: &mut Emit<'_>) -> Result<(), ConvertError<A
     walked
 }
 
-/// The fault `e` with its file offset: a stream offset is mapped through `offsets` (the pieces
-/// the container source decoded) to the snappy chunk or zstd frame holding it.
-fn fault(offsets: &OffsetMap, e: Error) -> FormatError {
-    match e.kind.space() {
-        Space::File => FormatError::new(e.kind, e.offset),
-        Space::Stream => FormatError::in_stream(e.kind, offsets.error_offset(&e), e.offset),
-    }
+/// A fault placed in the file by the crate, as a format error: a fault of the stream keeps its
+/// stream offset beside the file offset of the snappy chunk or zstd frame holding it.
+fn fault(e: FileError) -> ConvertError<ArrowError> {
+    ConvertError::Format(match e.stream_offset() {
+        Some(at) => FormatError::in_stream(e.error.kind, e.file_offset, at),
+        None => FormatError::new(e.error.kind, e.file_offset),
+    })
 }
 
 /// What is noted of a call when it enters: the frame it belongs to, and the file offset of the
@@ -96,15 +96,9 @@ struct Entered {
 
 /// Every event of the trace, paired into calls whose rows go to `rows`.
 fn read(data: &[u8], out: &mut Emit<'_>, rows: &mut Rows) -> Result<(), ConvertError<ArrowError>> {
-    // The source keeps the start of every piece under the reader's window, however many one
-    // read brings, and forgets those the reader has released: a call's piece is looked up while
-    // its ENTER is read, and a fault lies in the event being read, both in the window.
-    let src = ContainerSource::new(data)
-        .map_err(|e| ConvertError::Format(fault(&OffsetMap::default(), e)))?;
-    let mut reader = ChunkedReader::new(src, SigTable::new());
-    if let Err(e) = reader.header().map(|_| ()) {
-        return Err(ConvertError::Format(fault(reader.source().offsets(), e)));
-    }
+    // The reader keeps where each piece under its window starts in the file: a call's piece is
+    // known while its ENTER is read, and a fault lies in the event being read, in the window.
+    let mut reader = Capture::parse_located(data).map_err(fault)?.events();
     let mut calls = KeptCalls::<Entered>::new();
     // End-of-frame calls entered so far.
     let mut frames = 0u64;
@@ -128,7 +122,7 @@ fn read(data: &[u8], out: &mut Emit<'_>, rows: &mut Rows) -> Result<(), ConvertE
             }
         };
         if let Err(e) = step {
-            return Err(ConvertError::Format(fault(reader.source().offsets(), e)));
+            return Err(fault(reader.file_error(e)));
         }
         if rows.len >= out.batch_rows() {
             out.emit(Table::ApitraceCalls, rows.finish())
@@ -137,10 +131,9 @@ fn read(data: &[u8], out: &mut Emit<'_>, rows: &mut Rows) -> Result<(), ConvertE
     }
     // The calls that never returned, as `dump` prints them at the end of a clean trace.
     let table = reader.table();
-    let offsets = reader.source().offsets();
     calls.finish(table, |call, entered| {
         rows.push(call, table, entered)
-            .map_err(|e| ConvertError::Format(fault(offsets, e)))?;
+            .map_err(|e| fault(reader.file_error(e)))?;
         if rows.len >= out.batch_rows() {
             out.emit(Table::ApitraceCalls, rows.finish())
                 .map_err(ConvertError::Sink)?;
