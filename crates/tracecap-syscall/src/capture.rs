@@ -259,25 +259,42 @@ impl<'a> Events<'a> {
         self.entries.offset()
     }
 
-    /// Gives every remaining record to `f`, in file order, and stops at the first error: the
-    /// file's or `f`'s, which it returns. The records are those the iterator yields.
+    /// Gives every remaining record to `f`, in file order, and stops at the first error, which
+    /// it returns: `f`'s, or the file's converted into `f`'s error type (any `E: From<Error>`,
+    /// such as a caller's own error that also carries I/O failures). The records are those the
+    /// iterator yields.
     ///
     /// ```
     /// # use tracecap_syscall::{Capture, Error};
-    /// # fn count(file: &[u8]) -> Result<u64, Error> {
+    /// #[derive(Debug)]
+    /// enum Stop {
+    ///     Format(Error),
+    ///     Enough,
+    /// }
+    /// impl From<Error> for Stop {
+    ///     fn from(e: Error) -> Self {
+    ///         Stop::Format(e)
+    ///     }
+    /// }
+    ///
+    /// # fn count(file: &[u8]) -> Result<u64, Stop> {
     /// let capture = Capture::parse(file)?;
     /// let mut calls = 0u64;
     /// capture.events().try_for_each_event(|_call| {
     ///     calls += 1;
+    ///     if calls == 1_000 {
+    ///         return Err(Stop::Enough);
+    ///     }
     ///     Ok(())
     /// })?;
     /// # Ok(calls)
     /// # }
     /// ```
     #[inline]
-    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    pub fn try_for_each_event<F, E>(&mut self, mut f: F) -> Result<(), E>
     where
-        F: FnMut(Syscall<'a>) -> Result<(), Error>,
+        F: FnMut(Syscall<'a>) -> Result<(), E>,
+        E: From<Error>,
     {
         for call in self {
             f(call?)?;
