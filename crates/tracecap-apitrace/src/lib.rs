@@ -66,7 +66,7 @@
 //! let mut n = 0;
 //! stream.events().try_for_each_event(|_| {
 //!     n += 1;
-//!     Ok(())
+//!     Ok::<(), tracecap_apitrace::Error>(())
 //! })?;
 //! assert_eq!(n, 4);
 //! # Ok::<(), tracecap_apitrace::Error>(())

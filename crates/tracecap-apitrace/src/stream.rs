@@ -138,11 +138,14 @@ impl<'a, T: SigLookup> Events<'a, T> {
     }
 
     /// Gives every remaining event to `f`, in stream order; stops at the first error (the
-    /// stream's, or one `f` returns) and returns it. The same events as iterating.
+    /// stream's, or one `f` returns) and returns it. The same events as iterating. `f`'s error
+    /// is the caller's own, any type a crate [`Error`] converts into (the stream's fault is
+    /// returned converted), so a caller can stop the walk with a reason of its own.
     #[inline]
-    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    pub fn try_for_each_event<E, F>(&mut self, mut f: F) -> Result<(), E>
     where
-        F: FnMut(Event<'a>) -> Result<(), Error>,
+        E: From<Error>,
+        F: FnMut(Event<'a>) -> Result<(), E>,
     {
         for event in self.by_ref() {
             f(event?)?;
