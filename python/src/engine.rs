@@ -6,18 +6,15 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use tracecap_query::{diff as diff_sql, plain, Cache, Config, Engine, FaultKind, Inputs};
+use tracecap_query::{diff as diff_sql, plain, Cache, Config, FaultKind, Problem};
 
 use crate::capture::table_named;
 use crate::errors::{capture_error, query_error, warn_notes, warn_or_raise};
 use crate::inputs::paths;
 use crate::stream::{Source, Stream};
 
-/// An engine with one or two sides of inputs registered, and what was found.
-struct Sides {
-    engine: Arc<Engine>,
-    found: Vec<Inputs>,
-}
+/// The library's [`tracecap_query::Sides`], opened and reported for Python.
+struct Sides(tracecap_query::Sides);
 
 impl Sides {
     /// Finds the inputs of each side and registers their tables (in the default schema, or in
@@ -38,78 +35,52 @@ impl Sides {
             cache: cache.then(Cache::from_env).flatten().map(Arc::new),
             ..Config::default()
         };
-        let (engine, found) = py
-            .detach(move || -> Result<_, tracecap_query::Error> {
-                let engine = Engine::new(&config)?;
-                let mut found = Vec::new();
-                for (schema, paths) in &sides {
-                    let inputs = Inputs::find_with(paths, engine.config().cache.as_deref())?;
-                    if !inputs.is_empty() {
-                        engine.register(*schema, &inputs)?;
-                    }
-                    found.push((*schema, inputs));
-                }
-                Ok((engine, found))
-            })
-            .map_err(query_error)?;
-        for (schema, inputs) in &found {
-            if inputs.is_empty() {
-                let side = schema.map_or(String::new(), |s| format!(" of side {s}"));
-                return Err(PyValueError::new_err(format!(
-                    "no capture or dataset in the inputs{side} ({})",
-                    inputs.why_empty()
-                )));
-            }
-        }
-        Ok(Sides {
-            engine: Arc::new(engine),
-            found: found.into_iter().map(|(_, inputs)| inputs).collect(),
-        })
+        let sides: Vec<(Option<&str>, &[PathBuf])> =
+            sides.iter().map(|(s, p)| (*s, p.as_slice())).collect();
+        py.detach(|| tracecap_query::Sides::open(&sides, &config))
+            .map(Sides)
+            .map_err(query_error)
     }
 
     /// Warns (`RuntimeWarning`) of every input that is no capture or was damaged; with `strict`,
     /// raises `CaptureError` for the first of them instead.
     fn finish(&self, py: Python<'_>, strict: bool) -> PyResult<()> {
         let mut problems: Vec<(String, PyErr)> = Vec::new();
-        for inputs in &self.found {
-            for (path, why) in &inputs.not_captures {
-                let id = path.display().to_string();
-                let message = format!("{id}: not a capture ({why}), skipped");
-                problems.push((message, capture_error(py, &id, None, why, 0)));
-            }
-            for e in &inputs.unreadable {
-                problems.push((
-                    format!("{e}, skipped"),
-                    std::io::Error::new(e.kind(), e.to_string()).into(),
-                ));
-            }
-        }
-        for fault in self.engine.faults() {
-            let format = self
-                .found
-                .iter()
-                .flat_map(|i| &i.captures)
-                .find(|c| c.source.id == fault.capture)
-                .map(|c| c.format);
-            let err = match &fault.kind {
-                FaultKind::Damaged(e) => {
-                    capture_error(py, &fault.capture, format, e.what(), e.offset())
+        for problem in self.0.problems() {
+            let err = match &problem {
+                Problem::NotCapture { path, why } => {
+                    capture_error(py, &path.display().to_string(), None, why, 0)
                 }
-                FaultKind::Unreadable(why) => capture_error(py, &fault.capture, format, why, 0),
-                // Its rows cannot be trusted: an error whether strict or not.
-                FaultKind::Shrunk => return Err(crate::errors::shrunk(&fault.capture)),
+                Problem::Unreadable(e) => std::io::Error::new(e.kind(), e.to_string()).into(),
+                Problem::Fault(fault) => {
+                    let format = self
+                        .0
+                        .inputs()
+                        .iter()
+                        .flat_map(|i| &i.captures)
+                        .find(|c| c.source.id == fault.capture)
+                        .map(|c| c.format);
+                    match &fault.kind {
+                        FaultKind::Damaged(e) => {
+                            capture_error(py, &fault.capture, format, e.what(), e.offset())
+                        }
+                        FaultKind::Unreadable(why) => {
+                            capture_error(py, &fault.capture, format, why, 0)
+                        }
+                        // Its rows cannot be trusted: an error whether strict or not.
+                        FaultKind::Shrunk => return Err(crate::errors::shrunk(&fault.capture)),
+                    }
+                }
             };
-            problems.push((fault.to_string(), err));
+            problems.push((problem.to_string(), err));
         }
-        if let Some(cache) = &self.engine.config().cache {
-            warn_notes(py, cache.notes())?;
-        }
+        warn_notes(py, self.0.cache_notes())?;
         warn_or_raise(py, problems, strict)
     }
 
     /// Runs `sql` to the end.
     fn collect(&self, py: Python<'_>, sql: &str, what: String) -> PyResult<Stream> {
-        let engine = Arc::clone(&self.engine);
+        let engine = Arc::clone(self.0.engine());
         let (schema, batches) = py
             .detach(move || -> Result<_, tracecap_query::Error> {
                 let batches = engine.query(sql)?;
@@ -160,7 +131,7 @@ pub fn scan(
     Ok(Stream::new(
         schema,
         Source::Query {
-            engine: sides.engine,
+            engine: Arc::clone(sides.0.engine()),
             sql,
         },
         format!("scan of {}", table.name()),

@@ -55,6 +55,8 @@ pub(crate) fn query_error(e: tracecap_query::Error) -> PyErr {
     match e {
         tracecap_query::Error::Io(io) => io.into(),
         tracecap_query::Error::Inputs(e) => arrow_error(e),
+        // A side of the inputs with no capture and no dataset.
+        tracecap_query::Error::NoInputs { .. } => PyValueError::new_err(e.to_string()),
         // A dataset's file that cannot be read: bad data, named in the message.
         tracecap_query::Error::Dataset(e) => PyValueError::new_err(e.to_string()),
         // A file that shrank under a query fails it with an I/O error (the rest are the SQL's).

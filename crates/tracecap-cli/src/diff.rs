@@ -87,7 +87,7 @@ pub fn run(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<
         (args.threads, args.cache),
         args.output.as_deref(),
     )?;
-    let mut batches = sides.engine.query(&query).map_err(query_error)?;
+    let mut batches = sides.engine().query(&query).map_err(query_error)?;
     if args.format == ResultFormat::Table && !args.wide {
         let mut narrow = narrow(&mut batches, keys.len())?;
         let layout = Layout {

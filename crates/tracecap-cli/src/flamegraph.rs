@@ -115,7 +115,7 @@ fn fold(sides: &Sides, side: usize, per_track: bool, from: StacksFrom) -> Result
         .get(side)
         .ok_or_else(|| CliError::Usage(format!("flame graph: no side {side} among the inputs")))?;
     sides
-        .engine
+        .engine()
         .fold_from(inputs, per_track, from)
         .map_err(query_error)
 }

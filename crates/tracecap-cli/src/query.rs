@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tracecap_arrow::Table;
 
-use tracecap_query::{Cache, Config, Engine, Inputs};
+use tracecap_query::{Cache, Config, Inputs};
 
 use crate::error::CliError;
 use crate::results::{self, ResultFormat};
@@ -39,97 +39,69 @@ pub fn run(args: &QueryArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
         (args.threads, args.cache),
         args.output.as_deref(),
     )?;
-    let mut batches = sides.engine.query(sql).map_err(query_error)?;
+    let mut batches = sides.engine().query(sql).map_err(query_error)?;
     results::write(&mut batches, args.format, args.output.as_deref(), out)?;
     drop(batches);
     sides.finish(args.strict, err)
 }
 
-/// The engine over one or two sides of inputs (registered in the default schema, or in the
-/// schemas `a` and `b`), with what was found.
-pub struct Sides {
-    /// The engine.
-    pub engine: Engine,
-    inputs: Vec<Inputs>,
+/// The library's [`tracecap_query::Sides`], opened from a command line: standard input is
+/// refused, and so is an output file among the inputs.
+pub struct Sides(tracecap_query::Sides);
+
+impl std::ops::Deref for Sides {
+    type Target = tracecap_query::Sides;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 impl Sides {
     /// Finds the inputs of each side and registers them, with `threads` partitions and, with
-    /// `cache`, the cache of parsed tables the environment names ([`Cache::from_env`]). An
-    /// output file among the inputs is refused, and so are sides with nothing to query.
+    /// `cache`, the cache of parsed tables the environment names ([`Cache::from_env`]).
     pub fn open(
         sides: &[(Option<&str>, &Vec<PathBuf>)],
         (threads, cache): (Option<usize>, bool),
         output: Option<&Path>,
     ) -> Result<Sides, CliError> {
+        if sides.iter().flat_map(|s| s.1).any(|p| p.as_os_str() == "-") {
+            return Err(CliError::Usage(
+                "query, diff and flamegraph read files and directories, not standard input (-)"
+                    .into(),
+            ));
+        }
         let config = Config {
             partitions: threads.unwrap_or(Config::default().partitions),
             cache: cache.then(Cache::from_env).flatten().map(Arc::new),
             ..Config::default()
         };
-        let engine = Engine::new(&config).map_err(query_error)?;
-        let mut found = Vec::new();
-        for (schema, paths) in sides {
-            if paths.iter().any(|p| p.as_os_str() == "-") {
-                return Err(CliError::Usage(
-                    "query, diff and flamegraph read files and directories, not standard input (-)"
-                        .into(),
-                ));
+        let sides: Vec<(Option<&str>, &[PathBuf])> =
+            sides.iter().map(|&(s, p)| (s, p.as_slice())).collect();
+        let opened = tracecap_query::Sides::open(&sides, &config).map_err(|e| match e {
+            tracecap_query::Error::NoInputs { .. } => CliError::Verdict(e.to_string()),
+            other => query_error(other),
+        })?;
+        if let Some(output) = output {
+            for inputs in opened.inputs() {
+                refuse_overwrite(output, inputs)?;
             }
-            let inputs = Inputs::find_with(paths, config.cache.as_deref()).map_err(input_error)?;
-            if let Some(output) = output {
-                refuse_overwrite(output, &inputs)?;
-            }
-            if inputs.is_empty() {
-                let side = schema.map_or(String::new(), |s| format!(" of side {s}"));
-                return Err(CliError::Verdict(format!(
-                    "no capture or dataset in the inputs{side} ({})",
-                    inputs.why_empty()
-                )));
-            }
-            engine.register(*schema, &inputs).map_err(query_error)?;
-            found.push(inputs);
         }
-        Ok(Sides {
-            engine,
-            inputs: found,
-        })
-    }
-
-    /// What was found for each side, in the order of the sides.
-    pub fn inputs(&self) -> &[Inputs] {
-        &self.inputs
+        Ok(Sides(opened))
     }
 
     /// Warns of every input that is no capture or was damaged; with `strict`, they make exit 1.
     pub fn finish(&self, strict: bool, err: &mut dyn Write) -> Result<(), CliError> {
-        let mut bad = 0;
-        for inputs in &self.inputs {
-            for (path, why) in &inputs.not_captures {
-                writeln!(
-                    err,
-                    "warning: {}: not a capture ({why}), skipped",
-                    path.display()
-                )?;
-                bad += 1;
-            }
-            for e in &inputs.unreadable {
-                writeln!(err, "warning: {e}, skipped")?;
-                bad += 1;
-            }
+        let problems = self.problems();
+        for problem in &problems {
+            writeln!(err, "warning: {problem}")?;
         }
-        for fault in self.engine.faults() {
-            writeln!(err, "warning: {fault}")?;
-            bad += 1;
+        for note in self.cache_notes() {
+            writeln!(err, "warning: {note}")?;
         }
-        if let Some(cache) = &self.engine.config().cache {
-            for note in cache.notes() {
-                writeln!(err, "warning: {note}")?;
-            }
-        }
-        if strict && bad > 0 {
+        if strict && !problems.is_empty() {
             return Err(CliError::Verdict(format!(
-                "{bad} input(s) damaged or not captures (see the warnings)"
+                "{} input(s) damaged or not captures (see the warnings)",
+                problems.len()
             )));
         }
         Ok(())
@@ -208,12 +180,6 @@ fn schema(out: &mut dyn Write) -> Result<(), CliError> {
 pub fn query_error(e: tracecap_query::Error) -> CliError {
     match e {
         tracecap_query::Error::Io(io) => CliError::Io(io),
-        other => CliError::Usage(other.to_string()),
-    }
-}
-
-fn input_error(e: tracecap_query::Error) -> CliError {
-    match e {
         tracecap_query::Error::Inputs(tracecap_arrow::Error::Io(io)) => CliError::Io(io),
         other => CliError::Usage(other.to_string()),
     }

@@ -8,6 +8,13 @@ use std::fmt;
 pub enum Error {
     /// Finding or reading the inputs failed.
     Inputs(tracecap_arrow::Error),
+    /// A side of [`crate::Sides`] holds no capture and no dataset.
+    NoInputs {
+        /// The side's schema (`a`, `b`), `None` for the only side.
+        side: Option<String>,
+        /// What was found instead ([`crate::Inputs::why_empty`]).
+        why: String,
+    },
     /// A Parquet file of a dataset could not be read (cut short, overwritten, not Parquet): the
     /// dataset is the user's data, so the query fails and names the file.
     Dataset(crate::DamagedFile),
@@ -29,6 +36,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Inputs(e) => write!(f, "{e}"),
+            Error::NoInputs { side, why } => {
+                let side = side.as_ref().map_or(String::new(), |s| format!(" of side {s}"));
+                write!(f, "no capture or dataset in the inputs{side} ({why})")
+            }
             Error::Dataset(e) => write!(f, "{e}"),
             Error::Query(e) => write!(f, "{e}"),
             Error::Io(e) => write!(f, "{e}"),
@@ -40,6 +51,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Inputs(e) => Some(e),
+            Error::NoInputs { .. } => None,
             Error::Dataset(e) => Some(e),
             Error::Query(e) => Some(e),
             Error::Io(e) => Some(e),
