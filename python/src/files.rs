@@ -8,7 +8,7 @@ use std::path::Path;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tracecap::export::{ChromeJson, Perfetto, Pprof, Target};
+use tracecap::export::{Target, TargetWriter};
 use tracecap::{ConvertError, Format, FormatError, Stats};
 use tracecap_arrow::dataset::{self, ExportOptions, Mode, Progress};
 use tracecap_arrow::Table;
@@ -140,23 +140,9 @@ fn convert_file(
     };
     let output = tracecap::output::Output::create(out).map_err(Failure::Io)?;
     let writer = BufWriter::with_capacity(1 << 20, output);
-    let (stats, result, writer) = match target {
-        Target::Chrome => {
-            let mut sink = ChromeJson::new(writer).map_err(Failure::Io)?;
-            let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
-            (stats, result, sink.finish())
-        }
-        Target::Perfetto => {
-            let mut sink = Perfetto::new(writer).map_err(Failure::Io)?;
-            let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
-            (stats, result, sink.finish())
-        }
-        Target::Pprof => {
-            let mut sink = Pprof::new(writer);
-            let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
-            (stats, result, sink.finish())
-        }
-    };
+    let mut sink = TargetWriter::new(target, writer).map_err(Failure::Io)?;
+    let (stats, result) = tracecap::adapter::convert_counted(format, &input, &mut sink);
+    let writer = sink.finish();
     // An I/O error leaves the temporary file, removed when dropped; the older output stays.
     let fault = match result {
         Ok(()) => None,

@@ -4,7 +4,7 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use tracecap::export::{ChromeJson, Perfetto, Pprof, Target};
+use tracecap::export::{Target, TargetWriter};
 use tracecap::push::Pumped;
 use tracecap::timeline::{
     CounterValue, Event, Frame, Sink, StackId, StackSample, Track, TrackId, Wants,
@@ -245,41 +245,15 @@ fn convert(
     let mut bar = total
         .filter(|_| !args.quiet && std::io::stderr().is_terminal())
         .map(progress::Progress::new);
-    let (stats, result, pumped, writer) = match target {
-        Target::Chrome => {
-            let mut sink = ChromeJson::new(writer)?;
-            let (stats, result, pumped) = input.into_sink(
-                format,
-                Progress {
-                    inner: &mut sink,
-                    bar: bar.as_mut(),
-                },
-            );
-            (stats, result, pumped, sink.finish())
-        }
-        Target::Perfetto => {
-            let mut sink = Perfetto::new(writer)?;
-            let (stats, result, pumped) = input.into_sink(
-                format,
-                Progress {
-                    inner: &mut sink,
-                    bar: bar.as_mut(),
-                },
-            );
-            (stats, result, pumped, sink.finish())
-        }
-        Target::Pprof => {
-            let mut sink = Pprof::new(writer);
-            let (stats, result, pumped) = input.into_sink(
-                format,
-                Progress {
-                    inner: &mut sink,
-                    bar: bar.as_mut(),
-                },
-            );
-            (stats, result, pumped, sink.finish())
-        }
-    };
+    let mut sink = TargetWriter::new(target, writer)?;
+    let (stats, result, pumped) = input.into_sink(
+        format,
+        Progress {
+            inner: &mut sink,
+            bar: bar.as_mut(),
+        },
+    );
+    let writer = sink.finish();
     if let Some(bar) = bar.as_mut() {
         bar.clear();
     }

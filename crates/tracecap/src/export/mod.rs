@@ -8,10 +8,12 @@ mod chrome;
 mod perfetto;
 mod pprof;
 mod protobuf;
+mod to_target;
 
 pub use chrome::ChromeJson;
 pub use perfetto::Perfetto;
 pub use pprof::Pprof;
+pub use to_target::TargetWriter;
 
 /// The trace files the exporters write, by name and by file extension.
 ///
