@@ -320,8 +320,8 @@ pub fn head<'p>(
 /// order; a later property of the same name (as text) replaces the earlier one's value, in the
 /// earlier one's place.
 pub fn properties<'p>(out: &mut Vec<u8>, props: impl IntoIterator<Item = (&'p [u8], &'p [u8])>) {
-    // The properties are few and read once per file: they are gathered as text first, to put
-    // each name once.
+    // Gathered as text first (once per file, not per call), to put each name once; the map
+    // keeps that linear in the number of properties a crafted header may hold.
     let mut kept: Vec<(String, String)> = Vec::new();
     let mut at: BTreeMap<String, usize> = BTreeMap::new();
     for (name, v) in props {
