@@ -7,7 +7,7 @@ use crate::descriptor::Descriptors;
 use crate::error::{Error, ErrorKind};
 use crate::header::{Header, SIGNATURE};
 use crate::lookup::{FixedKindTable, KindLookup};
-use crate::nesting::{NestSlot, Nesting, Tree};
+use crate::nesting::{NestSlot, Tree};
 use crate::thread::Thread;
 use crate::version::Version;
 use tracecap_wire::Context;
@@ -106,29 +106,22 @@ impl<'a> Capture<'a> {
         }
     }
 
-    /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]),
-    /// comparing times as their nanosecond values, as upstream does. Fails with a full
-    /// `"nesting slot"` table ([`tracecap_wire::ErrorKind::TableFull`]) at the first record that
-    /// has no slot; [`Thread::records_count`] slots always suffice.
+    /// Rebuilds the block tree of `thread` into `slots` (one per record; see [`Nesting`]), over
+    /// the records' times in nanoseconds, as upstream compares them. Fails at the first fault:
+    /// the file's, or a full `"nesting slot"` table ([`tracecap_wire::ErrorKind::TableFull`]) at
+    /// the first record that has no slot; [`Thread::records_count`] slots always suffice.
+    /// [`Thread::nest`] is the same walk that keeps the tree of the records before a fault.
+    ///
+    /// [`Nesting`]: crate::Nesting
     pub fn nest<'s, K: KindLookup>(
         &self,
         thread: &Thread<'a>,
         kinds: K,
         slots: &'s mut [NestSlot],
     ) -> Result<Tree<'s>, Error> {
-        let capacity = slots.len();
-        let mut nesting = Nesting::with_clock(slots, self.header.clock());
-        for rec in thread.records(kinds) {
-            let rec = rec?;
-            if nesting.push(rec.begin(), rec.end()).is_none() {
-                return Err(Error::table_full(
-                    "nesting slot",
-                    capacity as u64,
-                    rec.offset(),
-                ));
-            }
-        }
-        Ok(nesting.finish())
+        thread
+            .nest(kinds, &self.header, slots, |_, _| {})
+            .into_result()
     }
 }
 

@@ -301,7 +301,10 @@ impl Json for Lossy<'_> {
 /// The contents of a JSON string holding `s`: runs that need no escape copied whole.
 fn escaped(s: &str, out: &mut String) {
     let mut rest = s;
-    while let Some(at) = rest.bytes().position(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    while let Some(at) = rest
+        .bytes()
+        .position(|b| b < 0x20 || b == b'"' || b == b'\\')
+    {
         let (plain, tail) = rest.split_at(at);
         out.push_str(plain);
         let Some(&b) = tail.as_bytes().first() else {
@@ -464,7 +467,11 @@ mod tests {
     #[test]
     fn values_of_every_type() {
         let h = Header::with_times(Version::V2_1_0, Some(1), 0, 0, 0);
-        let v = value_of(DataType::Int32, true, &[1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 9]);
+        let v = value_of(
+            DataType::Int32,
+            true,
+            &[1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 9],
+        );
         assert_eq!(
             json(|s| value(&h, 4, &v, s)),
             r#"{"kind":"value","offset":5,"thread":4,"time":40,"time_ns":40,"id":9,"value_id":11,"type":"Int32","array":true,"data":[1,-2]}"#
@@ -478,8 +485,14 @@ mod tests {
         assert_eq!(data_of(DataType::Uint16, &[0xff, 0xff]), "[65535]");
         assert_eq!(data_of(DataType::Uint32, &[0xff; 4]), "[4294967295]");
         assert_eq!(data_of(DataType::Int64, &[0xff; 8]), "[-1]");
-        assert_eq!(data_of(DataType::Uint64, &[0xff; 8]), "[18446744073709551615]");
-        assert_eq!(data_of(DataType::Float, &0.1f32.to_le_bytes()), "[0.10000000149011612]");
+        assert_eq!(
+            data_of(DataType::Uint64, &[0xff; 8]),
+            "[18446744073709551615]"
+        );
+        assert_eq!(
+            data_of(DataType::Float, &0.1f32.to_le_bytes()),
+            "[0.10000000149011612]"
+        );
         assert_eq!(data_of(DataType::Float, &f32::NAN.to_le_bytes()), "[null]");
         let mut two = 1.0f64.to_le_bytes().to_vec();
         two.extend_from_slice(&1e20f64.to_le_bytes());

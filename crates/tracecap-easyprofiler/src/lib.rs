@@ -175,7 +175,7 @@ pub use header::{Header, MAGIC, SIGNATURE};
 #[cfg(feature = "alloc")]
 pub use lookup::KindTable;
 pub use lookup::{FixedKindTable, KindLookup};
-pub use nesting::{Forest, NestSlot, Nesting, SlotSource, Tree};
+pub use nesting::{Forest, NestSlot, Nested, Nesting, SlotSource, Tree};
 #[cfg(feature = "alloc")]
 pub use push::{PushItem, PushParser, Pushed};
 pub use record::{Block, Record, Value};

@@ -16,6 +16,7 @@
 //! subtree to subtree. The whole rebuild is linear (each node is adopted at most once), and depth
 //! is limited only by the buffer: a thread of N records may nest N deep (upstream gives up at 254).
 
+use crate::error::Error;
 use crate::time::Clock;
 use tracecap_wire::zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -90,6 +91,7 @@ impl<'s> Nesting<'s> {
     }
 
     /// Records pushed so far.
+    #[inline]
     pub fn len(&self) -> u32 {
         self.len
     }
@@ -166,6 +168,28 @@ impl<'s> Nesting<'s> {
             slots: slots.get(..n).unwrap_or(&[]),
             roots: self.roots,
             levels: if n == 0 { 0 } else { max_depth + 1 },
+        }
+    }
+}
+
+/// What [`crate::Thread::nest`] read of a thread: the tree of the records before the first fault,
+/// and that fault.
+#[derive(Clone, Copy, Debug)]
+pub struct Nested<'s> {
+    /// The tree of every record read: all of them when `fault` is `None`, else those before it.
+    pub tree: Tree<'s>,
+    /// The fault that ended the walk early, with its absolute offset: the file's (as
+    /// [`crate::Thread::records`] reports it), or a full `"nesting slot"` table
+    /// ([`tracecap_wire::ErrorKind::TableFull`]) at the first record that had no slot.
+    pub fault: Option<Error>,
+}
+
+impl<'s> Nested<'s> {
+    /// The tree when every record was read, else the fault.
+    pub fn into_result(self) -> Result<Tree<'s>, Error> {
+        match self.fault {
+            Some(e) => Err(e),
+            None => Ok(self.tree),
         }
     }
 }

@@ -6,7 +6,9 @@ use crate::context_switch::ContextSwitch;
 use crate::descriptor::until_nul;
 use crate::error::Error;
 use crate::fast::{Run, Walk};
+use crate::header::Header;
 use crate::lookup::KindLookup;
+use crate::nesting::{NestSlot, Nested, Nesting};
 use crate::record::{read_record, Record};
 use crate::version::Version;
 use tracecap_wire::fast::touch_ahead;
@@ -166,6 +168,73 @@ impl<'a> Thread<'a> {
 }
 
 impl<'a> Thread<'a> {
+    /// Rebuilds the block tree of this thread's records into `slots` (one per record; see
+    /// [`Nesting`]), over their times in nanoseconds as `header` converts them
+    /// ([`Header::to_ns`], as upstream compares them), and gives each record to `f` with its index
+    /// once it is nested. On a fault the walk stops and keeps what it read: the tree of the records
+    /// before it, and the fault with its offset ([`Nested`]). [`Thread::records_count`] slots
+    /// always suffice; with fewer, the fault is a full `"nesting slot"` table at the first record
+    /// without one.
+    ///
+    /// The records are read as [`Records::try_for_each_record`] reads them, and the tree keeps
+    /// their times in nanoseconds ([`crate::Tree::times`]).
+    ///
+    /// ```
+    /// use tracecap_easyprofiler::{Capture, KindTable, NestSlot, Record};
+    ///
+    /// # fn main() -> Result<(), tracecap_easyprofiler::Error> {
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/sample_small.prof");
+    /// # let bytes = std::fs::read(path).unwrap(); // ok: doc example, the bundled sample
+    /// let capture = Capture::parse(&bytes)?;
+    /// let kinds = KindTable::new(&capture)?;
+    /// let mut slots = Vec::new();
+    /// for thread in capture.threads() {
+    ///     let thread = thread?;
+    ///     slots.resize(thread.records_count() as usize, NestSlot::default());
+    ///     let mut values = 0;
+    ///     let nested = thread.nest(&kinds, capture.header(), &mut slots, |_, record| {
+    ///         values += u32::from(matches!(record, Record::Value(_)));
+    ///     });
+    ///     println!("{} records, {values} values, {} levels", nested.tree.len(), nested.tree.levels());
+    ///     if let Some(fault) = nested.fault {
+    ///         return Err(fault);
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[inline]
+    pub fn nest<'s, K, F>(
+        &self,
+        kinds: K,
+        header: &Header,
+        slots: &'s mut [NestSlot],
+        mut f: F,
+    ) -> Nested<'s>
+    where
+        K: KindLookup,
+        F: FnMut(usize, Record<'a>),
+    {
+        let capacity = slots.len() as u64;
+        let mut nesting = Nesting::new(slots);
+        let mut index = 0;
+        let walked = self.records(kinds).try_for_each_record(|r| {
+            if nesting
+                .push(header.to_ns(r.begin()), header.to_ns(r.end()))
+                .is_none()
+            {
+                return Err(Error::table_full("nesting slot", capacity, r.offset()));
+            }
+            f(index, r);
+            index += 1;
+            Ok(())
+        });
+        Nested {
+            tree: nesting.finish(),
+            fault: walked.err(),
+        }
+    }
+
     /// The record that starts at absolute `offset` (as [`crate::Record::offset`] gave it), read
     /// again without walking the records before it. An offset outside this thread's records, or
     /// not at a record's start, gives an error (or a different record: the size field is trusted).

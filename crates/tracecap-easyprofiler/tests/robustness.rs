@@ -8,7 +8,7 @@ mod common;
 
 use common::{walk, walk_items, Seen};
 use tracecap_easyprofiler::{
-    parallel, Capture, Error, ErrorKind, FixedKindTable, KindTable, NestSlot,
+    parallel, Capture, Error, ErrorKind, FixedKindTable, KindTable, NestSlot, Nesting,
 };
 use tracecap_wire::ErrorKind as Shared;
 
@@ -350,7 +350,59 @@ fn cuts_keep_every_record_before_them() {
                 "{name} cut at {cut:#x}: summary counts"
             );
             assert_eq!(fault, err, "{name} cut at {cut:#x}: summary fault");
+            check_nest(&format!("{name} cut at {cut:#x}"), &c, &kinds);
         }
+    }
+}
+
+/// `Thread::nest` on every thread of `c` keeps what it read before a fault: its closure gets
+/// the records the per-thread iterator yields, with their indices, its tree holds their depths
+/// as a `Nesting` over them alone (on the file's clock) gives them and their times in
+/// nanoseconds, and its fault is the iterator's.
+fn check_nest(name: &str, c: &Capture<'_>, kinds: &KindTable) {
+    let clock = c.header().clock();
+    let (mut slots, mut again) = (Vec::new(), Vec::new());
+    for t in c.threads().map_while(Result::ok) {
+        let (mut read, mut fault) = (Vec::new(), None);
+        for r in t.records(kinds) {
+            match r {
+                Ok(r) => read.push(r),
+                Err(e) => fault = Some(e),
+            }
+        }
+        slots.clear();
+        slots.resize(t.records_count() as usize, NestSlot::default());
+        let mut given = Vec::new();
+        let nested = t.nest(kinds, c.header(), &mut slots, |i, r| given.push((i, r)));
+        let id = t.id;
+        assert_eq!(
+            given,
+            read.iter().copied().enumerate().collect::<Vec<_>>(),
+            "{name}, thread {id}: records"
+        );
+        assert_eq!(nested.fault, fault, "{name}, thread {id}: fault");
+        again.clear();
+        again.resize(read.len(), NestSlot::default());
+        let mut nesting = Nesting::with_clock(&mut again, clock);
+        for r in &read {
+            nesting.push(r.begin(), r.end());
+        }
+        let want = nesting.finish();
+        assert_eq!(
+            (
+                nested.tree.depths().collect::<Vec<_>>(),
+                nested.tree.levels()
+            ),
+            (want.depths().collect::<Vec<_>>(), want.levels()),
+            "{name}, thread {id}: depths"
+        );
+        let h = c.header();
+        assert!(
+            read.iter()
+                .enumerate()
+                .all(|(i, r)| nested.tree.times(i) == Some((h.to_ns(r.begin()), h.to_ns(r.end())))),
+            "{name}, thread {id}: times in nanoseconds"
+        );
     }
 }
 
@@ -635,6 +687,9 @@ fn nesting_slots_too_few_are_full_at_the_record_past_them() {
             capacity: 2
         })
     );
+    // The walk that keeps what it read: the tree of the two records, then the same fault.
+    let nested = thread.nest(&kinds, c.header(), &mut slots, |_, _| {});
+    assert_eq!((nested.tree.len(), nested.fault), (2, Some(e)));
     let mut slots = vec![NestSlot::default(); thread.records_count() as usize];
     assert!(c.nest(&thread, &kinds, &mut slots).is_ok());
 }

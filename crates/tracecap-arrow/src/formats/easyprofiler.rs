@@ -24,7 +24,7 @@ use arrow_schema::{ArrowError, DataType, Field};
 use tracecap::adapter::scratch::{Scratch, HEAP_BUDGET};
 use tracecap::ConvertError;
 use tracecap_easyprofiler::{
-    json, Block, Capture, Error, Header, KindTable, NestSlot, Nesting, Record, Thread, Value,
+    json, Block, Capture, Error, Header, KindTable, NestSlot, Record, Thread, Value,
 };
 
 use crate::columns::{dict_utf8, int};
@@ -127,18 +127,10 @@ fn thread(
 ) -> Result<(), ConvertError<ArrowError>> {
     // The count is of records whose framing was checked against the file.
     let slots = slots.reset(t.records_count() as usize, NestSlot::default());
-    let mut nesting = Nesting::with_clock(slots, h.clock());
-    let mut damage = None;
-    for r in t.records(kinds) {
-        match r {
-            Ok(r) => {
-                nesting.push(r.begin(), r.end());
-            }
-            Err(e) => damage = Some(e),
-        }
-    }
-    let tree = nesting.finish();
-    for (i, r) in t.records(kinds).enumerate() {
+    let nested = t.nest(kinds, h, slots, |_, _| {});
+    let tree = nested.tree;
+    // The records the tree holds: every record before the damage.
+    for (i, r) in t.records(kinds).take(tree.len()).enumerate() {
         let Ok(r) = r else { break };
         let depth = tree.depth(i).unwrap_or(0);
         match r {
@@ -164,7 +156,7 @@ fn thread(
             }
         }
     }
-    damage.map_or(Ok(()), |e| Err(fault(e)))
+    nested.fault.map_or(Ok(()), |e| Err(fault(e)))
 }
 
 fn lossy(b: &[u8]) -> Cow<'_, str> {

@@ -7,7 +7,7 @@ use tracecap::adapter::easyprofiler::{by_thread, Part};
 use tracecap::push::{Feed, Pumped};
 use tracecap_easyprofiler::{
     json, parallel, Bookmark, Capture, Descriptor, DescriptorKind, Error, Events, Header,
-    KindTable, NestSlot, Nesting, Record, Summary, Thread,
+    KindTable, NestSlot, Record, Summary, Thread,
 };
 
 use super::{DumpOptions, Lines};
@@ -585,18 +585,9 @@ fn dump_thread(
     // Depths need the whole thread (parents come after children), so nest first; on a fault,
     // nest the records before it, print them, then report it.
     slots.resize(t.records_count() as usize, NestSlot::default());
-    let mut nesting = Nesting::with_clock(slots, h.clock());
-    let mut fault = None;
-    for r in t.records(kinds) {
-        match r {
-            Ok(r) => {
-                nesting.push(r.begin(), r.end());
-            }
-            Err(e) => fault = Some(e),
-        }
-    }
-    let tree = nesting.finish();
-    for (i, r) in t.records(kinds).enumerate() {
+    let nested = t.nest(kinds, h, slots, |_, _| {});
+    let tree = nested.tree;
+    for (i, r) in t.records(kinds).take(tree.len()).enumerate() {
         let Ok(r) = r else { break };
         let depth = tree.depth(i).unwrap_or(0);
         match r {
@@ -656,7 +647,7 @@ fn dump_thread(
             },
         }
     }
-    match fault {
+    match nested.fault {
         Some(e) => Err(e.into()),
         None => Ok(()),
     }
