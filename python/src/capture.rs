@@ -22,13 +22,9 @@ pub fn open(py: Python<'_>, path: FsPath) -> PyResult<Capture> {
     let FsPath(path) = path;
     let id = path.display().to_string();
     let input = py.detach(|| tracecap::open(&path))?;
-    let Some(format) = tracecap::detect(&input) else {
-        let what = if input.is_empty() {
-            "empty file: not a capture"
-        } else {
-            "unknown format: no known magic bytes"
-        };
-        return Err(capture_error(py, &id, None, what, 0));
+    let format = match tracecap::require(&input) {
+        Ok(format) => format,
+        Err(why) => return Err(capture_error(py, &id, None, why.message(), 0)),
     };
     Ok(Capture {
         path,

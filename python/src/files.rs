@@ -38,7 +38,7 @@ fn target(to: Option<&str>, out: &Path) -> PyResult<Target> {
 /// Why a conversion failed (the interpreter is attached again to raise it).
 enum Failure {
     Io(std::io::Error),
-    NotACapture(&'static str),
+    NotACapture(tracecap::NotACapture),
     SameFile,
     Unsupported(Format),
     Shrunk,
@@ -68,7 +68,9 @@ pub fn convert<'py>(
     let (format, stats, fault) = match result {
         Ok(done) => done,
         Err(Failure::Io(e)) => return Err(e.into()),
-        Err(Failure::NotACapture(what)) => return Err(capture_error(py, &id, None, what, 0)),
+        Err(Failure::NotACapture(why)) => {
+            return Err(capture_error(py, &id, None, why.message(), 0))
+        }
         Err(Failure::SameFile) => {
             return Err(PyValueError::new_err(format!(
                 "the output {} is the input file: refusing to overwrite it",
@@ -131,13 +133,7 @@ fn convert_file(
     if input.is_same_file(out) {
         return Err(Failure::SameFile);
     }
-    let Some(format) = tracecap::detect(&input) else {
-        return Err(Failure::NotACapture(if input.is_empty() {
-            "empty file: not a capture"
-        } else {
-            "unknown format: no known magic bytes"
-        }));
-    };
+    let format = tracecap::require(&input).map_err(Failure::NotACapture)?;
     let output = tracecap::output::Output::create(out).map_err(Failure::Io)?;
     let writer = BufWriter::with_capacity(1 << 20, output);
     let mut sink = TargetWriter::new(target, writer).map_err(Failure::Io)?;

@@ -87,9 +87,7 @@ pub fn capture_batches_with_progress(
 ) -> Result<CaptureSummary, Error> {
     let format = match options.format {
         Some(format) if !data.is_empty() => format,
-        _ => tracecap::detect(data).ok_or(Error::NotACapture {
-            empty: data.is_empty(),
-        })?,
+        _ => tracecap::require(data).map_err(Error::NotACapture)?,
     };
     let wanted = (
         options.tables,

@@ -251,7 +251,7 @@ fn work(ctx: WorkerCtx<'_>) -> Result<(), Error> {
                     report.faults.push((source.clone(), f));
                 }
             }
-            Err(Error::NotACapture { .. }) => report.not_captures.push(source.clone()),
+            Err(Error::NotACapture(_)) => report.not_captures.push(source.clone()),
             Err(e) => return Err(e),
         }
         drop(report);

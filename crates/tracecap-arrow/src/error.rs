@@ -8,11 +8,8 @@ use arrow_schema::ArrowError;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// The bytes are no capture of a known format (`empty` when there are none at all).
-    NotACapture {
-        /// True for an empty input.
-        empty: bool,
-    },
+    /// The bytes are no capture of a known format.
+    NotACapture(tracecap::NotACapture),
     /// Building a batch, or the consumer of the batches, failed.
     Arrow(ArrowError),
     /// Reading or writing a file failed (the message names the path).
@@ -22,10 +19,7 @@ pub enum Error {
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::NotACapture { empty: true } => f.write_str("empty file: not a capture"),
-            Error::NotACapture { empty: false } => {
-                f.write_str("unknown format: no known magic bytes")
-            }
+            Error::NotACapture(why) => write!(f, "{why}"),
             Error::Arrow(e) => write!(f, "{e}"),
             Error::Io(e) => write!(f, "{e}"),
         }

@@ -7,13 +7,7 @@ pub use tracecap::Format;
 
 /// The format of `bytes`; an unknown format (an empty file too) is a format error at offset 0.
 pub fn require(bytes: &[u8]) -> Result<Format, CliError> {
-    tracecap::detect(bytes).ok_or_else(|| {
-        if bytes.is_empty() {
-            CliError::format("empty file: not a capture", 0)
-        } else {
-            CliError::format("unknown format: no known magic bytes", 0)
-        }
-    })
+    tracecap::require(bytes).map_err(|why| CliError::format(why.message(), 0))
 }
 
 /// The error for a format this build of the tool does not read (only reachable if the umbrella

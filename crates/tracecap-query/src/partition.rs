@@ -277,7 +277,7 @@ impl Scan {
                     ended = Some(summary.fault.as_ref().map(Damage::from));
                     Ok(summary.fault)
                 }
-                Err(tracecap_arrow::Error::NotACapture { .. }) => Err(WalkError::NotACapture),
+                Err(tracecap_arrow::Error::NotACapture(_)) => Err(WalkError::NotACapture),
                 Err(e) => Err(WalkError::Failed(e)),
             }
         });

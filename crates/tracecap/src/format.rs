@@ -74,6 +74,59 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     None
 }
 
+/// Why bytes are no capture: the one "not a capture" of every tool and library of the workspace.
+///
+/// ```
+/// use tracecap::NotACapture;
+///
+/// assert_eq!(tracecap::require(b""), Err(NotACapture::Empty));
+/// assert_eq!(NotACapture::Empty.to_string(), "empty file: not a capture");
+/// assert_eq!(NotACapture::Unknown.reason(), "unknown format");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotACapture {
+    /// There are no bytes at all.
+    Empty,
+    /// No format this build reads recognises them.
+    Unknown,
+}
+
+impl NotACapture {
+    /// The short reason, as a list of skipped inputs gives it: `empty file` or `unknown format`.
+    pub const fn reason(self) -> &'static str {
+        match self {
+            NotACapture::Empty => "empty file",
+            NotACapture::Unknown => "unknown format",
+        }
+    }
+
+    /// The whole message: `empty file: not a capture` or `unknown format: no known magic bytes`.
+    pub const fn message(self) -> &'static str {
+        match self {
+            NotACapture::Empty => "empty file: not a capture",
+            NotACapture::Unknown => "unknown format: no known magic bytes",
+        }
+    }
+}
+
+impl core::fmt::Display for NotACapture {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for NotACapture {}
+
+/// The format of `bytes` ([`detect`]), or why they are no capture.
+pub fn require(bytes: &[u8]) -> Result<Format, NotACapture> {
+    detect(bytes).ok_or(if bytes.is_empty() {
+        NotACapture::Empty
+    } else {
+        NotACapture::Unknown
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

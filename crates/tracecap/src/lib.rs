@@ -74,7 +74,7 @@ pub use tracecap_wtf as wtf;
 #[cfg(feature = "alloc")]
 pub use adapter::convert;
 pub use error::{ConvertError, FormatError, FormatKind};
-pub use format::{detect, Format};
+pub use format::{detect, require, Format, NotACapture};
 #[cfg(feature = "std")]
 pub use open::{open, Input};
 pub use stats::Stats;

@@ -153,7 +153,7 @@ pub fn rows(data: &[u8], table: Table, batch_rows: usize) -> Option<(Rows, Optio
     });
     match summary {
         Ok(s) => Some((out, s.fault.map(|f| f.offset()))),
-        Err(tracecap_arrow::Error::NotACapture { .. }) => None,
+        Err(tracecap_arrow::Error::NotACapture(_)) => None,
         Err(e) => panic!("{e}"),
     }
 }

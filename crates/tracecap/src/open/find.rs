@@ -112,9 +112,9 @@ pub trait KnownFormats: Sync {
 pub type Sniffed = Result<(u64, Format), &'static str>;
 
 /// Why a file found in a directory is not a capture: it is empty.
-pub const EMPTY_FILE: &str = "empty file";
+pub const EMPTY_FILE: &str = crate::NotACapture::Empty.reason();
 /// Why a file found in a directory is not a capture: no format recognises it.
-pub const UNKNOWN_FORMAT: &str = "unknown format";
+pub const UNKNOWN_FORMAT: &str = crate::NotACapture::Unknown.reason();
 
 /// Knows nothing: every file is opened.
 struct NothingKnown;
@@ -219,11 +219,9 @@ fn sniff_known(path: &Path, known: &dyn KnownFormats) -> io::Result<Sniffed> {
 /// Whether the file at `path` is a capture: its size and format, or why not.
 fn sniff(path: &Path) -> io::Result<Sniffed> {
     let input = crate::open(path)?;
-    Ok(match crate::detect(&input) {
-        Some(format) => Ok((input.len() as u64, format)),
-        None if input.is_empty() => Err(EMPTY_FILE),
-        None => Err(UNKNOWN_FORMAT),
-    })
+    Ok(crate::require(&input)
+        .map(|format| (input.len() as u64, format))
+        .map_err(crate::NotACapture::reason))
 }
 
 /// Every regular file under `dir` (links to files followed, links to directories not).
