@@ -1,6 +1,7 @@
 //! `tracecap convert --to pprof`: the target chosen by name and by extension, the profile the
-//! command writes equal to the library's, the summary's stacks, and a capture without stacks
-//! giving its calls' self time.
+//! command writes equal to the library's, the summary's stacks, a capture without stacks
+//! giving its calls' self time, and `go tool pprof` (the reference reader; skipped without Go)
+//! reading every profile back with the same stacks and counts.
 
 use std::io::Read;
 use std::path::Path;
@@ -114,4 +115,105 @@ fn a_capture_without_stacks_gives_its_calls_self_time() {
             .iter()
             .any(|l| p.string_table[l.key as usize] == "thread"));
     }
+}
+
+/// `go tool pprof -raw`'s samples: each sample's count and its functions, innermost first.
+fn go_pprof_samples(profile: &Path) -> Option<Vec<(i64, Vec<String>)>> {
+    let out = Command::new("go")
+        .args(["tool", "pprof", "-raw"])
+        .arg(profile)
+        .env("PPROF_TMPDIR", std::env::temp_dir())
+        .output()
+        .ok()?;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // After `Samples:` and the sample type's line, a sample is `count: loc loc ...`, then its
+    // labels; the locations are listed after `Locations` as `id: 0xaddr name ...`.
+    let (samples, rest) = text.split_once("Locations").expect("a Locations section");
+    let mut names = std::collections::HashMap::new();
+    for line in rest.lines().skip(1) {
+        let Some((id, what)) = line.trim().split_once(": ") else {
+            break;
+        };
+        let Ok(id) = id.parse::<u64>() else { break };
+        // `0xADDR [M=n] name file:line s=0`, with the name as written in parentheses after
+        // `s=0` when pprof demangled it.
+        let (what, system) = what.rsplit_once(" s=").expect("s=");
+        let written = system
+            .split_once('(')
+            .and_then(|(_, n)| n.strip_suffix(')'));
+        let what = what.split_once(' ').map_or("", |(_, rest)| rest);
+        let what = what
+            .strip_prefix("M=")
+            .map_or(what, |m| m.split_once(' ').map_or("", |(_, rest)| rest));
+        let shown = what.rsplit_once(' ').map_or(what, |(name, _file)| name);
+        names.insert(id, written.unwrap_or(shown).to_owned());
+    }
+    let mut out = Vec::new();
+    for line in samples.lines().skip_while(|l| !l.starts_with("Samples:")).skip(2) {
+        let Some((count, locs)) = line.trim().split_once(": ") else {
+            continue;
+        };
+        let Ok(count) = count.trim().parse::<i64>() else {
+            continue;
+        };
+        let frames = locs
+            .split_whitespace()
+            .map(|l| names[&l.parse::<u64>().unwrap()].clone())
+            .collect();
+        out.push((count, frames));
+    }
+    Some(out)
+}
+
+#[test]
+fn go_tool_pprof_reads_the_profiles() {
+    if Command::new("go").arg("version").output().is_err() {
+        println!("SKIPPED: no go (apt-get install golang-go) for go tool pprof");
+        return;
+    }
+    let mut files: Vec<std::path::PathBuf> =
+        tracecap_testkit::corpus_paths("orbit", &["real"], "orbit");
+    files.extend(tracecap_testkit::corpus_paths("apitrace", &[], "trace"));
+    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/sample_small.prof"));
+    let dir = tracecap_testkit::TempDir::new("pprof-go");
+    let mut read = 0;
+    for file in &files {
+        let out = dir.join("p.pb.gz");
+        let run = tracecap(&["convert", file.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        if !run.status.success() {
+            continue;
+        }
+        let want = decode(&std::fs::read(&out).unwrap());
+        let got = go_pprof_samples(&out).expect("go tool pprof runs");
+        // The same samples, in order, with the same counts and functions.
+        let s = |i: i64| want.string_table[i as usize].clone();
+        let functions: std::collections::HashMap<u64, String> =
+            want.function.iter().map(|f| (f.id, s(f.name))).collect();
+        let locations: std::collections::HashMap<u64, String> = want
+            .location
+            .iter()
+            .map(|l| (l.id, functions[&l.line[0].function_id].clone()))
+            .collect();
+        let expected: Vec<(i64, Vec<String>)> = want
+            .sample
+            .iter()
+            .map(|x| {
+                let frames = x.location_id.iter().map(|l| locations[l].clone()).collect();
+                (x.value[0], frames)
+            })
+            .collect();
+        // go tool pprof merges the samples of one stack and labels: compare counts per stack.
+        let per_stack = |samples: &[(i64, Vec<String>)]| {
+            let mut m = std::collections::BTreeMap::<Vec<String>, i64>::new();
+            for (count, frames) in samples {
+                *m.entry(frames.clone()).or_default() += count;
+            }
+            m
+        };
+        assert_eq!(per_stack(&got), per_stack(&expected), "{}", file.display());
+        println!("{}: {} stacks read back", file.display(), per_stack(&got).len());
+        read += 1;
+    }
+    assert!(read > 0);
 }
