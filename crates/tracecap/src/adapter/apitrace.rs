@@ -875,8 +875,10 @@ fn declare_stack<S: Sink>(
     ids: &[u64],
     table: &SigTable,
 ) -> Written<S> {
+    /// A frame's texts (function, module, file), line and address.
+    type Texts = (String, String, String, Option<u32>, Option<u64>);
     let lossy = |b: Option<&[u8]>| b.map(|b| String::from_utf8_lossy(cstr(b)).into_owned());
-    let texts: Vec<(String, String, String, Option<u32>, Option<u64>)> = ids
+    let texts: Vec<Texts> = ids
         .iter()
         .map(|&frame| {
             let f = table.frame(frame).unwrap_or_default();
