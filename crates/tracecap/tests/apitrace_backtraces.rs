@@ -1,5 +1,6 @@
 //! apitrace backtraces as call stacks: on every trace of the corpus, the stacks the adapter gives
-//! equal the `Backtrace:` blocks of `apitrace dump` (the corpus's oracle dumps), call by call; on
+//! equal the `Backtrace:` blocks of `apitrace dump` (the corpus's oracle dumps), call by call (a
+//! call's number is its start on the synthetic clock); on
 //! hand-made traces, every part a frame may lack, stacks declared once, a backtrace among a
 //! LEAVE's details, and no allocation per call once a stack is declared; and the stacks in the
 //! Perfetto, Chrome JSON and pprof outputs.
@@ -97,7 +98,10 @@ impl Sink for Stacks {
     fn stack_sample(&mut self, s: &StackSample<'_>) -> Result<(), Infallible> {
         assert_eq!(s.kind, StackKind::Call);
         assert_eq!(s.weight, 1);
-        assert!(self.stacks.contains_key(&s.stack), "a stack sampled before it was declared");
+        assert!(
+            self.stacks.contains_key(&s.stack),
+            "a stack sampled before it was declared"
+        );
         self.calls.push(Call {
             tid: self.tids[&s.track],
             ts: s.ts,
@@ -184,12 +188,14 @@ fn stacks_equal_the_backtraces_of_apitrace_dump() {
                 continue;
             }
         };
-        let expected = oracle_backtraces(&String::from_utf8_lossy(&dump));
+        // The dump lists calls as they end, the adapter as they start: both by call number.
+        let mut expected = oracle_backtraces(&String::from_utf8_lossy(&dump));
+        expected.sort();
         let bytes = std::fs::read(&path).unwrap();
         let mut sink = Stacks::default();
         // Damaged traces give their calls up to the fault, as `apitrace dump` does.
         let _ = tracecap::convert(Format::Apitrace, &bytes, &mut sink);
-        let got: Vec<(u64, String, Vec<String>)> = sink
+        let mut got: Vec<(u64, String, Vec<String>)> = sink
             .calls
             .iter()
             .map(|c| {
@@ -197,8 +203,14 @@ fn stacks_equal_the_backtraces_of_apitrace_dump() {
                 (c.ts / TICK_NS, c.name.clone(), frames)
             })
             .collect();
+        got.sort();
         assert_eq!(sink.declared_twice, 0, "{}", path.display());
-        assert_eq!(got.len(), expected.len(), "{}: calls with a backtrace", path.display());
+        assert_eq!(
+            got.len(),
+            expected.len(),
+            "{}: calls with a backtrace",
+            path.display()
+        );
         for (g, e) in got.iter().zip(&expected) {
             assert_eq!(g, e, "{}", path.display());
         }
@@ -303,7 +315,11 @@ fn frames_keep_what_the_trace_gives_and_stacks_are_declared_once() {
             assert_eq!(call.name, "glXSwapBuffers");
             assert_eq!(
                 frames,
-                ["/usr/bin/demo+0xff", "libx.so: x.c:7", "/usr/bin/demo: main+0x1a2b: demo.c:42"]
+                [
+                    "/usr/bin/demo+0xff",
+                    "libx.so: x.c:7",
+                    "/usr/bin/demo: main+0x1a2b: demo.c:42"
+                ]
             );
         }
     }
@@ -324,7 +340,10 @@ fn frames_keep_what_the_trace_gives_and_stacks_are_declared_once() {
         },
         "a frame without a function is named module+0xoffset, its address the offset"
     );
-    let unknown = &sink.stacks.values().find(|s| s.len() == 3 && s[2].function == "?");
+    let unknown = &sink
+        .stacks
+        .values()
+        .find(|s| s.len() == 3 && s[2].function == "?");
     let unknown = &unknown.expect("the stack ending in an unknown frame")[2];
     assert_eq!((unknown.module.as_str(), unknown.address), ("", None));
     let no_function = sink
@@ -333,8 +352,14 @@ fn frames_keep_what_the_trace_gives_and_stacks_are_declared_once() {
         .flatten()
         .find(|f| f.module == "libx.so")
         .unwrap();
-    assert_eq!(no_function.function, "libx.so", "no offset: the module alone");
-    assert_eq!((no_function.file.as_str(), no_function.line), ("x.c", Some(7)));
+    assert_eq!(
+        no_function.function, "libx.so",
+        "no offset: the module alone"
+    );
+    assert_eq!(
+        (no_function.file.as_str(), no_function.line),
+        ("x.c", Some(7))
+    );
 }
 
 #[test]
@@ -441,7 +466,11 @@ fn check_outputs(bytes: &[u8], sink: &Stacks, calls: usize) {
             }
         }
         if let Some(s) = &p.perf_sample {
-            samples.push((p.timestamp.unwrap(), s.tid.unwrap(), s.callstack_iid.unwrap()));
+            samples.push((
+                p.timestamp.unwrap(),
+                s.tid.unwrap(),
+                s.callstack_iid.unwrap(),
+            ));
         }
     }
     assert_eq!(samples.len(), calls, "Perfetto samples");
@@ -500,7 +529,10 @@ fn check_outputs(bytes: &[u8], sink: &Stacks, calls: usize) {
     let text = |i: i64| profile.string_table[i as usize].clone();
     assert_eq!(profile.sample_type.len(), 1);
     assert_eq!(
-        (text(profile.sample_type[0].r#type), text(profile.sample_type[0].unit)),
+        (
+            text(profile.sample_type[0].r#type),
+            text(profile.sample_type[0].unit)
+        ),
         ("calls".to_owned(), "count".to_owned())
     );
     assert_eq!(profile.sample.len(), calls, "pprof samples");
