@@ -125,7 +125,11 @@ fn go_pprof_samples(profile: &Path) -> Option<Vec<(i64, Vec<String>)>> {
         .env("PPROF_TMPDIR", std::env::temp_dir())
         .output()
         .ok()?;
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     // After `Samples:` and the sample type's line, a sample is `count: loc loc ...`, then its
     // labels; the locations are listed after `Locations` as `id: 0xaddr name ...`.
@@ -150,7 +154,11 @@ fn go_pprof_samples(profile: &Path) -> Option<Vec<(i64, Vec<String>)>> {
         names.insert(id, written.unwrap_or(shown).to_owned());
     }
     let mut out = Vec::new();
-    for line in samples.lines().skip_while(|l| !l.starts_with("Samples:")).skip(2) {
+    for line in samples
+        .lines()
+        .skip_while(|l| !l.starts_with("Samples:"))
+        .skip(2)
+    {
         let Some((count, locs)) = line.trim().split_once(": ") else {
             continue;
         };
@@ -180,7 +188,12 @@ fn go_tool_pprof_reads_the_profiles() {
     let mut read = 0;
     for file in &files {
         let out = dir.join("p.pb.gz");
-        let run = tracecap(&["convert", file.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let run = tracecap(&[
+            "convert",
+            file.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         if !run.status.success() {
             continue;
         }
@@ -212,7 +225,11 @@ fn go_tool_pprof_reads_the_profiles() {
             m
         };
         assert_eq!(per_stack(&got), per_stack(&expected), "{}", file.display());
-        println!("{}: {} stacks read back", file.display(), per_stack(&got).len());
+        println!(
+            "{}: {} stacks read back",
+            file.display(),
+            per_stack(&got).len()
+        );
         read += 1;
     }
     assert!(read > 0);

@@ -521,8 +521,14 @@ fn a_differential_flame_graph_draws_the_stacks_from_names() {
     for from in [None, Some("samples")] {
         let svg = draw(from);
         assert!(svg.contains("more samples in B"), "{from:?}");
-        assert!(svg.contains(" samples,"), "{from:?}: the counts are samples");
-        assert!(!svg.contains("Interruptible sleep"), "{from:?}: no thread state");
+        assert!(
+            svg.contains(" samples,"),
+            "{from:?}: the counts are samples"
+        );
+        assert!(
+            !svg.contains("Interruptible sleep"),
+            "{from:?}: no thread state"
+        );
     }
     // `--from calls`: the nested calls' self time.
     let svg = draw(Some("calls"));

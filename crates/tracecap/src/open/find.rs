@@ -38,7 +38,6 @@ impl Source {
     }
 }
 
-
 /// The captures named by a command line's inputs; see [`find_sources`].
 #[derive(Debug, Default)]
 pub struct Found {
@@ -86,7 +85,6 @@ pub struct CaptureFile {
     /// Its format, when it was found (a walk of it detects it again).
     pub format: Format,
 }
-
 
 /// Finds the captures among `inputs`: a file is a capture if its format is known; a directory is
 /// searched recursively (without following links to directories, and skipping `exclude`, the
@@ -161,10 +159,9 @@ pub fn find_sources_with(
             match sniffed {
                 Ok(Ok(sniffed)) => found.push(file, sniffed, &mut ids),
                 Ok(Err(_)) => found.skipped += 1,
-                Err(e) => found.unreadable.push(io::Error::new(
-                    e.kind(),
-                    format!("{}: {e}", file.display()),
-                )),
+                Err(e) => found
+                    .unreadable
+                    .push(io::Error::new(e.kind(), format!("{}: {e}", file.display()))),
             }
         }
     }
@@ -237,10 +234,7 @@ fn walk_dir(
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            unreadable.push(io::Error::new(
-                e.kind(),
-                format!("{}: {e}", dir.display()),
-            ));
+            unreadable.push(io::Error::new(e.kind(), format!("{}: {e}", dir.display())));
             return;
         }
     };
