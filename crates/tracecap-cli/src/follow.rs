@@ -68,9 +68,7 @@ pub fn start(path: &Path, follow: bool, idle: Option<Duration>) -> Result<Starte
         if buffer.len() >= HEAD {
             return Err(detect::require(&buffer)
                 .err()
-                .unwrap_or_else(|| {
-                    CliError::format(tracecap::NotACapture::Unknown.message(), 0)
-                }));
+                .unwrap_or_else(|| CliError::format(tracecap::NotACapture::Unknown.message(), 0)));
         }
         if let Arrival::Stopped(_) = source.read_more(&mut buffer)? {
             return detect::require(&buffer).map(|format| Started {

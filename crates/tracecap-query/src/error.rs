@@ -37,7 +37,9 @@ impl fmt::Display for Error {
         match self {
             Error::Inputs(e) => write!(f, "{e}"),
             Error::NoInputs { side, why } => {
-                let side = side.as_ref().map_or(String::new(), |s| format!(" of side {s}"));
+                let side = side
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(" of side {s}"));
                 write!(f, "no capture or dataset in the inputs{side} ({why})")
             }
             Error::Dataset(e) => write!(f, "{e}"),

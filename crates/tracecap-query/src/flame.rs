@@ -856,7 +856,11 @@ pub fn render_diff(a: &Folded, b: &Folded, title: &str, out: &mut dyn Write) -> 
         b.total()
     );
     let mut options = options(title, Some(subtitle));
-    options.notes = format!("differential: A {} {unit}, B {} {unit}", a.total(), b.total());
+    options.notes = format!(
+        "differential: A {} {unit}, B {} {unit}",
+        a.total(),
+        b.total()
+    );
     options.factor = divisor as f64;
     if samples {
         options.count_name = SAMPLES_NAME.to_owned();

@@ -36,8 +36,8 @@ mod inputs;
 mod partition;
 pub mod plain;
 mod provider;
-mod sides;
 mod prune;
+mod sides;
 mod views;
 mod walk;
 

@@ -2,8 +2,8 @@
 //! graph), and what went wrong with it recorded as a [`Fault`]. The scans of the tables and the
 //! streamed flame graphs take the same steps through [`walk_capture`].
 
-use tracecap::{FormatError, Input};
 use tracecap::open::CaptureFile;
+use tracecap::{FormatError, Input};
 
 use crate::faults::{Fault, FaultKind, Faults};
 

@@ -20,8 +20,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use tracecap::Format;
 use tracecap::open::{KnownFormats, Sniffed, EMPTY_FILE, UNKNOWN_FORMAT};
+use tracecap::Format;
 
 use super::{file_identity, lock, write_replacing, Cache, Identity};
 

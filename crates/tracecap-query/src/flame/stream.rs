@@ -22,13 +22,13 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use foldhash::fast::RandomState;
+use tracecap::open::CaptureFile;
 use tracecap::timeline::{
     ByNameId, CounterValue, Event, Frame as StackFrame, Sink, StackId, StackKind, StackSample,
     Track, TrackId, TrackKind, Wants, THREAD_STATES_SUFFIX,
 };
 use tracecap::{ConvertError, FormatError};
 use tracecap_arrow::arrow_schema::ArrowError;
-use tracecap::open::CaptureFile;
 
 use super::tree::{NodeId, StackTree};
 use super::{track_root, Folded, StacksFrom};

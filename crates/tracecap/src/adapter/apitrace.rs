@@ -41,9 +41,9 @@ use core::fmt::Write as _;
 
 use tracecap_apitrace::dump::Dumper;
 use tracecap_apitrace::{
-    call_flags, Backtrace, ChunkedReader, ContainerSource, Detail, Error as ApiError, ErrorKind, EventKind,
-    OffsetMap, OwnedHeader, Parsed, SigTable, Space, Value as ApiValue, END_FRAME, MARKER_POP,
-    MARKER_PUSH,
+    call_flags, Backtrace, ChunkedReader, ContainerSource, Detail, Error as ApiError, ErrorKind,
+    EventKind, OffsetMap, OwnedHeader, Parsed, SigTable, Space, Value as ApiValue, END_FRAME,
+    MARKER_POP, MARKER_PUSH,
 };
 
 use super::out::{Out, Written};
@@ -697,16 +697,15 @@ impl<'c, S: Sink> State<'c, S> {
             for entry in thread.stack.iter_mut().rev() {
                 if let Entry::Call(c) = entry {
                     if c.no == ev.call_no {
-                        let found = if !c.begun
-                            && (self.out.wants_args() || c.flags & MARKER_PUSH != 0)
-                        {
-                            let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
-                            apply(c, p, bufs)
-                        } else if self.out.wants_stacks() {
-                            find_backtrace(p)
-                        } else {
-                            None
-                        };
+                        let found =
+                            if !c.begun && (self.out.wants_args() || c.flags & MARKER_PUSH != 0) {
+                                let bufs = (&mut self.dumper, &mut self.bytes, &mut self.lossy);
+                                apply(c, p, bufs)
+                            } else if self.out.wants_stacks() {
+                                find_backtrace(p)
+                            } else {
+                                None
+                            };
                         backtrace = found.map(|bt| (track, c.ts, c.func, bt));
                         c.left = Some(now.max(c.ts.saturating_add(TICK_NS)));
                         break;
@@ -747,7 +746,10 @@ impl<'c, S: Sink> State<'c, S> {
                 id
             }
         };
-        let call = self.functions.get(func).map_or("call", |f| self.functions.name(f));
+        let call = self
+            .functions
+            .get(func)
+            .map_or("call", |f| self.functions.name(f));
         self.out.stack_sample(&StackSample {
             track,
             ts,
