@@ -367,26 +367,6 @@ impl ToJson for Lossy<'_> {
     }
 }
 
-/// A float as Rust prints it (shortest round trip, never an exponent, no `.0` on integral
-/// values: `1234`, `0.00003`), `null` when not finite.
-pub struct Decimal<F>(pub F);
-
-macro_rules! decimals {
-    ($($t:ty)*) => {$(
-        impl ToJson for Decimal<$t> {
-            fn write_json(&self, buf: &mut Vec<u8>) {
-                if self.0.is_finite() {
-                    let _ = write!(buf, "{}", self.0);
-                } else {
-                    Null.write_json(buf);
-                }
-            }
-        }
-    )*};
-}
-
-decimals!(f32 f64);
-
 /// Text that is already JSON (a format crate's own conversion), written as it is.
 pub struct Raw<'s>(pub &'s str);
 
@@ -502,32 +482,6 @@ mod tests {
                 want
             );
         }
-    }
-
-    #[test]
-    fn decimals_print_as_display() {
-        for x in [1234.0f32, 3e-5, 0.1, 1e30, -2.5] {
-            assert_eq!(
-                line(|w| {
-                    w.item(Decimal(x));
-                })
-                .trim_end(),
-                x.to_string()
-            );
-        }
-        assert_eq!(
-            line(|w| {
-                w.item(Decimal(f32::NAN));
-            }),
-            "null\n"
-        );
-        assert_eq!(
-            line(|w| {
-                w.item(Decimal(1e21f64));
-            })
-            .trim_end(),
-            "1000000000000000000000"
-        );
     }
 
     #[test]
