@@ -105,8 +105,9 @@
 //! # Ok(()) }
 //! ```
 
-use alloc::string::String;
+use alloc::boxed::Box;
 use alloc::vec::Vec;
+use core::ops::ControlFlow;
 
 /// The answer of [`PushParser::parse`] (re-exported from `tracecap-wire`).
 pub use tracecap_wire::Pushed;
@@ -147,58 +148,66 @@ pub enum PushItem<'a> {
 }
 
 /// The definitions read so far: a growable table whose entries keep their names and signatures
-/// in `text` (the chunk that defined them is gone once the caller drops it). The table's entries
+/// in `names` (the chunk that defined them is gone once the caller drops it). The table's entries
 /// carry empty names; [`Defs::name`] puts them back.
 #[derive(Debug)]
 struct Defs {
     table: DefinitionTable<'static>,
-    text: String,
-    /// Per wire id defined in the file: where its name and signature lie in `text`.
-    spans: Vec<Option<[usize; 4]>>,
-    /// The wire id the last insertion redefined and its former span: the event that defined it
+    /// Per wire id defined in the file: its name and signature, copied (read on every event:
+    /// boxed strings give them without the bounds and boundary checks of slicing one text).
+    names: Vec<Option<Names>>,
+    /// The wire id the last insertion redefined and its former names: the event that defined it
     /// was read with the former definition.
     replaced: Replaced,
 }
 
-/// A wire id an insertion redefined, and where its former name and signature lie.
-type Replaced = Option<(u16, Option<[usize; 4]>)>;
+/// A definition's name and signature.
+type Names = (Box<str>, Box<str>);
+
+/// A wire id an insertion redefined, and its former name and signature.
+type Replaced = Option<(u16, Option<Names>)>;
 
 impl Defs {
     fn new() -> Self {
         Defs {
             table: DefinitionTable::new(),
-            text: String::new(),
-            spans: Vec::new(),
+            names: Vec::new(),
             replaced: None,
         }
     }
 
     /// Puts on `def`, the definition of `wire_id` as the table holds it, its name and signature.
     #[inline(always)]
-    fn name<'a>(&'a self, def: &mut Definition<'a>, wire_id: u32, replaced: Replaced) {
-        let span = match replaced {
-            Some((id, span)) if u32::from(id) == wire_id => span,
-            _ => self.spans.get(wire_id as usize).copied().flatten(),
+    fn name<'a>(&'a self, def: &mut Definition<'a>, wire_id: u32, replaced: &'a Replaced) {
+        let names = match replaced {
+            Some((id, names)) if u32::from(*id) == wire_id => names.as_ref(),
+            _ => self.names.get(wire_id as usize).and_then(Option::as_ref),
         };
-        if let Some([a, b, c, d]) = span {
-            def.name = self.text.get(a..b).unwrap_or("");
-            def.signature = self.text.get(c..d).unwrap_or("");
+        if let Some((name, signature)) = names {
+            def.name = name;
+            def.signature = signature;
+        }
+    }
+
+    /// [`Defs::name`] for an event of the plain path (which never follows a redefinition).
+    #[inline(always)]
+    fn name_plain<'a>(&'a self, def: &mut Definition<'a>, wire_id: u32) {
+        if let Some(Some((name, signature))) = self.names.get(wire_id as usize) {
+            def.name = name;
+            def.signature = signature;
         }
     }
 }
 
 impl<'a> DefinitionLookup<'a> for Defs {
     fn insert(&mut self, def: Definition<'a>, types: &[ArgType]) -> Result<(), crate::ErrorKind> {
-        let a = self.text.len();
-        self.text.push_str(def.name);
-        let b = self.text.len();
-        self.text.push_str(def.signature);
         let id = usize::from(def.wire_id);
-        if self.spans.len() <= id {
-            self.spans.resize(id + 1, None);
+        if self.names.len() <= id {
+            self.names.resize(id + 1, None);
         }
-        if let Some(slot) = self.spans.get_mut(id) {
-            self.replaced = Some((def.wire_id, slot.replace([a, b, b, self.text.len()])));
+        if let Some(slot) = self.names.get_mut(id) {
+            let names = (Box::from(def.name), Box::from(def.signature));
+            self.replaced = Some((def.wire_id, slot.replace(names)));
         }
         let bare = Definition {
             name: "",
@@ -311,10 +320,7 @@ impl PushParser {
     /// signature.
     pub fn definition(&self, wire_id: u32) -> Option<Definition<'_>> {
         let mut def = *self.defs.table.get(wire_id)?;
-        if let Some(Some([a, b, c, d])) = self.defs.spans.get(wire_id as usize) {
-            def.name = self.defs.text.get(*a..*b).unwrap_or("");
-            def.signature = self.defs.text.get(*c..*d).unwrap_or("");
-        }
+        self.defs.name_plain(&mut def, wire_id);
         Some(def)
     }
 
@@ -330,7 +336,7 @@ impl PushParser {
         match self.plain(data) {
             Some((head, mut def, args, strings, consumed)) => {
                 let this: &'a Self = self;
-                this.defs.name(&mut def, head.wire_id, None);
+                this.defs.name_plain(&mut def, head.wire_id);
                 Ok(Pushed::Item {
                     consumed,
                     item: PushItem::Event(Event::new(head, def, strings, args, Encoding::Chunked)),
@@ -346,11 +352,27 @@ impl PushParser {
     /// as `parse` called until it asks for more; faster: the events of a chunk that the plain
     /// path takes are read in one loop, with the chunk's position and string table made once.
     /// On an error, the items before it have been handed to `f`.
+    #[inline]
     pub fn parse_many(
         &mut self,
         data: &[u8],
         eof: bool,
         mut f: impl FnMut(PushItem<'_>),
+    ) -> Result<Pushed<u64>, Error> {
+        self.parse_many_while(data, eof, |item| {
+            f(item);
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// [`PushParser::parse_many`] that stops after an item for which `f` answers
+    /// [`ControlFlow::Break`]: the answer then counts the items handed to `f`, that one included,
+    /// and the bytes they took, and the parser stands where `parse` would after that item.
+    pub fn parse_many_while(
+        &mut self,
+        data: &[u8],
+        eof: bool,
+        mut f: impl FnMut(PushItem<'_>) -> ControlFlow<()>,
     ) -> Result<Pushed<u64>, Error> {
         let mut n = 0u64;
         let mut consumed = 0usize;
@@ -365,7 +387,7 @@ impl PushParser {
                     Some(found) => {
                         r.read += 1;
                         let mut def = *found.def;
-                        self.defs.name(&mut def, found.head.wire_id, None);
+                        self.defs.name_plain(&mut def, found.head.wire_id);
                         let (head, args, strings) = (found.head, found.args, found.strings);
                         Some(Event::new(head, def, strings, args, Encoding::Chunked))
                     }
@@ -391,8 +413,13 @@ impl PushParser {
                     }
                 }
             };
-            f(item);
             n += 1;
+            if f(item).is_break() {
+                if let Some(r) = run.take() {
+                    consumed = consumed.saturating_add(self.end_run(&r));
+                }
+                return Ok(Pushed::Item { consumed, item: n });
+            }
         }
     }
 
@@ -482,7 +509,8 @@ impl PushParser {
         if let Some(mut event) = defined {
             // The wire id the dump looks up: the event's first argument, read with the
             // definition's names and signature.
-            self.defs.name(&mut event.def, event.wire_id, self.replaced);
+            self.defs
+                .name(&mut event.def, event.wire_id, &self.replaced);
             if let Some(wire) = event.arg(0).and_then(|v| v.as_u32()) {
                 self.after_define = self.phase;
                 self.phase = Phase::Defined(wire);
@@ -494,7 +522,8 @@ impl PushParser {
                 consumed,
                 item: PushItem::Event(mut event),
             } => {
-                this.defs.name(&mut event.def, event.wire_id, this.replaced);
+                this.defs
+                    .name(&mut event.def, event.wire_id, &this.replaced);
                 Pushed::Item {
                     consumed,
                     item: PushItem::Event(event),

@@ -5,6 +5,8 @@
 
 mod common;
 
+use std::ops::ControlFlow;
+
 use proptest::prelude::*;
 use tracecap_wire::Pushed;
 use tracecap_wtf::push::{PushItem, PushParser};
@@ -154,7 +156,12 @@ fn same(bytes: &[u8], sizes: &[usize]) -> Result<(), TestCaseError> {
     let (want, want_err) = whole(bytes);
     for (how, (got, got_err)) in [
         ("parse", pushed(bytes, sizes)),
-        ("parse_many", pushed_many(bytes, sizes)),
+        ("parse_many", pushed_many(bytes, sizes, 0)),
+        // Stopped after every few items: 1 to 5, from the first piece length.
+        (
+            "parse_many_while",
+            pushed_many(bytes, sizes, sizes.first().map_or(1, |n| n % 5 + 1)),
+        ),
     ] {
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             prop_assert_eq!(g, w, "{}: item {}", how, i);
@@ -175,8 +182,9 @@ fn item_text(item: &PushItem<'_>) -> String {
     }
 }
 
-/// [`pushed`] with `parse_many`: every item it hands over, and the count it answers with.
-fn pushed_many(bytes: &[u8], sizes: &[usize]) -> Walked {
+/// [`pushed`] with `parse_many`: every item it hands over, and the count it answers with; with
+/// `parse_many_while` stopping after every `stop`-th item when `stop` is not 0.
+fn pushed_many(bytes: &[u8], sizes: &[usize], stop: usize) -> Walked {
     let mut pieces = Vec::new();
     let (mut at, mut i) = (0usize, 0usize);
     while at < bytes.len() {
@@ -202,10 +210,25 @@ fn pushed_many(bytes: &[u8], sizes: &[usize]) -> Walked {
         assert_eq!(parser.offset(), (fed - (buffer.len() - start)) as u64);
         let eof = pieces.len() == 0;
         let before = out.len();
-        match parser.parse_many(&buffer[start..], eof, |item| out.push(item_text(&item))) {
+        let answer = if stop == 0 {
+            parser.parse_many(&buffer[start..], eof, |item| out.push(item_text(&item)))
+        } else {
+            parser.parse_many_while(&buffer[start..], eof, |item| {
+                out.push(item_text(&item));
+                match out.len() % stop {
+                    0 => ControlFlow::Break(()),
+                    _ => ControlFlow::Continue(()),
+                }
+            })
+        };
+        match answer {
             Ok(Pushed::Item { consumed, item }) => {
                 assert_eq!(item, (out.len() - before) as u64);
                 assert!(item > 0);
+                if stop > 0 {
+                    // No item but the last asked to stop.
+                    assert!((before + 1..out.len()).all(|len| len % stop != 0));
+                }
                 start += consumed;
             }
             Ok(Pushed::NeedMore { hint }) => {

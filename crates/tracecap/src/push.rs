@@ -33,6 +33,30 @@ pub trait PushParse {
 
     /// The absolute offset of the first byte of the next `data`.
     fn offset(&self) -> u64;
+
+    /// Reads the items `data` holds and gives them to `each`, in order, until the parser needs
+    /// more bytes or `each` fails: [`Pushed::Item`] with how many items were given and the bytes
+    /// they consumed, else the parser's `NeedMore` or `End` (no item given). The items, the
+    /// parser's state after them and the errors are those of [`PushParse::parse`] called once
+    /// per item; on an error, the items before it were given. By default one item a call; a
+    /// parser that reads several in one loop for less (WTF's `parse_many_while`) overrides it.
+    /// [`pump`] and [`whole`] read through this method.
+    #[inline]
+    fn parse_many<E>(
+        &mut self,
+        data: &[u8],
+        eof: bool,
+        mut each: impl for<'a> FnMut(Self::Item<'a>) -> Result<(), E>,
+    ) -> Result<Pushed<u64>, PumpError<Self::Error, E>> {
+        match self.parse(data, eof).map_err(PumpError::Parse)? {
+            Pushed::Item { consumed, item } => {
+                each(item).map_err(PumpError::Each)?;
+                Ok(Pushed::Item { consumed, item: 1 })
+            }
+            Pushed::NeedMore { hint } => Ok(Pushed::NeedMore { hint }),
+            Pushed::End => Ok(Pushed::End),
+        }
+    }
 }
 
 /// How a [`pump`] ended.
@@ -140,18 +164,15 @@ where
     loop {
         let step = {
             let data = buffer.get(start..).unwrap_or_default();
-            let answer = parser.parse(data, stop.is_some());
+            let answer = parser.parse_many(data, stop.is_some(), |item| each(Fed::Item(item)))?;
             match answer {
-                Err(e) => Err(PumpError::Parse(e)),
-                Ok(Pushed::Item { consumed, item }) => each(Fed::Item(item))
-                    .map(|()| Step::Took(consumed))
-                    .map_err(PumpError::Each),
-                Ok(Pushed::NeedMore { .. }) if stop.is_none() => Ok(Step::More),
+                Pushed::Item { consumed, .. } => Step::Took(consumed),
+                Pushed::NeedMore { .. } if stop.is_none() => Step::More,
                 // More asked for after the parser was told nothing more comes: a parser that
                 // answers so has nothing pending, which is an end.
-                Ok(Pushed::NeedMore { .. } | Pushed::End) => Ok(Step::End),
+                Pushed::NeedMore { .. } | Pushed::End => Step::End,
             }
-        }?;
+        };
         match step {
             Step::Took(consumed) => start = start.saturating_add(consumed).min(buffer.len()),
             Step::More => {
@@ -256,15 +277,11 @@ where
     loop {
         let step = {
             let rest = data.get(start..).unwrap_or_default();
-            let answer = parser.parse(rest, true);
-            match answer {
-                Err(e) => Err(PumpError::Parse(e)),
-                Ok(Pushed::Item { consumed, item }) => each(item)
-                    .map(|()| Step::Took(consumed))
-                    .map_err(PumpError::Each),
-                Ok(Pushed::NeedMore { .. } | Pushed::End) => Ok(Step::End),
+            match parser.parse_many(rest, true, &mut each)? {
+                Pushed::Item { consumed, .. } => Step::Took(consumed),
+                Pushed::NeedMore { .. } | Pushed::End => Step::End,
             }
-        }?;
+        };
         match step {
             Step::Took(consumed) => start = start.saturating_add(consumed).min(data.len()),
             Step::More | Step::End => {
@@ -280,7 +297,7 @@ where
 
 /// Implements [`PushParse`] for a format crate's parser whose `parse` has the shared signature.
 macro_rules! push_parse {
-    ($feature:literal, $krate:ident, $item:ty) => {
+    ($feature:literal, $krate:ident, $item:ty $(, $many:item)?) => {
         #[cfg(feature = $feature)]
         impl PushParse for $krate::PushParser {
             type Item<'a> = $item;
@@ -297,6 +314,7 @@ macro_rules! push_parse {
             fn offset(&self) -> u64 {
                 $krate::PushParser::offset(self)
             }
+            $($many)?
         }
     };
 }
@@ -306,7 +324,33 @@ push_parse!(
     tracecap_syscall,
     tracecap_syscall::push::PushItem<'a>
 );
-push_parse!("wtf", tracecap_wtf, tracecap_wtf::push::PushItem<'a>);
+push_parse!(
+    "wtf",
+    tracecap_wtf,
+    tracecap_wtf::push::PushItem<'a>,
+    /// The items through [`tracecap_wtf::push::PushParser::parse_many_while`] (a chunk's plain
+    /// events in one loop), stopped after the first item `each` fails on.
+    #[inline]
+    fn parse_many<E>(
+        &mut self,
+        data: &[u8],
+        eof: bool,
+        mut each: impl for<'a> FnMut(Self::Item<'a>) -> Result<(), E>,
+    ) -> Result<Pushed<u64>, PumpError<Self::Error, E>> {
+        let mut failed = None;
+        let answer = self.parse_many_while(data, eof, |item| match each(item) {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                std::ops::ControlFlow::Break(())
+            }
+        });
+        match (answer, failed) {
+            (_, Some(e)) => Err(PumpError::Each(e)),
+            (answer, None) => answer.map_err(PumpError::Parse),
+        }
+    }
+);
 push_parse!("orbit", tracecap_orbit, tracecap_orbit::push::PushItem<'a>);
 push_parse!(
     "easyprofiler",
@@ -321,3 +365,98 @@ push_parse!(
         &'a tracecap_apitrace::SigTable
     )
 );
+
+#[cfg(all(test, feature = "wtf"))]
+mod tests {
+    use super::*;
+    use tracecap_wtf::push::{PushItem, PushParser};
+
+    /// The WTF captures read here: the crate's example and the corpus's chunked files (when the
+    /// corpus is there).
+    fn captures() -> Vec<Vec<u8>> {
+        let mut out = vec![tracecap_wtf::doc_example().to_vec()];
+        if let Some(dir) = tracecap_testkit::corpus("wtf") {
+            for name in [
+                "cff-cpp/cpp-basic.wtf-trace",
+                "cff-cpp/cpp-threads.wtf-trace",
+                "cff-cpp/cpp-big.wtf-trace",
+                "cff-js/js-snapshot-alltypes.wtf-trace",
+                "legacy-v3/blk-client-head.wtf-trace",
+            ] {
+                out.extend(std::fs::read(dir.join(name)).ok());
+            }
+        }
+        out
+    }
+
+    /// Every item of `data` from `parse`, one call an item, each with the parser's offset after
+    /// it, and the error that ended the walk.
+    fn one_at_a_time(data: &[u8]) -> (Vec<(String, u64)>, Option<tracecap_wtf::Error>) {
+        let mut parser = PushParser::new();
+        let (mut out, mut start) = (Vec::new(), 0usize);
+        loop {
+            let answer = PushParse::parse(&mut parser, &data[start..], true);
+            match answer {
+                Ok(Pushed::Item { consumed, item }) => {
+                    let text = format!("{item:?}");
+                    out.push((text, PushParse::offset(&parser)));
+                    start += consumed;
+                }
+                Ok(_) => return (out, None),
+                Err(e) => return (out, Some(e)),
+            }
+        }
+    }
+
+    #[test]
+    fn the_batch_gives_the_items_of_parse_one_at_a_time() {
+        let captures = captures();
+        assert!(!captures.is_empty());
+        for data in &captures {
+            let (want, want_err) = one_at_a_time(data);
+            assert!(want.len() > 3);
+            let mut parser = PushParser::new();
+            let mut got = Vec::new();
+            let each = |item: PushItem<'_>| {
+                got.push(format!("{item:?}"));
+                Ok::<(), ()>(())
+            };
+            let pumped = whole(data, &mut parser, each);
+            let texts: Vec<_> = want.iter().map(|(t, _)| t.clone()).collect();
+            assert_eq!(got, texts);
+            match (pumped, want_err) {
+                (Ok(p), None) => assert_eq!(p.parsed, want.last().map_or(0, |w| w.1)),
+                (Err(PumpError::Parse(e)), Some(w)) => assert_eq!(e, w),
+                (p, w) => panic!("{p:?} against {w:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_each_that_fails_stops_the_batch_after_its_item() {
+        for data in &captures() {
+            let (want, _) = one_at_a_time(data);
+            let n = want.len();
+            for k in [0, 1, 2, 3, n / 3, n / 2, n - 2, n - 1] {
+                let mut parser = PushParser::new();
+                let mut seen = 0usize;
+                let each = |_: PushItem<'_>| {
+                    seen += 1;
+                    if seen > k {
+                        Err(seen)
+                    } else {
+                        Ok(())
+                    }
+                };
+                let pumped = whole(data, &mut parser, each);
+                assert!(
+                    matches!(pumped, Err(PumpError::Each(s)) if s == k + 1),
+                    "{pumped:?}"
+                );
+                assert_eq!(seen, k + 1);
+                // The parser stands where `parse` left it after that item.
+                assert_eq!(PushParse::offset(&parser), want[k].1, "item {k} of {n}");
+            }
+        }
+    }
+}
