@@ -213,7 +213,7 @@ impl<'a> Thread<'a> {
     ) -> Nested<'s>
     where
         K: KindLookup,
-        F: FnMut(usize, Record<'a>),
+        F: FnMut(usize, &Record<'a>),
     {
         let capacity = slots.len() as u64;
         let mut nesting = Nesting::new(slots);
@@ -225,7 +225,7 @@ impl<'a> Thread<'a> {
             {
                 return Err(Error::table_full("nesting slot", capacity, r.offset()));
             }
-            f(index, r);
+            f(index, &r);
             index += 1;
             Ok(())
         });

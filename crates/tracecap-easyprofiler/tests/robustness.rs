@@ -373,7 +373,7 @@ fn check_nest(name: &str, c: &Capture<'_>, kinds: &KindTable) {
         slots.clear();
         slots.resize(t.records_count() as usize, NestSlot::default());
         let mut given = Vec::new();
-        let nested = t.nest(kinds, c.header(), &mut slots, |i, r| given.push((i, r)));
+        let nested = t.nest(kinds, c.header(), &mut slots, |i, r| given.push((i, *r)));
         let id = t.id;
         assert_eq!(
             given,

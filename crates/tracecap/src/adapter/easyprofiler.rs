@@ -14,14 +14,15 @@
 //! Times are converted to nanoseconds exactly as the format defines ([`Header::to_ns`]).
 //!
 //! Blocks are stored children-first, so a thread is handled in three passes, of which only the
-//! first reads all its records: it reads each (borrowed) record once, through the crate's fast
-//! walk ([`Records::try_for_each_record`]), rebuilds the tree with the crate's [`Nesting`], which
-//! keeps each record's times, and keeps the record's key (its descriptor id, or its offset
-//! when it is a value or has a run-time name); the second goes through the indices and puts each
-//! record's index at its pre-order position (the first record of its subtree plus its depth); the
-//! third goes through the positions in order and emits slices as begin/end pairs, each clamped
-//! into its parent so that a track is always properly nested, reading only values and
-//! run-time-named blocks from the file again. Scratch is 36 bytes per record of the *largest
+//! first reads all its records: the crate's nesting walk ([`Thread::nest`]) reads each (borrowed)
+//! record once, through the crate's fast walk, and rebuilds the tree as upstream does, keeping
+//! each record's times (and, on a fault, the tree of the records before it); for each record the
+//! pass keeps its key (its descriptor id, or its offset when it is a value or has a run-time
+//! name); the second goes through the indices and puts each record's index at its pre-order
+//! position (the first record of its subtree plus its depth); the third goes through the
+//! positions in order and emits slices as begin/end pairs, each clamped into its parent so that
+//! a track is always properly nested, reading only values and run-time-named blocks from the
+//! file again. Scratch is 36 bytes per record of the *largest
 //! thread* (24 for the nesting, 8 for the keys, 4 for the positions), reused from thread to thread
 //! (the nesting's and the keys' arrays are not cleared between threads: every element is written
 //! before it is read); up to 16 MiB per array it is on the heap, beyond that in a temporary file
@@ -37,8 +38,6 @@
 //! the scratch above for that thread, its state (counter tracks, open slices) and the
 //! descriptors; nothing of the threads already converted. A thread larger than the memory
 //! available is an error that names its offset.
-//!
-//! [`Records::try_for_each_record`]: tracecap_easyprofiler::Records::try_for_each_record
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -48,7 +47,7 @@ use core::fmt::Write as _;
 
 use tracecap_easyprofiler::{
     Bookmark, Capture, DataType, Descriptor, DescriptorKind, Element, Error as EpError, Header,
-    KindTable, NestSlot, Nesting, Record, Thread, Value as EpValue,
+    KindTable, NestSlot, Record, Thread, Value as EpValue,
 };
 #[cfg(feature = "std")]
 use tracecap_easyprofiler::{Item, PushItem, PushParser, Pushed, SharedKind, Version};
@@ -98,20 +97,6 @@ impl Key {
 
 /// A pre-order position no record took (none should stay so; see pass 2).
 const UNUSED: u32 = u32::MAX;
-
-/// Why pass 1 stopped before the end of a thread's records.
-enum Stop {
-    /// The scratch arrays have no room for another record.
-    Full,
-    /// The file is damaged here.
-    Fault(EpError),
-}
-
-impl From<EpError> for Stop {
-    fn from(e: EpError) -> Self {
-        Stop::Fault(e)
-    }
-}
 
 /// An open node while emitting in pre-order.
 #[derive(Clone, Copy)]
@@ -725,32 +710,22 @@ fn convert_thread<'a, S: Sink>(
     }
 
     // Pass 1: the tree, as upstream rebuilds it (times in ns), and each record's key: the only
-    // walk over all the records. Each slot and key is written for its record before anything
-    // reads it: no fill needed.
+    // walk over all the records, the crate's nesting walk, which keeps what it read before a
+    // fault. Each slot and key is written for its record before anything reads it: no fill
+    // needed.
     let n = thread.records_count() as usize;
-    let mut nesting = Nesting::new(s.slots.reuse(n));
     let keys = s.keys.reuse(n);
-    let mut good = 0usize;
     let (out, total) = (&mut ctx.out, ctx.total);
-    let walked = thread.records(kinds).try_for_each_record(|r| {
-        let Some(key) = keys.get_mut(good) else {
-            return Err(Stop::Full);
-        };
-        if nesting.push(h.to_ns(r.begin()), h.to_ns(r.end())).is_none() {
-            return Err(Stop::Full);
-        }
-        if good % 65536 == 0 {
+    let nested = thread.nest(kinds, &h, s.slots.reuse(n), |i, r| {
+        if i % 65536 == 0 {
             out.progress(r.offset(), total);
         }
-        *key = Key::of(&r);
-        good += 1;
-        Ok(())
+        if let Some(key) = keys.get_mut(i) {
+            *key = Key::of(r);
+        }
     });
-    let fault = match walked {
-        Err(Stop::Fault(e)) => Some(e),
-        Ok(()) | Err(Stop::Full) => None,
-    };
-    let tree = nesting.finish();
+    let (tree, fault) = (nested.tree, nested.fault);
+    let good = tree.len();
 
     // Pass 2: where each record goes in pre-order. A subtree is a run of records ending with its
     // root, so the records before a record in pre-order are those before its subtree and its
