@@ -37,7 +37,7 @@ pub extern "C" fn tracecap_easyprofiler_count() -> i64 {
         let capture = Capture::parse(EASYPROFILER)?;
         let kinds = FixedKindTable::<64>::new(&capture)?;
         let mut n = 0u32;
-        capture.events_with(&kinds).try_for_each_event(|_| {
+        capture.events_with(&kinds).try_for_each_event::<tracecap_easyprofiler::Error, _>(|_| {
             n += 1;
             Ok(())
         })?;

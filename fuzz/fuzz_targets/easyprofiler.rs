@@ -164,7 +164,7 @@ fuzz_target!(|data: &[u8]| {
     let mut visited = Vec::new();
     let visit_err = c
         .events_with(&kinds)
-        .try_for_each_event(|item| {
+        .try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
             match item {
                 Item::Record(r) => visited.push(r.offset()),
                 Item::ContextSwitch(cs) => visited.push(cs.offset),

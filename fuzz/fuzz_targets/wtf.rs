@@ -96,7 +96,7 @@ fuzz_target!(|data: &[u8]| {
     let mut visited_values = 0usize;
     let visit_err = trace
         .events()
-        .try_for_each_event(|ev| {
+        .try_for_each_event::<tracecap_wtf::Error, _>(|ev| {
             visited.push((ev.offset, ev.wire_id, ev.time, ev.zone));
             visited_values += ev.values().count();
             Ok(())

@@ -117,7 +117,7 @@ pub fn full_walk_visit(bytes: &[u8], stack: &mut Vec<NestSlot>) -> u64 {
     let kinds = FixedKindTable::<256>::new(&c).unwrap();
     let mut w = Walker::new(&c, stack);
     c.events_with(&kinds)
-        .try_for_each_event(|item| {
+        .try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
             w.visit(item);
             Ok(())
         })

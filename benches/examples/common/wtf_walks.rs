@@ -35,7 +35,7 @@ pub fn full_walk(bytes: &[u8]) -> u64 {
     let mut acc = 0u64;
     trace
         .events()
-        .try_for_each_event(|ev| {
+        .try_for_each_event::<tracecap_wtf::Error, _>(|ev| {
             acc = acc.wrapping_add(digest(&ev));
             Ok(())
         })

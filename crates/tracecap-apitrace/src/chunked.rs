@@ -216,9 +216,10 @@ impl<S: ByteSource, T: SigLookup> ChunkedReader<S, T> {
     /// stream's, or one `f` returns) and returns it. The same events as
     /// [`ChunkedReader::next_event`] in a loop.
     #[inline]
-    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    pub fn try_for_each_event<E, F>(&mut self, mut f: F) -> Result<(), E>
     where
-        F: FnMut(Event<'_>) -> Result<(), Error>,
+        E: From<Error>,
+        F: FnMut(Event<'_>) -> Result<(), E>,
     {
         while let Some(next) = self.next_event() {
             f(next?.0)?;

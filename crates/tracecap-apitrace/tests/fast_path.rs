@@ -191,7 +191,7 @@ fn closure_walks(stream: &[u8], piece: usize) -> [(Vec<String>, Option<String>);
     };
     let mut chunked = Vec::new();
     let mut r = ChunkedReader::new(SliceSource::new(stream, piece), SigTable::new());
-    let chunked_err = r.try_for_each_event(|e| {
+    let chunked_err = r.try_for_each_event::<tracecap_apitrace::Error, _>(|e| {
         chunked.push(format!("{e:?}"));
         Ok(())
     });

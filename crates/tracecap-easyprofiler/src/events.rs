@@ -340,9 +340,10 @@ impl<'a, K: KindLookup> Events<'a, K> {
     /// The same walk as iterating, but faster when `f` is small enough to inline: records are read
     /// in a loop over the thread's bytes, and each item goes straight to `f` instead of through
     /// `Option<Result<Item>>`.
-    pub fn try_for_each_event<F>(&mut self, f: F) -> Result<(), Error>
+    pub fn try_for_each_event<E, F>(&mut self, f: F) -> Result<(), E>
     where
-        F: FnMut(Item<'a>) -> Result<(), Error>,
+        E: From<Error>,
+        F: FnMut(Item<'a>) -> Result<(), E>,
     {
         crate::fast::try_for_each(self, f)
     }

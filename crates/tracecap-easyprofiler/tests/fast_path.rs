@@ -58,7 +58,7 @@ fn forest_with(c: &Capture<'_>, kinds: &KindTable, stack: &mut [NestSlot]) -> (u
     let mut n = 0;
     let err = c
         .events_with(kinds)
-        .try_for_each_event(|item| {
+        .try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
             match item {
                 Item::Thread(_) => forest.clear(),
                 Item::Record(r) => {
@@ -120,7 +120,7 @@ fn stop_and_resume(bytes: &[u8], k: usize) -> Vec<Result<Item<'_>, Error>> {
     let mut items = c.events_with(&kinds);
     let mut out = Vec::new();
     // The visitor keeps the item it stops on (the walk has consumed it).
-    let visited = items.try_for_each_event(|item| {
+    let visited = items.try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
         out.push(Ok(item));
         if out.len() == k {
             return Err(stop);

@@ -466,12 +466,13 @@ impl<'a> Events<'a> {
     /// # Ok::<(), tracecap_orbit::Error>(())
     /// ```
     #[inline]
-    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    pub fn try_for_each_event<E, F>(&mut self, mut f: F) -> Result<(), E>
     where
-        F: FnMut(Event<'a>) -> Result<(), Error>,
+        E: From<Error>,
+        F: FnMut(Event<'a>) -> Result<(), E>,
     {
         for event in self.by_ref() {
-            if let Err(e) = event.and_then(&mut f) {
+            if let Err(e) = event.map_err(E::from).and_then(&mut f) {
                 self.done = true;
                 return Err(e);
             }

@@ -55,7 +55,7 @@ fn reference<'a>(capture: &Capture<'a>) -> Walk<'a> {
 fn closure_walk<'a>(capture: &Capture<'a>) -> Walk<'a> {
     let mut events = capture.events();
     let mut items = Vec::new();
-    if let Err(e) = events.try_for_each_event(|ev| {
+    if let Err(e) = events.try_for_each_event::<tracecap_orbit::Error, _>(|ev| {
         items.push(Ok(ev));
         Ok(())
     }) {

@@ -346,9 +346,10 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
     /// # Ok(()) }
     /// ```
     #[inline]
-    pub fn try_for_each_event<F>(&mut self, mut f: F) -> Result<(), Error>
+    pub fn try_for_each_event<E, F>(&mut self, mut f: F) -> Result<(), E>
     where
-        F: FnMut(Event<'a>) -> Result<(), Error>,
+        E: From<Error>,
+        F: FnMut(Event<'a>) -> Result<(), E>,
     {
         // The position lives in a local between events and goes back to `self.buf` only around
         // the general path and on the way out. One call site for `f`, so that it is inlined and
@@ -366,7 +367,7 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
                     buf = self.buf;
                     match r {
                         None => return Ok(()),
-                        Some(Err(e)) => return Err(e),
+                        Some(Err(e)) => return Err(e.into()),
                         Some(Ok(())) => {}
                     }
                     self.held().event()

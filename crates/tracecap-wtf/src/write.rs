@@ -657,7 +657,7 @@ impl CaptureModel {
             definitions: Vec::new(),
             events: Vec::new(),
         };
-        trace.events().try_for_each_event(|ev| {
+        trace.events().try_for_each_event::<Error, _>(|ev| {
             if let Some(BuiltinEvent::Define {
                 wire_id,
                 class,

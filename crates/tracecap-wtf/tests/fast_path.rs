@@ -142,7 +142,7 @@ fn stopping_and_resuming() {
             let mut walk = trace.events();
             let mut got = Vec::new();
             let stopped = Error::new(ErrorKind::BadSignature, 0);
-            let r = walk.try_for_each_event(|ev| {
+            let r = walk.try_for_each_event::<tracecap_wtf::Error, _>(|ev| {
                 got.push(seen(&ev));
                 if got.len() > stop {
                     return Err(stopped);

@@ -33,7 +33,7 @@ fn walk<'a, T: DefinitionLookup<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64
 fn visit<'a, T: DefinitionLookup<'a>>(trace: &Capture<'a>, table: T) -> (u64, u64, u64, T) {
     let (mut events, mut values, mut sum) = (0u64, 0u64, 0u64);
     let mut it = trace.events_with(table);
-    it.try_for_each_event(|ev| {
+    it.try_for_each_event::<tracecap_wtf::Error, _>(|ev| {
         events += 1;
         for v in ev.values() {
             values += 1;

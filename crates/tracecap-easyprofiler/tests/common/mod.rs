@@ -248,7 +248,7 @@ fn visit_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
         seen.push(seen_descriptor(&d?));
     }
     let kinds = KindTable::new(&c)?;
-    c.events_with(&kinds).try_for_each_event(|item| {
+    c.events_with(&kinds).try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
         match item {
             Item::Thread(_) => {}
             Item::ContextSwitch(cs) => seen.push(seen_cs(&cs)),

@@ -64,7 +64,7 @@ pub fn visited(trace: &Capture<'_>) -> (Vec<String>, Option<tracecap_wtf::Error>
     let mut events = Vec::new();
     let mut walk = trace.events();
     let error = walk
-        .try_for_each_event(|ev| {
+        .try_for_each_event::<tracecap_wtf::Error, _>(|ev| {
             events.push(seen(&ev));
             Ok(())
         })

@@ -612,7 +612,7 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
     let mut n = 0u64;
     // The sink's error, which stops the walk with a placeholder error of the walk's own type.
     let mut failed = None;
-    let walked = trace.events().try_for_each_event(|ev| {
+    let walked = trace.events().try_for_each_event::<tracecap_wtf::Error, _>(|ev| {
         if n % 65536 == 0 {
             st.out.progress(ev.offset, total);
         }
