@@ -376,16 +376,22 @@ impl PushParser {
     ) -> Result<Pushed<u64>, Error> {
         let mut n = 0u64;
         let mut consumed = 0usize;
-        // The plain events of the current chunk, read with one cursor; `None` between runs.
-        let mut run: Option<Run<'_>> = None;
+        // The plain events of the current chunk are read with one cursor, `buf`, over the rest
+        // of its event buffer: a local, so that the position is not stored and loaded again
+        // between events. `place` is what they get besides (`None` between runs), `read` says
+        // whether the run read any.
+        let (mut buf, mut place, mut read): (&[u8], Option<ChunkPlace<'_>>, bool) =
+            (&[], None, false);
         loop {
-            if run.is_none() {
-                run = self.start_run(data.get(consumed..).unwrap_or(&[]));
+            if place.is_none() {
+                if let Some((b, p)) = self.start_run(data.get(consumed..).unwrap_or(&[])) {
+                    (buf, place, read) = (b, Some(p), false);
+                }
             }
-            let plain = match &mut run {
-                Some(r) => match plain_event(&self.defs.table, &mut r.buf, &r.place) {
+            let plain = match &place {
+                Some(p) => match plain_event(&self.defs.table, &mut buf, p) {
                     Some(found) => {
-                        r.read += 1;
+                        read = true;
                         let mut def = *found.def;
                         self.defs.name_plain(&mut def, found.head.wire_id);
                         let (head, args, strings) = (found.head, found.args, found.strings);
@@ -399,8 +405,8 @@ impl PushParser {
             let item = match plain {
                 Some(event) => PushItem::Event(event),
                 None => {
-                    if let Some(r) = run.take() {
-                        consumed = consumed.saturating_add(self.end_run(&r));
+                    if place.take().is_some() {
+                        consumed = consumed.saturating_add(self.end_run(buf.len(), read));
                     }
                     let rest = data.get(consumed..).unwrap_or(&[]);
                     match self.parse_general(rest, eof)? {
@@ -415,37 +421,36 @@ impl PushParser {
             };
             n += 1;
             if f(item).is_break() {
-                if let Some(r) = run.take() {
-                    consumed = consumed.saturating_add(self.end_run(&r));
+                if place.take().is_some() {
+                    consumed = consumed.saturating_add(self.end_run(buf.len(), read));
                 }
                 return Ok(Pushed::Item { consumed, item: n });
             }
         }
     }
 
-    /// A cursor over the rest of the current chunk's events when the walk stands in one.
+    /// The rest of the current chunk's event buffer and what its events get besides, when the
+    /// walk stands in a chunk.
     #[inline(always)]
-    fn start_run<'d>(&self, data: &'d [u8]) -> Option<Run<'d>> {
+    fn start_run<'d>(&self, data: &'d [u8]) -> Option<(&'d [u8], ChunkPlace<'d>)> {
         let Phase::Events { walk: Some(at), .. } = &self.phase else {
             return None;
         };
         let rel = |o: u64| usize::try_from(o.wrapping_sub(self.offset)).ok();
         let buf = data.get(rel(at.buf_start)?..rel(at.buf_end)?)?;
-        Some(Run {
-            buf,
-            place: ChunkPlace {
-                buf_end: at.buf_end,
-                chunk: at.chunk,
-                zone: at.zone,
-                strings: strings_of(data, self.offset, at),
-            },
-            read: 0,
-        })
+        let place = ChunkPlace {
+            buf_end: at.buf_end,
+            chunk: at.chunk,
+            zone: at.zone,
+            strings: strings_of(data, self.offset, at),
+        };
+        Some((buf, place))
     }
 
-    /// Puts the walk where the run `r` stopped: the bytes consumed (the chunk's, when the run
-    /// read its last event).
-    fn end_run(&mut self, r: &Run<'_>) -> usize {
+    /// Puts the walk where a run stopped, `left` bytes before the end of the chunk's event
+    /// buffer, having `read` events or none: the bytes consumed (the chunk's, when the run read
+    /// its last event).
+    fn end_run(&mut self, left: usize, read: bool) -> usize {
         let Phase::Events {
             walk: Some(at),
             end,
@@ -453,9 +458,9 @@ impl PushParser {
         else {
             return 0;
         };
-        at.buf_start = at.buf_end.saturating_sub(r.buf.len() as u64);
+        at.buf_start = at.buf_end.saturating_sub(left as u64);
         let end = *end;
-        if r.read > 0 && r.buf.is_empty() && at.cut.is_none() {
+        if read && left == 0 && at.cut.is_none() {
             return self.end_chunk(end);
         }
         0
@@ -768,14 +773,6 @@ impl PushParser {
         self.phase = Phase::Failed(e);
         e
     }
-}
-
-/// A run of plain events in one chunk (see [`PushParser::parse_many`]): the rest of its event
-/// buffer, what its events get besides, and how many it read.
-struct Run<'d> {
-    buf: &'d [u8],
-    place: ChunkPlace<'d>,
-    read: u64,
 }
 
 /// What a chunk cut short by the end of `data` still needs.
