@@ -85,6 +85,41 @@ impl<'a> Capture<'a> {
     /// # Ok::<(), tracecap_apitrace::FileError>(())
     /// ```
     pub fn parse_located(file: &'a [u8]) -> Result<Capture<'a>, FileError> {
+        Capture::parse_with_events(file).map(|(capture, _)| capture)
+    }
+
+    /// [`Capture::parse_located`], and the reader that read the header, at the first event:
+    /// the stream is opened (and, in a compressed container, its first piece decompressed) once
+    /// for both. Place the reader's faults in the file with [`ChunkedReader::file_error`].
+    ///
+    /// ```
+    /// # #[cfg(feature = "write")]
+    /// # fn main() -> Result<(), tracecap_apitrace::FileError> {
+    /// use tracecap_apitrace::write::{wrap, Writer};
+    /// use tracecap_apitrace::{Capture, Container};
+    ///
+    /// let mut w = Writer::new(6, 6, &[]);
+    /// w.function(1, b"glFlush", &[]);
+    /// let call = w.enter(0, 1, &[]);
+    /// w.leave(call, &[]);
+    /// let file = wrap(&w.finish(), Container::Snappy);
+    /// let (capture, mut events) = Capture::parse_with_events(&file)?;
+    /// assert_eq!(capture.header().version, 6);
+    /// let mut n = 0;
+    /// let walked = events.try_for_each_event(|_| {
+    ///     n += 1;
+    ///     Ok::<(), tracecap_apitrace::Error>(())
+    /// });
+    /// walked.map_err(|e| events.file_error(e))?;
+    /// assert_eq!(n, 2); // its ENTER and its LEAVE
+    /// # Ok(())
+    /// # }
+    /// # #[cfg(not(feature = "write"))]
+    /// # fn main() {}
+    /// ```
+    pub fn parse_with_events(
+        file: &'a [u8],
+    ) -> Result<(Capture<'a>, ChunkedReader<ContainerSource<'a>, SigTable>), FileError> {
         let src = ContainerSource::new(file).map_err(|e| FileError {
             error: e,
             file_offset: OffsetMap::default().error_offset(&e),
@@ -95,11 +130,12 @@ impl<'a> Capture<'a> {
             Ok(h) => h.clone(),
             Err(e) => return Err(reader.file_error(e)),
         };
-        Ok(Capture {
+        let capture = Capture {
             file,
             container,
             header,
-        })
+        };
+        Ok((capture, reader))
     }
 
     /// The container the stream is compressed in.

@@ -168,6 +168,18 @@ where
     }
 }
 
+/// An apitrace fault placed in the file (`tracecap_apitrace::FileError`): a fault of the
+/// decompressed stream keeps its stream offset ([`FormatError::in_stream`]).
+#[cfg(feature = "apitrace")]
+impl From<tracecap_apitrace::FileError> for FormatError {
+    fn from(e: tracecap_apitrace::FileError) -> Self {
+        match e.stream_offset() {
+            Some(at) => FormatError::in_stream(e.error.kind, e.file_offset, at),
+            None => FormatError::new(e.error.kind, e.file_offset),
+        }
+    }
+}
+
 /// Why a conversion stopped.
 #[derive(Debug)]
 pub enum ConvertError<E> {

@@ -17,7 +17,7 @@
 //! the call's ENTER event in the decompressed stream, `file_offset` the file offset of the snappy
 //! chunk or zstd frame that holds it (null for gzip and brotli, one compressed stream).
 //!
-//! The file is read through the crate's entry point (`Capture::parse_located`, then its
+//! The file is read through the crate's entry point (`Capture::parse_with_events`: its
 //! chunked reader), decompressed piece by piece, so a trace of any size is read without holding
 //! its stream: what is kept is the signature table, where each snappy chunk or zstd frame under
 //! the reader's window starts (16 bytes each; the reader releases what it has parsed, so never
@@ -34,7 +34,7 @@ use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, StringDi
 use arrow_array::types::Int32Type;
 use arrow_array::ArrayRef;
 use arrow_schema::{ArrowError, DataType, Field};
-use tracecap::{ConvertError, FormatError};
+use tracecap::ConvertError;
 use tracecap_apitrace::{
     call_flags, json, Call, Capture, Error, EventKind, FileError, KeptCalls, SigTable, END_FRAME,
 };
@@ -80,10 +80,7 @@ pub(crate) fn walk(data: &[u8], out: &mut Emit<'_>) -> Result<(), ConvertError<A
 /// A fault placed in the file by the crate, as a format error: a fault of the stream keeps its
 /// stream offset beside the file offset of the snappy chunk or zstd frame holding it.
 fn fault(e: FileError) -> ConvertError<ArrowError> {
-    ConvertError::Format(match e.stream_offset() {
-        Some(at) => FormatError::in_stream(e.error.kind, e.file_offset, at),
-        None => FormatError::new(e.error.kind, e.file_offset),
-    })
+    ConvertError::Format(e.into())
 }
 
 /// What is noted of a call when it enters: the frame it belongs to, and the file offset of the
@@ -98,7 +95,7 @@ struct Entered {
 fn read(data: &[u8], out: &mut Emit<'_>, rows: &mut Rows) -> Result<(), ConvertError<ArrowError>> {
     // The reader keeps where each piece under its window starts in the file: a call's piece is
     // known while its ENTER is read, and a fault lies in the event being read, in the window.
-    let mut reader = Capture::parse_located(data).map_err(fault)?.events();
+    let (_, mut reader) = Capture::parse_with_events(data).map_err(fault)?;
     let mut calls = KeptCalls::<Entered>::new();
     // End-of-frame calls entered so far.
     let mut frames = 0u64;

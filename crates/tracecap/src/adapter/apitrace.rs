@@ -14,8 +14,9 @@
 //! leaves at the tick of the next call to enter, so calls of a single-threaded trace are one
 //! tick long and back to back.
 //!
-//! Streaming: the file is decompressed piece by piece through the crate's `ChunkedReader` and
-//! read in one pass (`try_for_each_parsed`); what is kept is the signature table, one entry per
+//! Streaming: the file is opened through the crate's entry point (`Capture::parse_with_events`:
+//! the header, and the `ChunkedReader` that read it), decompressed piece by piece and read in
+//! one pass (`try_for_each_parsed`); what is kept is the signature table, one entry per
 //! thread, where each snappy chunk or zstd frame under the reader's window starts (16 bytes each:
 //! the reader releases what it has parsed, so they cover the unread tail and the piece being
 //! read, at most one per stream byte of the window, never one per piece of the file), the name
@@ -41,9 +42,9 @@ use core::fmt::Write as _;
 
 use tracecap_apitrace::dump::Dumper;
 use tracecap_apitrace::{
-    call_flags, Backtrace, ChunkedReader, ContainerSource, Detail, Error as ApiError, ErrorKind,
-    EventKind, OffsetMap, OwnedHeader, Parsed, SigTable, Space, Value as ApiValue, END_FRAME,
-    MARKER_POP, MARKER_PUSH,
+    call_flags, Backtrace, Capture, Detail, Error as ApiError, ErrorKind, EventKind, FileError,
+    OffsetMap, OwnedHeader, Parsed, SigTable, Value as ApiValue, END_FRAME, MARKER_POP,
+    MARKER_PUSH,
 };
 
 use super::out::{Out, Written};
@@ -343,10 +344,11 @@ fn utf8(b: &[u8]) -> &str {
 /// The fault `e` with its file offset: a stream offset is mapped through `offsets` (the pieces
 /// the container source decoded) to the snappy chunk or zstd frame holding it.
 fn fault(offsets: &OffsetMap, e: ApiError) -> FormatError {
-    match e.kind.space() {
-        Space::File => FormatError::new(e.kind, e.offset),
-        Space::Stream => FormatError::in_stream(e.kind, offsets.error_offset(&e), e.offset),
+    FileError {
+        error: e,
+        file_offset: offsets.error_offset(&e),
     }
+    .into()
 }
 
 /// The process track's name: `apitrace`, with the trace's `process.name` if it has one.
@@ -483,10 +485,8 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     // The source keeps the start of every piece under the reader's window, however many one
     // read brings (a read of one-byte zstd frames notes 4096 of them), and forgets those the
     // reader has released: a fault lies in the event being read, in the window.
-    let src = ContainerSource::new(data).map_err(|e| fault(&OffsetMap::default(), e))?;
-    let mut reader = ChunkedReader::new(src, SigTable::new());
-    let name = reader.header().map(process_name);
-    let name = name.map_err(|e| fault(reader.source().offsets(), e))?;
+    let (capture, mut reader) = Capture::parse_with_events(data).map_err(FormatError::from)?;
+    let name = process_name(capture.header());
     let mut st = State::new(sink);
     st.process = st.out.track(None, TrackKind::Process { pid: PID }, &name)?;
     let total = data.len() as u64;
@@ -517,7 +517,7 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     // Calls still open (or waiting for calls above them) are closed, even after a fault.
     st.finish()?;
     if let Some(e) = failure {
-        return Err(ConvertError::Format(fault(reader.source().offsets(), e)));
+        return Err(ConvertError::Format(reader.file_error(e).into()));
     }
     st.out.progress(total, total);
     Ok(())
