@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tracecap::Format;
 use tracecap::open::find_sources;
+use tracecap::Format;
 use tracecap_testkit::TempDir;
 
 #[test]

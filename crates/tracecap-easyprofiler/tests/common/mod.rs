@@ -248,15 +248,16 @@ fn visit_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {
         seen.push(seen_descriptor(&d?));
     }
     let kinds = KindTable::new(&c)?;
-    c.events_with(&kinds).try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
-        match item {
-            Item::Thread(_) => {}
-            Item::ContextSwitch(cs) => seen.push(seen_cs(&cs)),
-            Item::Record(r) => seen.push(seen_record(&r)),
-            Item::Bookmark(b) => seen.push(seen_bookmark(&b)),
-        }
-        Ok(())
-    })
+    c.events_with(&kinds)
+        .try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
+            match item {
+                Item::Thread(_) => {}
+                Item::ContextSwitch(cs) => seen.push(seen_cs(&cs)),
+                Item::Record(r) => seen.push(seen_record(&r)),
+                Item::Bookmark(b) => seen.push(seen_bookmark(&b)),
+            }
+            Ok(())
+        })
 }
 
 fn items_into(bytes: &[u8], seen: &mut Vec<Seen>) -> Result<(), Error> {

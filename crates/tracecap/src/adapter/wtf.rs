@@ -594,6 +594,19 @@ pub fn convert<S: Sink>(data: &[u8], sink: &mut S) -> Result<(), ConvertError<S:
     convert_with(data, sink).map(|_| ())
 }
 
+/// Why the walk of [`convert_with`] stopped: a fault of the capture (what came before it is
+/// finished and written), or the conversion's own error (returned as it is).
+enum Stopped<E> {
+    Fault(tracecap_wtf::Error),
+    Converting(ConvertError<E>),
+}
+
+impl<E> From<tracecap_wtf::Error> for Stopped<E> {
+    fn from(e: tracecap_wtf::Error) -> Self {
+        Stopped::Fault(e)
+    }
+}
+
 /// What [`convert_with`] saw beyond the sink's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -610,22 +623,18 @@ pub fn convert_with<S: Sink>(data: &[u8], sink: &mut S) -> Result<Report, Conver
     let mut st = State::new(sink, trace.header(), Window::Whole(trace))?;
     let total = data.len() as u64;
     let mut n = 0u64;
-    // The sink's error, which stops the walk with a placeholder error of the walk's own type.
-    let mut failed = None;
-    let walked = trace.events().try_for_each_event::<tracecap_wtf::Error, _>(|ev| {
+    let walked = trace.events().try_for_each_event(|ev| {
         if n % 65536 == 0 {
             st.out.progress(ev.offset, total);
         }
         n += 1;
-        st.event(ev).map_err(|e| {
-            failed = Some(e);
-            tracecap_wtf::Error::new(tracecap_wtf::ErrorKind::BadMagic, ev.offset)
-        })
+        st.event(ev).map_err(Stopped::Converting)
     });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    let fault = walked.err();
+    let fault = match walked {
+        Ok(()) => None,
+        Err(Stopped::Fault(e)) => Some(e),
+        Err(Stopped::Converting(e)) => return Err(e),
+    };
     st.finish()?;
     st.out.progress(total, total);
     match fault {
