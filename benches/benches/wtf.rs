@@ -2,7 +2,9 @@
 //! chunked traces, a synthetic one and a real one (cpp-big) repeated, against memcpy of the same
 //! bytes in the same group: `full_walk` with `Events::try_for_each_event`, `full_walk_iter` with
 //! the iterator, `push_walk` with the push parser fed 64 KiB pieces (`push_many` the same with
-//! `PushParser::parse_many`, every item that can be read at each call), and `events_only`; and
+//! `PushParser::parse_many`, every item that can be read at each call: the loop of
+//! `tracecap::push::pump`, whose `PushParse::parse_many` is `parse_many_while` for WTF), and
+//! `events_only`; and
 //! `direct_walk`, a decoder written for the bench alone with none of the crate's event API (the
 //! yardstick for `full_walk`: see its module).
 
