@@ -409,7 +409,7 @@ impl fmt::Write for Bytes<'_> {
 fn text(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
     for chunk in bytes.utf8_chunks() {
-        escaped(out, chunk.valid().as_bytes());
+        escaped(out, chunk.valid());
         if !chunk.invalid().is_empty() {
             out.extend_from_slice("\u{fffd}".as_bytes());
         }
@@ -427,7 +427,7 @@ fn opt_text(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
 /// Text as a JSON string.
 fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
-    escaped(out, s.as_bytes());
+    escaped(out, s);
     out.push(b'"');
 }
 
@@ -437,7 +437,7 @@ fn string(out: &mut Vec<u8>, s: &str) {
 fn wide_text(out: &mut Vec<u8>, units: impl Iterator<Item = u64> + Clone) {
     let put = |out: &mut Vec<u8>, c: char| {
         let mut utf8 = [0u8; 4];
-        escaped(out, c.encode_utf8(&mut utf8).as_bytes());
+        escaped(out, c.encode_utf8(&mut utf8));
     };
     out.push(b'"');
     if units.clone().any(|u| (0xd800..=0xdfff).contains(&u)) {
@@ -453,33 +453,9 @@ fn wide_text(out: &mut Vec<u8>, units: impl Iterator<Item = u64> + Clone) {
     out.push(b'"');
 }
 
-/// The inside of a JSON string for UTF-8 `s`: `"` and `\` escaped, the control characters as
-/// their short escape or `\u00xx`.
-fn escaped(out: &mut Vec<u8>, s: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut done = 0;
-    for (i, &b) in s.iter().enumerate() {
-        let short = match b {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            0x08 => b'b',
-            0x0c => b'f',
-            b'\n' => b'n',
-            b'\r' => b'r',
-            b'\t' => b't',
-            0..=0x1f => b'u',
-            _ => continue,
-        };
-        out.extend_from_slice(s.get(done..i).unwrap_or_default());
-        done = i + 1;
-        if short == b'u' {
-            let hex = |n: u8| HEX.get(usize::from(n)).copied().unwrap_or(b'0');
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', hex(b >> 4), hex(b & 15)]);
-        } else {
-            out.extend_from_slice(&[b'\\', short]);
-        }
-    }
-    out.extend_from_slice(s.get(done..).unwrap_or_default());
+/// The inside of a JSON string for `s` (the shared escaping of `tracecap_wire::json`).
+fn escaped(out: &mut Vec<u8>, s: &str) {
+    tracecap_wire::json::escaped(s, |piece| out.extend_from_slice(piece.as_bytes()));
 }
 
 #[cfg(test)]

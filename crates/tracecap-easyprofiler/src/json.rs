@@ -298,34 +298,9 @@ impl Json for Lossy<'_> {
     }
 }
 
-/// The contents of a JSON string holding `s`: runs that need no escape copied whole.
+/// The contents of a JSON string holding `s` (the shared escaping of `tracecap_wire::json`).
 fn escaped(s: &str, out: &mut String) {
-    let mut rest = s;
-    while let Some(at) = rest
-        .bytes()
-        .position(|b| b < 0x20 || b == b'"' || b == b'\\')
-    {
-        let (plain, tail) = rest.split_at(at);
-        out.push_str(plain);
-        let Some(&b) = tail.as_bytes().first() else {
-            break;
-        };
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            _ => {
-                let _ = write!(out, "\\u{b:04x}");
-            }
-        }
-        // The escaped byte is ASCII, so what follows it starts a character.
-        rest = tail.get(1..).unwrap_or_default();
-    }
-    out.push_str(rest);
+    tracecap_wire::json::escaped(s, |piece| out.push_str(piece));
 }
 
 #[cfg(test)]

@@ -327,36 +327,9 @@ fn lossy(bytes: &[u8], out: &mut String) {
     out.push('"');
 }
 
-/// The inside of a JSON string: `"` and `\` escaped, the short escapes of backspace, form feed,
-/// newline, carriage return and tab, `\u00xx` for the other control characters, everything else
-/// (DEL and all of Unicode) as it is.
+/// The inside of a JSON string (the shared escaping of `tracecap_wire::json`).
 fn escaped(s: &str, out: &mut String) {
-    // Bytes of `s` before `done` are in `out`.
-    let mut done = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let letter = match b {
-            b'"' => '"',
-            b'\\' => '\\',
-            0x08 => 'b',
-            0x0c => 'f',
-            b'\n' => 'n',
-            b'\r' => 'r',
-            b'\t' => 't',
-            0..=0x1f => 'u',
-            _ => continue,
-        };
-        // Every byte escaped is ASCII, so `i` is on a character boundary.
-        out.push_str(s.get(done..i).unwrap_or_default());
-        done = i + 1;
-        out.push('\\');
-        out.push(letter);
-        if letter == 'u' {
-            out.push_str("00");
-            out.push(hex_digit(b >> 4));
-            out.push(hex_digit(b & 15));
-        }
-    }
-    out.push_str(s.get(done..).unwrap_or_default());
+    tracecap_wire::json::escaped(s, |piece| out.push_str(piece));
 }
 
 #[cfg(test)]

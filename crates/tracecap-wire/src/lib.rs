@@ -14,6 +14,7 @@
 //!   the end), for captures whose bytes arrive over time;
 //! - [`fast`]: `Option`-returning reads for a format's fast path, and the read-ahead touch of
 //!   record walks ([`fast::touch_ahead`]);
+//! - [`json`]: the escaping of JSON strings the format crates' record JSON shares;
 //! - the error core of every format crate ([`Error<K>`](Error): a kind and the absolute `u64`
 //!   offset; the faults all formats share in [`ErrorKind`]; [`FormatKind`] for a crate's own
 //!   kinds; [`Context::what`] to name the part being read).
@@ -47,6 +48,7 @@
 mod endian;
 mod error;
 pub mod fast;
+pub mod json;
 mod leb128;
 pub mod push;
 mod reader;

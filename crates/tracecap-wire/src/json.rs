@@ -1,0 +1,90 @@
+//! The inside of a JSON string, for the format crates that write their records' JSON: `"` and `\`
+//! escaped, backspace, form feed, newline, carriage return and tab as their short escapes, the
+//! other control characters as `\u00xx` (lowercase hex), everything else (DEL and all of
+//! Unicode) as it is: what serde_json writes. Text goes out in pieces (runs of `s` that need no
+//! escape, and escapes), so the caller appends them to whatever it builds, allocating nothing
+//! here.
+//!
+//! ```
+//! let mut out = String::from("\"");
+//! tracecap_wire::json::escaped("a\"b\n\u{1}é", |piece| out.push_str(piece));
+//! out.push('"');
+//! assert_eq!(out, r#""a\"b\n\u0001é""#);
+//! ```
+
+/// Gives `s`, escaped for the inside of a JSON string, to `put` in pieces (see the
+/// [module docs](self)).
+pub fn escaped(s: &str, mut put: impl FnMut(&str)) {
+    // Bytes of `s` before `done` have been given.
+    let mut done = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // Every byte escaped is ASCII, so `i` is on a character boundary.
+        put(s.get(done..i).unwrap_or_default());
+        done = i + 1;
+        if short.is_empty() {
+            let mut u = *b"\\u0000";
+            if let (Some(hi), Some(lo)) = (u.get_mut(4), HEX.get(usize::from(b >> 4))) {
+                *hi = *lo;
+            }
+            if let (Some(lo), Some(digit)) = (u.get_mut(5), HEX.get(usize::from(b & 15))) {
+                *lo = *digit;
+            }
+            put(core::str::from_utf8(&u).unwrap_or_default());
+        } else {
+            put(short);
+        }
+    }
+    put(s.get(done..).unwrap_or_default());
+}
+
+/// Lowercase hex digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::String;
+
+    fn escape(s: &str) -> String {
+        let mut out = String::new();
+        super::escaped(s, |p| out.push_str(p));
+        out
+    }
+
+    #[test]
+    fn every_ascii_character_is_escaped_as_the_json_spec_and_serde_json_write_it() {
+        for b in 0u8..0x80 {
+            let c = char::from(b);
+            let want = match c {
+                '"' => String::from("\\\""),
+                '\\' => String::from("\\\\"),
+                '\u{8}' => String::from("\\b"),
+                '\u{c}' => String::from("\\f"),
+                '\n' => String::from("\\n"),
+                '\r' => String::from("\\r"),
+                '\t' => String::from("\\t"),
+                c if (c as u32) < 0x20 => std::format!("\\u{:04x}", c as u32),
+                c => String::from(c),
+            };
+            assert_eq!(escape(&String::from(c)), want, "byte {b:#04x}");
+        }
+    }
+
+    #[test]
+    fn unicode_and_runs_pass_whole() {
+        assert_eq!(escape("héllo wörld ✓ \u{7f}"), "héllo wörld ✓ \u{7f}");
+        assert_eq!(escape("a\u{1f}b\"c"), "a\\u001fb\\\"c");
+        assert_eq!(escape(""), "");
+    }
+}
