@@ -155,8 +155,8 @@ mod tests {
 /// [`ErrorKind::space`] says) and the file offset it lies at. For a fault of the container the
 /// two offsets are the same; for a fault of the stream, `file_offset` is where the snappy chunk
 /// or zstd frame holding it starts (0 for gzip and brotli, one compressed stream). What
-/// [`Capture::parse_located`](crate::Capture::parse_located) and
-/// [`ChunkedReader::file_error`](crate::ChunkedReader::file_error) give (feature `std`).
+/// `Capture::parse_located`, `Capture::parse_with_events` and `ChunkedReader::file_error` give
+/// (feature `std`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileError {
     /// The fault, with its own offset.
