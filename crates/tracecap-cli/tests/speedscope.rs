@@ -110,7 +110,8 @@ fn answer(
 }
 
 /// The page's DOM once speedscope has loaded `url` in view `view` (a tall window, so that the
-/// sandwich view's table shows every row).
+/// sandwich view's table shows every row: room for about 390; taller than 16,384 pixels, the
+/// largest canvas software rendering draws, speedscope may draw no row at all).
 fn dom(chromium: &str, url: &str) -> String {
     let out = Command::new(chromium)
         .args([
@@ -119,7 +120,7 @@ fn dom(chromium: &str, url: &str) -> String {
             "--use-gl=swiftshader",
             "--enable-unsafe-swiftshader",
             "--virtual-time-budget=15000",
-            "--window-size=1400,20000",
+            "--window-size=1400,8000",
             "--dump-dom",
             url,
         ])
