@@ -89,7 +89,7 @@ impl Parts {
 /// let mut reader = ChunkedReader::new(SliceSource::new(&stream, 16), FixedSigTable::<16>::new());
 /// assert_eq!(reader.header()?.version, 6);
 /// let mut enters = 0;
-/// reader.try_for_each_event(|event| {
+/// reader.try_for_each_event::<tracecap_apitrace::Error, _>(|event| {
 ///     enters += u32::from(event.kind == EventKind::Enter);
 ///     Ok(())
 /// })?;

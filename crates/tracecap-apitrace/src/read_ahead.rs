@@ -40,7 +40,7 @@ pub struct ReadAhead {
 /// let calls = read_ahead(src, |ahead| {
 ///     let mut reader = ChunkedReader::new(ahead, SigTable::new());
 ///     let mut calls = 0;
-///     reader.try_for_each_event(|event| {
+///     reader.try_for_each_event::<tracecap_apitrace::Error, _>(|event| {
 ///         calls += u64::from(event.kind == EventKind::Enter);
 ///         Ok(())
 ///     })?;

@@ -120,7 +120,7 @@ enum State {
 /// }
 /// // The same walk through a closure.
 /// let mut records = 0;
-/// capture.events_with(&kinds).try_for_each_event(|item| {
+/// capture.events_with(&kinds).try_for_each_event::<tracecap_easyprofiler::Error, _>(|item| {
 ///     records += u32::from(matches!(item, Item::Record(_)));
 ///     Ok(())
 /// })?;

@@ -458,7 +458,7 @@ impl<'a> Events<'a> {
     /// file.extend_from_slice(&[5, 0xc2, 0x01, 2, 0x08, 42, 3, 0xda, 0x01, 0]);
     /// let capture = Capture::parse(&file)?;
     /// let mut kinds = Vec::new();
-    /// capture.events().try_for_each_event(|event| {
+    /// capture.events().try_for_each_event::<tracecap_orbit::Error, _>(|event| {
     ///     kinds.push(event.kind);
     ///     Ok(())
     /// })?;

@@ -145,7 +145,7 @@ impl<'a> Definition<'a> {
 /// let capture = Capture::parse(&bytes)?;
 /// let mut table = FixedDefinitionTable::<16, 64>::new();
 /// let before = table.len(); // the built-in definitions
-/// capture.events_with(&mut table).try_for_each_event(|_| Ok(()))?;
+/// capture.events_with(&mut table).try_for_each_event::<tracecap_wtf::Error, _>(|_| Ok(()))?;
 /// assert_eq!(table.len(), before + 1);
 /// assert_eq!(table.get(2).map(|d| d.name), Some("App#tick"));
 /// # Ok::<(), tracecap_wtf::Error>(())
@@ -336,7 +336,7 @@ impl<'a> DefinitionLookup<'a> for DefinitionTable<'a> {
 /// let table = capture.events_with(FixedDefinitionTable::<16, 64>::new()).into_table();
 /// assert!(table.get(2).is_none()); // nothing is read before the walk
 /// let mut events = capture.events_with(FixedDefinitionTable::<16, 64>::new());
-/// events.try_for_each_event(|_| Ok(()))?;
+/// events.try_for_each_event::<tracecap_wtf::Error, _>(|_| Ok(()))?;
 /// assert_eq!(events.table().get(2).map(|d| d.name), Some("App#tick"));
 /// # Ok::<(), tracecap_wtf::Error>(())
 /// ```

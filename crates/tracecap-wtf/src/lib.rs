@@ -23,7 +23,7 @@
 //! assert_eq!(trace.events().count(), 2);
 //! let mut kept = FixedDefinitionTable::<64, 256>::new();
 //! let mut n = 0;
-//! trace.events_with(&mut kept).try_for_each_event(|_| {
+//! trace.events_with(&mut kept).try_for_each_event::<tracecap_wtf::Error, _>(|_| {
 //!     n += 1;
 //!     Ok(())
 //! })?;

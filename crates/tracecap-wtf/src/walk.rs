@@ -328,7 +328,8 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
     /// stops at the first error (the file's, or one `f` returns) and returns it.
     ///
     /// The same walk as iterating, with each event handed straight to `f` (one call site, inlined)
-    /// instead of through `Option<Result<Event>>` (docs/performance.md compares the two).
+    /// instead of through `Option<Result<Event>>` (docs/performance.md compares the two). `f`'s
+    /// error is the caller's own: any type a fault of the capture converts into.
     ///
     /// ```
     /// # fn main() -> Result<(), tracecap_wtf::Error> {
@@ -340,7 +341,7 @@ impl<'a, T: DefinitionLookup<'a>> Events<'a, T> {
     ///     .events_with(FixedDefinitionTable::<64, 256>::new())
     ///     .try_for_each_event(|event| {
     ///         values += event.values().count();
-    ///         Ok(())
+    ///         Ok::<(), tracecap_wtf::Error>(())
     ///     })?;
     /// assert_eq!(values, 5 + 1); // the definition's five arguments, then `App#tick`'s one
     /// # Ok(()) }
