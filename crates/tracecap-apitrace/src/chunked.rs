@@ -532,12 +532,14 @@ impl<T: SigLookup> Core<T> {
                     let tail = self.window.len().saturating_sub(self.pos) as u64;
                     let end = self.base.saturating_add(self.window.len() as u64);
                     let mut until = end.saturating_add(tail);
-                    let mut least = end.saturating_add(1);
                     if let Some(tracecap_wire::ErrorKind::Truncated { needed, .. }) = e.shared() {
                         let wanted = e.offset.saturating_add(needed.min(1 << 40));
                         until = until.max(wanted);
-                        least = least.max(wanted);
                     }
+                    // A short tail is read again as soon as any byte comes: what the failed read
+                    // said it needs may come from a value cut in two (a length whose last bytes
+                    // had not come), and no longer holds once they have.
+                    let least = end.saturating_add(1);
                     let cap = self.base.saturating_add(self.limit as u64);
                     self.need_until = until.min(cap);
                     self.need_min = least.min(cap);
