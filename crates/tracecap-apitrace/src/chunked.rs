@@ -17,8 +17,8 @@ use crate::table::SigTable;
 use crate::value::version_byte;
 
 /// The longest unread tail a source that is waiting for bytes ([`ByteSource::waiting`]) has it
-/// re-read as soon as the bytes the failed read needs have come; a longer one (a large event)
-/// is re-read once the window reaches `need_until`, as when pulling.
+/// re-read as soon as any byte comes; a longer one (a large event) is re-read once the window
+/// reaches `need_until`, as when pulling.
 pub(crate) const PROMPT_TAIL: usize = 256 << 10;
 
 /// The owned copy of a header read in chunked mode.
