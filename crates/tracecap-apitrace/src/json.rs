@@ -407,14 +407,7 @@ impl fmt::Write for Bytes<'_> {
 
 /// Bytes from the file as a JSON string, each invalid UTF-8 sequence as U+FFFD.
 fn text(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.push(b'"');
-    for chunk in bytes.utf8_chunks() {
-        escaped(out, chunk.valid());
-        if !chunk.invalid().is_empty() {
-            out.extend_from_slice("\u{fffd}".as_bytes());
-        }
-    }
-    out.push(b'"');
+    tracecap_wire::json::lossy(bytes, |piece| out.extend_from_slice(piece.as_bytes()));
 }
 
 fn opt_text(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
@@ -426,9 +419,7 @@ fn opt_text(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
 
 /// Text as a JSON string.
 fn string(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
-    escaped(out, s);
-    out.push(b'"');
+    tracecap_wire::json::string(s, |piece| out.extend_from_slice(piece.as_bytes()));
 }
 
 /// A wide string's text as a JSON string: UTF-16 when any unit is a surrogate (each unit taken

@@ -276,9 +276,7 @@ struct Str<'s>(&'s str);
 
 impl Json for Str<'_> {
     fn write(&self, out: &mut String) {
-        out.push('"');
-        escaped(self.0, out);
-        out.push('"');
+        tracecap_wire::json::string(self.0, |piece| out.push_str(piece));
     }
 }
 
@@ -287,20 +285,8 @@ struct Lossy<'b>(&'b [u8]);
 
 impl Json for Lossy<'_> {
     fn write(&self, out: &mut String) {
-        out.push('"');
-        for chunk in self.0.utf8_chunks() {
-            escaped(chunk.valid(), out);
-            if !chunk.invalid().is_empty() {
-                out.push(char::REPLACEMENT_CHARACTER);
-            }
-        }
-        out.push('"');
+        tracecap_wire::json::lossy(self.0, |piece| out.push_str(piece));
     }
-}
-
-/// The contents of a JSON string holding `s` (the shared escaping of `tracecap_wire::json`).
-fn escaped(s: &str, out: &mut String) {
-    tracecap_wire::json::escaped(s, |piece| out.push_str(piece));
 }
 
 #[cfg(test)]

@@ -310,26 +310,12 @@ fn hex_digit(n: u8) -> char {
 
 /// Text as a JSON string.
 fn string(s: &str, out: &mut String) {
-    out.push('"');
-    escaped(s, out);
-    out.push('"');
+    tracecap_wire::json::string(s, |piece| out.push_str(piece));
 }
 
 /// Bytes as a JSON string, each invalid UTF-8 sequence replaced by U+FFFD.
 fn lossy(bytes: &[u8], out: &mut String) {
-    out.push('"');
-    for chunk in bytes.utf8_chunks() {
-        escaped(chunk.valid(), out);
-        if !chunk.invalid().is_empty() {
-            out.push(char::REPLACEMENT_CHARACTER);
-        }
-    }
-    out.push('"');
-}
-
-/// The inside of a JSON string (the shared escaping of `tracecap_wire::json`).
-fn escaped(s: &str, out: &mut String) {
-    tracecap_wire::json::escaped(s, |piece| out.push_str(piece));
+    tracecap_wire::json::lossy(bytes, |piece| out.push_str(piece));
 }
 
 #[cfg(test)]

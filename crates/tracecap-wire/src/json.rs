@@ -48,6 +48,26 @@ pub fn escaped(s: &str, mut put: impl FnMut(&str)) {
     put(s.get(done..).unwrap_or_default());
 }
 
+/// Gives `s` as a JSON string (in quotes, escaped) to `put` in pieces.
+pub fn string(s: &str, mut put: impl FnMut(&str)) {
+    put("\"");
+    escaped(s, &mut put);
+    put("\"");
+}
+
+/// Gives bytes read from a file as a JSON string to `put` in pieces: each invalid UTF-8 sequence
+/// as U+FFFD (as `String::from_utf8_lossy` replaces it), the rest escaped.
+pub fn lossy(bytes: &[u8], mut put: impl FnMut(&str)) {
+    put("\"");
+    for chunk in bytes.utf8_chunks() {
+        escaped(chunk.valid(), &mut put);
+        if !chunk.invalid().is_empty() {
+            put("\u{fffd}");
+        }
+    }
+    put("\"");
+}
+
 /// Lowercase hex digits.
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -79,6 +99,20 @@ mod tests {
             };
             assert_eq!(escape(&String::from(c)), want, "byte {b:#04x}");
         }
+    }
+
+    #[test]
+    fn strings_are_quoted_and_invalid_utf8_replaced() {
+        let mut out = String::new();
+        super::string("a\"b", |p| out.push_str(p));
+        assert_eq!(out, r#""a\"b""#);
+        let bytes = b"ok\xff\n\xe2\x82";
+        let mut out = String::new();
+        super::lossy(bytes, |p| out.push_str(p));
+        let mut want = String::new();
+        super::string(&String::from_utf8_lossy(bytes), |p| want.push_str(p));
+        assert_eq!(out, want);
+        assert_eq!(out, "\"ok\u{fffd}\\n\u{fffd}\"");
     }
 
     #[test]
