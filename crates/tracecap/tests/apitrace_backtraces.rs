@@ -373,36 +373,7 @@ fn a_sink_that_reads_no_stacks_gets_none() {
 
 /// Allocations of converting `bytes` into a sink that reads stacks and keeps nothing.
 fn allocations(bytes: &[u8]) -> usize {
-    struct Counted(u64);
-    impl Sink for Counted {
-        type Error = Infallible;
-        fn track(&mut self, _: &Track<'_>) -> Result<(), Infallible> {
-            Ok(())
-        }
-        fn begin(&mut self, _: &Event<'_>) -> Result<(), Infallible> {
-            Ok(())
-        }
-        fn end(&mut self, _: TrackId, _: u64) -> Result<(), Infallible> {
-            Ok(())
-        }
-        fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Infallible> {
-            Ok(())
-        }
-        fn instant(&mut self, _: &Event<'_>) -> Result<(), Infallible> {
-            Ok(())
-        }
-        fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Infallible> {
-            Ok(())
-        }
-        fn stack_sample(&mut self, s: &StackSample<'_>) -> Result<(), Infallible> {
-            self.0 += s.weight;
-            Ok(())
-        }
-        fn wants_stacks(&self) -> bool {
-            true
-        }
-    }
-    let mut sink = Counted(0);
+    let mut sink = common::CountStacks(0);
     let before = allocs();
     tracecap::convert(Format::Apitrace, bytes, &mut sink).unwrap();
     let made = allocs() - before;

@@ -14,7 +14,7 @@ use prost::Message;
 use tracecap::export::{pprof_proto as pb, Pprof};
 use tracecap::orbit::proto::orbit_grpc_protos as orbit;
 use tracecap::timeline::{
-    CounterValue, Event, Frame, Sink, StackId, StackKind, StackSample, Track, TrackId, TrackKind,
+    Event, Frame, Sink, StackId, StackKind, StackSample, Track, TrackId, TrackKind,
 };
 use tracecap_testkit::{allocs, CountingAlloc};
 
@@ -173,38 +173,6 @@ fn orbit_samples_equal_a_protobuf_decoding() {
     assert!(compared > 0, "no ORBT capture compared");
 }
 
-/// A sink that reads stacks and keeps nothing.
-struct Stacks(u64);
-
-impl Sink for Stacks {
-    type Error = std::convert::Infallible;
-    fn track(&mut self, _: &Track<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn begin(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn end(&mut self, _: TrackId, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn instant(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
-        Ok(())
-    }
-    fn stack_sample(&mut self, s: &StackSample<'_>) -> Result<(), Self::Error> {
-        self.0 += s.weight;
-        Ok(())
-    }
-    fn wants_stacks(&self) -> bool {
-        true
-    }
-}
-
 mod capture {
     //! An Orbit capture laid out by hand: the 24-byte header, then varint-length-prefixed
     //! `ClientCaptureEvent`s, each encoded with the Orbit crate's prost types.
@@ -315,7 +283,7 @@ where
 fn stack_samples_allocate_nothing_once_their_stack_is_declared() {
     let _serial = tracecap_testkit::serial();
     let (small, big) = (capture::with_samples(2_000), capture::with_samples(16_000));
-    let mut counted = Stacks(0);
+    let mut counted = common::CountStacks(0);
     let few = allocations(&small, &mut counted);
     let many = allocations(&big, &mut counted);
     assert_eq!(counted.0, 18_000);

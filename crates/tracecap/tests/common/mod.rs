@@ -10,7 +10,9 @@ pub mod samples;
 
 use std::collections::HashMap;
 
-use tracecap::timeline::{CounterValue, Event, NameId, Sink, Track, TrackId, TrackKind, Wants};
+use tracecap::timeline::{
+    CounterValue, Event, NameId, Sink, StackSample, Track, TrackId, TrackKind, Wants,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ev {
@@ -267,4 +269,37 @@ pub fn same_for_fewer_kinds(format: tracecap::Format, bytes: &[u8], what: &str) 
         *count = some.iter().filter(of_kind).count();
     }
     counts
+}
+
+/// A sink that reads stacks and keeps nothing but the weight of its stack samples (for the
+/// no-allocation tests of stacks).
+pub struct CountStacks(pub u64);
+
+impl Sink for CountStacks {
+    type Error = std::convert::Infallible;
+    fn track(&mut self, _: &Track<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn begin(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn end(&mut self, _: TrackId, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn complete(&mut self, _: &Event<'_>, _: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn instant(&mut self, _: &Event<'_>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn counter(&mut self, _: TrackId, _: u64, _: CounterValue) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn stack_sample(&mut self, s: &StackSample<'_>) -> Result<(), Self::Error> {
+        self.0 += s.weight;
+        Ok(())
+    }
+    fn wants_stacks(&self) -> bool {
+        true
+    }
 }
