@@ -82,14 +82,20 @@ impl Capture {
             .collect()
     }
 
-    /// What `tracecap info FILE --json` prints, as a dict: the format, version, sizes, record
-    /// counts, time span and threads, and on a damaged capture its fault, as that command reports
-    /// it for the format (docs/python.md lists the keys).
+    /// The capture's report (`tracecap::info`) as a dict: the format, version, sizes, record
+    /// counts, time span and threads, and on a damaged capture its fault, with the keys of
+    /// `tracecap info FILE --json` for the format (docs/python.md lists them).
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (format, bytes) = (self.format, self.input.clone());
-        let text = py.detach(move || tracecap_cli::info_json(format, bytes.as_ref()));
+        let text = py.detach(move || {
+            tracecap::info::info(format, bytes.as_ref()).map(|report| {
+                // The report's keys are all strings: writing it to a String cannot fail.
+                serde_json::to_string(&report).unwrap_or_default()
+            })
+        });
         self.check_shrunk()?;
-        let text = text.map_err(|(what, offset)| {
+        let text = text.map_err(|fault| {
+            let (what, offset) = fault.into_parts();
             capture_error(py, &self.id, Some(self.format), what, offset)
         })?;
         py.import("json")?.call_method1("loads", (text,))

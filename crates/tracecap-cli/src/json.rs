@@ -1,9 +1,9 @@
-//! The one JSON writer of `info --json` and `dump --json`.
+//! The one JSON writer of `dump --json`.
 //!
 //! A [`JsonWriter`] builds a line in a reused buffer (no allocation per record once the buffer
 //! has grown to the longest line) and writes it to the output at [`JsonWriter::end_line`]: a line
 //! reaches the output whole, or not at all when the caller returns an error before ending it.
-//! Separators are its business: every value after the first of an object or array gets its
+//! Separators are its business: every value after the first of an object gets its
 //! comma. Number formatting is serde_json's (shortest round-trip floats, non-finite floats as
 //! `null`), and strings are escaped as serde_json escapes them; keys are written in the order they
 //! are given.
@@ -19,9 +19,6 @@
 
 use std::fmt::Display;
 use std::io::{self, Write};
-
-/// How much a line may hold before [`JsonWriter::flush_full`] writes it out.
-const FULL: usize = 64 << 10;
 
 /// Writes JSON values, one line at a time, to an output.
 pub struct JsonWriter<'o> {
@@ -47,7 +44,7 @@ impl<'o> JsonWriter<'o> {
         }
     }
 
-    /// Starts an object, as an array item or a top-level value.
+    /// Starts an object, as a top-level value or a member's.
     pub fn begin_object(&mut self) -> &mut Self {
         self.separate();
         self.buf.push(b'{');
@@ -62,25 +59,9 @@ impl<'o> JsonWriter<'o> {
         self
     }
 
-    /// Starts an array, as an array item or a top-level value.
-    pub fn begin_array(&mut self) -> &mut Self {
-        self.separate();
-        self.buf.push(b'[');
-        self.comma = false;
-        self
-    }
-
-    /// Ends the innermost array.
-    pub fn end_array(&mut self) -> &mut Self {
-        self.buf.push(b']');
-        self.comma = true;
-        self
-    }
-
     /// Writes the key of the next member of the current object, a name of the program's own
     /// (`"offset"`), written as it is: it must need no escaping (checked in debug builds). Its
-    /// value follows ([`JsonWriter::item`], [`JsonWriter::begin_object`] or
-    /// [`JsonWriter::begin_array`]).
+    /// value follows ([`JsonWriter::item`] or [`JsonWriter::begin_object`]).
     pub fn key(&mut self, name: &'static str) -> &mut Self {
         debug_assert!(
             !name.bytes().any(|b| ESCAPE[usize::from(b)] != 0),
@@ -120,12 +101,7 @@ impl<'o> JsonWriter<'o> {
         self.key(name).begin_object()
     }
 
-    /// A member of the current object whose value is an array, started here.
-    pub fn array(&mut self, name: &'static str) -> &mut Self {
-        self.key(name).begin_array()
-    }
-
-    /// A value: an item of the current array, or the value of the key just written.
+    /// A value: a top-level one, or the value of the key just written.
     pub fn item(&mut self, value: impl ToJson) -> &mut Self {
         self.separate();
         value.write_json(&mut self.buf);
@@ -155,17 +131,6 @@ impl<'o> JsonWriter<'o> {
         let r = self.out.write_all(&self.buf);
         self.buf.clear();
         r.and_then(|()| self.out.flush())
-    }
-
-    /// Writes out what the line holds so far once it is long (between the items of a long
-    /// list, so that the buffer does not grow with the list).
-    pub fn flush_full(&mut self) -> io::Result<()> {
-        if self.buf.len() < FULL {
-            return Ok(());
-        }
-        let r = self.out.write_all(&self.buf);
-        self.buf.clear();
-        r
     }
 }
 
@@ -347,26 +312,6 @@ impl<T: ToJson + ?Sized> ToJson for &T {
     }
 }
 
-/// Bytes as a JSON string, each invalid UTF-8 sequence replaced by U+FFFD (as
-/// `String::from_utf8_lossy` does).
-pub struct Lossy<'b>(pub &'b [u8]);
-
-impl ToJson for Lossy<'_> {
-    fn write_json(&self, buf: &mut Vec<u8>) {
-        if let Ok(s) = std::str::from_utf8(self.0) {
-            return escaped(buf, s);
-        }
-        buf.push(b'"');
-        for chunk in self.0.utf8_chunks() {
-            escaped_contents(buf, chunk.valid());
-            if !chunk.invalid().is_empty() {
-                buf.extend_from_slice("\u{fffd}".as_bytes());
-            }
-        }
-        buf.push(b'"');
-    }
-}
-
 /// Text that is already JSON (a format crate's own conversion), written as it is.
 pub struct Raw<'s>(pub &'s str);
 
@@ -407,18 +352,16 @@ mod tests {
     }
 
     #[test]
-    fn objects_and_arrays_get_their_commas() {
+    fn objects_get_their_commas() {
         let s = line(|w| {
             w.begin_object()
                 .field("a", 1u8)
-                .array("b")
-                .item(-2i64)
-                .item(true)
-                .begin_object()
+                .object("b")
+                .field("x", -2i64)
+                .field("y", true)
+                .object("z")
                 .end_object()
-                .begin_array()
-                .end_array()
-                .end_array()
+                .end_object()
                 .object("c")
                 .field("d", Null)
                 .field("e", None::<u32>)
@@ -431,7 +374,7 @@ mod tests {
         });
         assert_eq!(
             s,
-            "{\"a\":1,\"b\":[-2,true,{},[]],\"c\":{\"d\":null,\"e\":null},\"f\":\"x\",\"g\":{\"h\":[]},\"i\":7}\n"
+            "{\"a\":1,\"b\":{\"x\":-2,\"y\":true,\"z\":{}},\"c\":{\"d\":null,\"e\":null},\"f\":\"x\",\"g\":{\"h\":[]},\"i\":7}\n"
         );
     }
 
@@ -460,28 +403,6 @@ mod tests {
             .trim_end(),
             serde_json::json!({ text: text }).to_string()
         );
-    }
-
-    #[test]
-    fn lossy_is_from_utf8_lossy() {
-        let cases: [&[u8]; 6] = [
-            b"plain",
-            b"\xff",
-            b"a\xc3",
-            b"\xe2\x82x\"\xf0\x9f\x98",
-            b"\xed\xa0\x80 surrogate",
-            "ok é \u{1f600}".as_bytes(),
-        ];
-        for b in cases {
-            let want = serde_json::to_string(&String::from_utf8_lossy(b)).unwrap(); // ok: test-only
-            assert_eq!(
-                line(|w| {
-                    w.item(Lossy(b));
-                })
-                .trim_end(),
-                want
-            );
-        }
     }
 
     #[test]

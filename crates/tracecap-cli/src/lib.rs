@@ -485,26 +485,6 @@ fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CliErro
     Ok(())
 }
 
-/// What `tracecap info FILE --json` prints for the capture `data` of format `format`: one JSON
-/// object. A damaged capture still gives its object (counts up to the fault, and the fault in
-/// its `error` member); `Err` is a capture whose header cannot be read, with what is wrong and
-/// the absolute offset.
-pub fn info_json(format: tracecap::Format, data: &[u8]) -> Result<String, (String, u64)> {
-    let mut out = Vec::new();
-    let opts = formats::InfoOptions {
-        json: true,
-        verbose: false,
-    };
-    let result = formats::info(format, data, &opts, &mut out);
-    match result {
-        Err(e) if out.is_empty() => Err(match e {
-            error::CliError::Format { what, offset } => (what, offset),
-            other => (other.to_string(), 0),
-        }),
-        _ => Ok(String::from_utf8_lossy(&out).trim_end().to_owned()),
-    }
-}
-
 /// Runs the tool on `args` (the first is the program's name), writing to `out` and `err` as it
 /// would to standard output and standard error; returns the exit code.
 pub fn main_with(

@@ -45,6 +45,8 @@ mod error;
 pub mod export;
 mod format;
 #[cfg(feature = "std")]
+pub mod info;
+#[cfg(feature = "std")]
 pub mod lock;
 #[cfg(feature = "std")]
 pub mod open;

@@ -1,213 +1,68 @@
-//! `info`, `validate` and `dump` for apitrace `.trace` files (every container, versions 0-6).
+//! `info`'s text, `validate` and `dump` for apitrace `.trace` files (every container, versions 0-6).
 
-use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 
+use tracecap::info::apitrace::{self as info, Info};
 use tracecap::push::{Feed, PumpError, Pumped, PushParse};
 use tracecap_apitrace::dump::{dump_text, Dumper};
 use tracecap_apitrace::{
-    call_flags, decompress_limited, json, Api, Call, Calls, Container, Decompressed, Error,
-    ErrorKind, Event, EventKind, KeptCalls, OwnedHeader, PushParser, Pushed, SigTable, Space,
-    Stream, END_FRAME, MARKER_PUSH,
+    json, Call, Calls, Container, Decompressed, Error, ErrorKind, Event, EventKind, KeptCalls,
+    OwnedHeader, PushParser, Pushed, SigTable, Space, Stream,
 };
 
 use super::DumpOptions;
 use crate::error::CliError;
-use crate::json::{JsonWriter, Raw};
 
-/// Turns a crate error into a CLI error with a file offset ([`Decompressed::error_offset`]: a
-/// stream offset is mapped to the snappy chunk or zstd frame that holds it, 0 for the other
-/// containers), the stream offset kept in the message.
+/// A fault of the trace `d` as the tool reports it (see [`tracecap::info::apitrace::fault`]).
 fn fault(d: &Decompressed, e: Error) -> CliError {
-    let at = d.error_offset(&e);
-    match e.kind.space() {
-        // The container's own fault: the stream before it was read whole, and the message says
-        // how many calls that gave (zlib-no-eof.trace: every call, but no gzip trailer).
-        Space::File if d.fault == Some(e) => {
-            let n = calls_read(d);
-            let calls = if n == 1 { "call was" } else { "calls were" };
-            CliError::format(format!("{} after {n} {calls} read", e.kind), at)
-        }
-        Space::File => CliError::format(e.kind, at),
-        // Both offsets: in the stream, and (printed last, as every fault's) the file offset of
-        // the snappy chunk or zstd frame it was decompressed from, or of the whole compressed
-        // stream for gzip and brotli.
-        Space::Stream => CliError::format(
-            format!(
-                "{} at decompressed stream offset {:#x}, in the {} {} starting",
-                e.kind,
-                e.offset,
-                d.container.name(),
-                d.piece_at(e.offset),
-            ),
-            at,
-        ),
-    }
+    super::fault(info::fault(d, e))
 }
 
-/// The calls (ENTER events) of the decompressed stream up to its first fault.
-fn calls_read(d: &Decompressed) -> u64 {
-    let Ok(trace) = Stream::parse(&d.data) else {
-        return 0;
-    };
-    let mut events = trace.events();
-    let mut n = 0;
-    while let Some(Ok(ev)) = events.next() {
-        n += u64::from(ev.kind == EventKind::Enter);
-    }
-    n
-}
-
-/// A stream cut short because its container was cut short: the container fault says more (a
-/// truncation is always one of the stream).
-fn cause(d: &Decompressed, e: Error) -> Error {
-    match d.fault {
-        Some(f) if e.is_truncation() => f,
-        _ => e,
-    }
-}
-
+/// Decompresses a trace of any container (see [`tracecap::info::apitrace::open`]).
 fn open(data: &[u8]) -> Result<Decompressed, CliError> {
-    // A few KiB of brotli or zstd can claim gigabytes: allow 1 GiB plus 1024x the file, far
-    // beyond what real traces reach (snappy ~3x, zstd/brotli ~30x).
-    let limit = (1u64 << 30).saturating_add((data.len() as u64).saturating_mul(1024));
-    decompress_limited(data, limit).map_err(|e| CliError::format(e.kind, e.offset))
+    info::open(data).map_err(super::fault)
 }
 
-struct Summary {
-    version: u64,
-    semantic_version: u64,
-    calls: u64,
-    completed: u64,
-    frames: u64,
-    /// Calls that push a debug group (`glPushDebugGroup`, ...).
-    group_pushes: u64,
-    threads: BTreeSet<u64>,
-    api: Api,
-    signatures: usize,
-}
-
-/// The summary of everything readable, and the fault that stopped the walk (if any).
-fn summarize(d: &Decompressed) -> Result<(Summary, Option<Error>), CliError> {
-    let trace = Stream::parse(&d.data).map_err(|e| fault(d, cause(d, e)))?;
-    let mut s = Summary {
-        version: trace.version(),
-        semantic_version: trace.header().semantic_version,
-        calls: 0,
-        completed: 0,
-        frames: 0,
-        group_pushes: 0,
-        threads: BTreeSet::new(),
-        api: Api::Unknown,
-        signatures: 0,
-    };
-    let mut seen = BTreeSet::new();
-    let mut events = trace.events();
-    let mut result = None;
-    while let Some(ev) = events.next() {
-        let ev = match ev {
-            Ok(ev) => ev,
-            Err(e) => {
-                result = Some(e);
-                break;
-            }
-        };
-        if ev.kind == EventKind::Enter {
-            s.calls += 1;
-            s.threads.insert(ev.thread);
-            let name = events
-                .table()
-                .function(ev.sig)
-                .map_or(&b""[..], |f| f.name());
-            let flags = call_flags(name);
-            if flags & END_FRAME != 0 {
-                s.frames += 1;
-            }
-            if flags & MARKER_PUSH != 0 {
-                s.group_pushes += 1;
-            }
-            if seen.insert(ev.sig) && s.api == Api::Unknown {
-                s.api = Api::from_name(name);
-            }
-        } else {
-            s.completed += 1;
-        }
-    }
-    s.signatures = events.table().len();
-    Ok((s, result.map(|e| cause(d, e)).or(d.fault)))
-}
-
-/// `tracecap info`.
-pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let json = opts.json;
-    let d = open(data)?;
-    let (s, bad) = summarize(&d)?;
-    let trace = Stream::parse(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
-    if json {
-        let mut w = JsonWriter::new(out);
-        w.begin_object()
-            .field("format", "apitrace")
-            .field("version", s.version)
-            .field("semantic_version", s.semantic_version)
-            .field("container", d.container.name())
-            .field("calls", s.calls)
-            .field("frames", s.frames)
-            .field("debug_group_pushes", s.group_pushes)
-            .field("threads", s.threads.len())
-            .field("api", s.api.label())
-            .field("file_bytes", data.len())
-            .field("stream_bytes", d.data.len())
-            .field("signatures", s.signatures);
-        let mut props = Vec::new();
-        json::properties(&mut props, trace.header().properties());
-        w.key("properties")
-            .item(Raw(&String::from_utf8_lossy(&props)));
-        super::error_field(&mut w, bad.map(|e| super::what_and_offset(fault(&d, e))));
-        w.end_object();
-        w.end_line()?;
-        return bad.map_or(Ok(()), |e| Err(fault(&d, e)));
-    }
+/// The text of `tracecap info`.
+pub fn info_text(i: &Info, verbose: bool, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "format:       apitrace .trace")?;
     writeln!(
         out,
         "version:      {} (semantic {})",
-        s.version, s.semantic_version
+        i.version, i.semantic_version
     )?;
-    writeln!(out, "container:    {}", d.container.name())?;
+    writeln!(out, "container:    {}", i.container)?;
     writeln!(
         out,
         "size:         {} bytes ({} bytes of stream)",
-        data.len(),
-        d.data.len()
+        i.file_bytes, i.stream_bytes
     )?;
-    writeln!(out, "api:          {}", s.api.label())?;
+    writeln!(out, "api:          {}", i.api.label())?;
     writeln!(
         out,
         "calls:        {} ({} incomplete)",
-        s.calls,
-        s.calls.saturating_sub(s.completed)
+        i.calls,
+        i.calls.saturating_sub(i.completed)
     )?;
-    writeln!(out, "frames:       {}", s.frames)?;
-    writeln!(out, "threads:      {}", s.threads.len())?;
-    writeln!(out, "signatures:   {}", s.signatures)?;
+    writeln!(out, "frames:       {}", i.frames)?;
+    writeln!(out, "threads:      {}", i.threads.len())?;
+    writeln!(out, "signatures:   {}", i.signatures)?;
     // Header properties (any number in a crafted file): the first few unless --verbose.
-    let props = properties(trace.header().properties());
-    let items = props.iter().map(|(n, v)| format!("{n} = {v}"));
-    super::write_list(out, "properties", items, opts.verbose)?;
-    bad.map_or(Ok(()), |e| Err(fault(&d, e)))
+    let items = i.properties.iter().map(|(n, v)| format!("{n} = {v}"));
+    super::write_list(out, "properties", items, verbose)
 }
 
 /// `tracecap validate`.
 pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     let d = open(data)?;
     // The whole walk, calls assembled and every value read again through the table.
-    let trace = Stream::parse(&d.data).map_err(|e| fault(&d, cause(&d, e)))?;
+    let trace = Stream::parse(&d.data).map_err(|e| fault(&d, info::cause(&d, e)))?;
     let mut events = trace.events();
     let mut calls = Calls::new();
     let mut text = Vec::new();
     let mut dumper = Dumper::new();
     while let Some(ev) = events.next() {
-        let ev = ev.map_err(|e| fault(&d, cause(&d, e)))?;
+        let ev = ev.map_err(|e| fault(&d, info::cause(&d, e)))?;
         if let Some(call) = calls.push(&ev, events.table()).map_err(|e| fault(&d, e))? {
             text.clear();
             dumper
@@ -219,7 +74,7 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     if let Some(e) = d.fault {
         return Err(fault(&d, e));
     }
-    let (s, _) = summarize(&d)?;
+    let s = info::report(&d, data.len() as u64).map_err(super::fault)?;
     writeln!(
         out,
         "ok: apitrace version {} ({}): {} calls ({} incomplete), {} frames, {} threads, {} signatures",
@@ -525,7 +380,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
         }
     });
     io?;
-    r.map_err(|e| fault(&d, cause(&d, e)))?;
+    r.map_err(|e| fault(&d, info::cause(&d, e)))?;
     if let Some(e) = d.fault {
         return Err(fault(&d, e));
     }
@@ -533,7 +388,7 @@ pub fn dump(data: &[u8], opts: &DumpOptions, out: &mut dyn Write) -> Result<(), 
 }
 
 fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
-    let trace = Stream::parse(&d.data).map_err(|e| fault(d, cause(d, e)))?;
+    let trace = Stream::parse(&d.data).map_err(|e| fault(d, info::cause(d, e)))?;
     let h = trace.header();
     let mut line = Vec::with_capacity(1024);
     json::head(
@@ -589,7 +444,7 @@ fn dump_json(d: &Decompressed, out: &mut dyn Write) -> Result<(), CliError> {
             out.write_all(&line)?;
         }
     }
-    if let Some(e) = fault_at.map(|e| cause(d, e)).or(d.fault) {
+    if let Some(e) = fault_at.map(|e| info::cause(d, e)).or(d.fault) {
         return Err(fault(d, e));
     }
     Ok(())
@@ -607,25 +462,6 @@ fn json_line(
     json::call(lines, call, table, file_offset)?;
     lines.push(b'\n');
     Ok(())
-}
-
-/// The header properties, names and values as text, in file order (a later property of the
-/// same name replaces the earlier one's value, in the earlier one's place).
-fn properties<'p>(all: impl Iterator<Item = (&'p [u8], &'p [u8])>) -> Vec<(String, String)> {
-    let mut props: Vec<(String, String)> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    for (n, v) in all {
-        let n = String::from_utf8_lossy(n).into_owned();
-        let v = String::from_utf8_lossy(v).into_owned();
-        match at.get(&n).and_then(|&i| props.get_mut(i)) {
-            Some(p) => p.1 = v,
-            None => {
-                at.insert(n.clone(), props.len());
-                props.push((n, v));
-            }
-        }
-    }
-    props
 }
 
 #[cfg(test)]

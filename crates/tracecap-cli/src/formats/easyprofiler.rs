@@ -1,106 +1,34 @@
-//! `info`, `validate` and `dump` for EasyProfiler `.prof` files.
+//! `info`'s text, `validate` and `dump` for EasyProfiler `.prof` files.
 
 use std::io::Write;
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tracecap::adapter::easyprofiler::{by_thread, Part};
+use tracecap::info::easyprofiler::{check, Info};
 use tracecap::push::{Feed, Pumped};
 use tracecap_easyprofiler::{
-    json, parallel, Bookmark, Capture, Descriptor, DescriptorKind, Error, Events, Header,
-    KindTable, NestSlot, Record, Summary, Thread,
+    json, Bookmark, Capture, Descriptor, DescriptorKind, Header, NestSlot, Record, Thread,
 };
 
 use super::{DumpOptions, Lines};
 use crate::error::CliError;
 use crate::follow;
-use crate::json::{JsonWriter, Lossy, Raw, Text};
+use crate::json::{JsonWriter, Raw};
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Everything checked (what `validate` and `info` report): on two threads for a large file, see
-/// [`workers`].
-fn check(c: &Capture<'_>) -> Result<Summary, Error> {
-    let kinds = KindTable::new(c)?;
-    match workers(c.data().len()) {
-        Workers::One => {
-            let mut slots: Vec<NestSlot> = Vec::new();
-            Summary::check(c, &kinds, &mut slots)
-        }
-        two => check_in_two(c, &kinds, two),
-    }
-}
-
-/// [`check`], and on a fault the counts of everything read before it (a second, serial walk:
-/// only a damaged file pays for it) with the fault.
-fn check_partial(c: &Capture<'_>) -> (Summary, Option<Error>) {
-    match check(c) {
-        Ok(s) => (s, None),
-        Err(_) => {
-            // A damaged descriptor section stops the walk before any thread is read, so the kinds
-            // of the descriptors before the damage are never asked for.
-            let kinds = KindTable::new(c).unwrap_or_default();
-            Summary::check_partial(c, &kinds, &mut Vec::new())
-        }
-    }
-}
-
-/// `tracecap info`: on a damaged file, the counts of everything read before the fault, then the
+/// The text of `tracecap info`: on a damaged file, the counts of everything read before the
 /// fault.
-pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let json = opts.json;
-    let c = Capture::parse(data)?;
-    let h = *c.header();
-    let (s, fault) = check_partial(&c);
-    let (first, last) = (s.first.map(|t| h.to_ns(t)), s.last.map(|t| h.to_ns(t)));
-    if json {
-        let mut w = JsonWriter::new(out);
-        w.begin_object()
-            .field("format", "easyprofiler")
-            .field("version", Text(h.version))
-            .field("file_size", data.len())
-            .field("header_size", h.size)
-            .field("pid", h.pid)
-            .field("cpu_frequency", h.cpu_frequency)
-            .field("begin_ns", h.begin_ns())
-            .field("end_ns", h.end_ns())
-            .field("records_begin_ns", first)
-            .field("records_end_ns", last)
-            .field("descriptors", s.descriptors)
-            .object("records")
-            .field("total", s.records())
-            .field("blocks", s.blocks)
-            .field("events", s.events)
-            .field("values", s.values)
-            .field("context_switches", s.context_switches)
-            .end_object()
-            .field("header_records", h.blocks_count)
-            .field("bookmarks", s.bookmarks)
-            .field("levels", s.levels);
-        super::error_field(&mut w, fault.map(|e| (e.kind, e.offset)));
-        // The threads go last, one at a time (a capture may hold millions of them).
-        w.array("threads");
-        for t in threads(&c, &s) {
-            w.begin_object()
-                .field("id", t.id)
-                .field("name", Lossy(t.name))
-                .field("records", t.records_count())
-                .field("context_switches", t.context_switches_count())
-                .end_object();
-            w.flush_full()?;
-        }
-        w.end_array().end_object();
-        w.end_line()?;
-        return fault.map_or(Ok(()), |e| Err(e.into()));
-    }
+pub fn info_text(i: &Info<'_>, verbose: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let h = &i.header;
+    let s = &i.summary;
     writeln!(out, "format:       EasyProfiler .prof")?;
     writeln!(out, "version:      {} ({:#010x})", h.version, h.version.0)?;
     writeln!(
         out,
         "size:         {} bytes (header {} bytes)",
-        data.len(),
-        h.size
+        i.file_size, h.size
     )?;
     match h.pid {
         Some(pid) => writeln!(out, "pid:          {pid}")?,
@@ -119,7 +47,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
         h.end_ns(),
         span as f64 / 1e6
     )?;
-    if let (Some(a), Some(b)) = (first, last) {
+    if let (Some(a), Some(b)) = (i.records_begin_ns(), i.records_end_ns()) {
         writeln!(
             out,
             "records span: {a} .. {b} ns ({:.3} ms)",
@@ -138,7 +66,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
     )?;
     writeln!(out, "nesting:      {} levels", s.levels)?;
     writeln!(out, "bookmarks:    {}", s.bookmarks)?;
-    let lines = threads(&c, &s).map(|t| {
+    let lines = i.threads().map(|t| {
         format!(
             "{:>10}  {:<24} {} records, {} context switches",
             t.id,
@@ -147,258 +75,7 @@ pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Resu
             t.context_switches_count()
         )
     });
-    super::write_list(out, "threads", lines, opts.verbose)?;
-    fault.map_or(Ok(()), |e| Err(e.into()))
-}
-
-/// The threads of a capture that the check `s` read, one at a time (a thread cut short by a
-/// fault with its whole records).
-fn threads<'a>(c: &Capture<'a>, s: &Summary) -> Counted<impl Iterator<Item = Thread<'a>>> {
-    Counted {
-        items: c.threads().map_while(Result::ok).take(s.threads as usize),
-        left: s.threads as usize,
-    }
-}
-
-/// An iterator that knows how many items it has left.
-struct Counted<I> {
-    items: I,
-    left: usize,
-}
-
-impl<I: Iterator> Iterator for Counted<I> {
-    type Item = I::Item;
-
-    fn next(&mut self) -> Option<I::Item> {
-        let item = self.items.next()?;
-        self.left = self.left.saturating_sub(1);
-        Some(item)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl<I: Iterator> ExactSizeIterator for Counted<I> {}
-
-/// Files at least this large are checked on two threads (when there are two cores): below it,
-/// starting a thread costs more than it saves.
-const SPLIT_MIN_BYTES: usize = 4 << 20;
-
-/// How `validate` checks a capture.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Workers {
-    /// [`Summary::check`] on the calling thread.
-    One,
-    /// [`check_in_two`].
-    Two,
-    /// [`check_in_two`]'s workers one after the other, the back worker first (so that it
-    /// takes every thread): a test of its part, whatever the timing.
-    BackFirst,
-}
-
-/// How `validate` checks a file of `len` bytes: on two threads when it is large and there are
-/// two cores. The environment variable `TRACECAP_THREADS` (undocumented, for tests and
-/// measurements) overrides the choice: `1` for one thread, `2` for two whatever the size and
-/// the cores, `back-first` for [`Workers::BackFirst`].
-fn workers(len: usize) -> Workers {
-    match std::env::var("TRACECAP_THREADS").as_deref() {
-        Ok("1") => Workers::One,
-        Ok("2") => Workers::Two,
-        Ok("back-first") => Workers::BackFirst,
-        _ if len >= SPLIT_MIN_BYTES
-            && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) =>
-        {
-            Workers::Two
-        }
-        _ => Workers::One,
-    }
-}
-
-/// The threads of the capture claimed so far by the two workers of [`check_in_two`], so that no
-/// thread is checked twice or skipped. The front worker claims them in file order, each before
-/// it starts it (the end signature and bookmarks count as one more, after the last thread); the
-/// back worker claims runs of them from the last down (its first claim includes the trailer).
-struct Claims {
-    /// The next thread the front worker would take; `u32::MAX` once it has met a fault or
-    /// walked to the end, when the back worker has nothing left to do.
-    front: u32,
-    /// The first thread the back worker has taken (`u32::MAX` before it takes any).
-    back: u32,
-}
-
-impl Claims {
-    /// Claims the next thread for the front worker: `false` when the back worker has it.
-    fn front(&mut self) -> bool {
-        let free = self.front < self.back;
-        if free {
-            self.front += 1;
-        }
-        free
-    }
-
-    /// Claims the threads from `first` up to the back worker's first for the back worker:
-    /// `false` when the front worker has already taken `first`.
-    fn back(&mut self, first: u32) -> bool {
-        let free = first >= self.front && first < self.back;
-        if free {
-            self.back = first;
-        }
-        free
-    }
-
-    /// Whether the front worker is done, by a fault or at the end.
-    fn front_done(&self) -> bool {
-        self.front == u32::MAX
-    }
-}
-
-/// Locks the claims. A worker that panicked left them whole (they are two numbers).
-fn lock(claims: &Mutex<Claims>) -> MutexGuard<'_, Claims> {
-    claims.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// [`Summary::check`] on two threads, with the same result, error included.
-///
-/// The front worker is the serial walk, from the first thread on, one thread at a time; the
-/// back worker skims every thread's framing (which also brings the file's pages in ahead of the
-/// front worker), then takes threads from the last down while the front worker has not reached
-/// them. Each thread goes to whichever worker is free first, which balances the two as well as
-/// whole threads allow, and the pieces are merged in file order.
-///
-/// A fault the front worker meets is the serial check's (everything before it is sound), so it
-/// is the answer, and the back worker stops at its next thread. When the back worker meets one
-/// (or a damaged thread in its skim), its work is dropped and the front worker walks on to the
-/// end: the serial check, which reports the first fault in file order.
-fn check_in_two(c: &Capture<'_>, kinds: &KindTable, workers: Workers) -> Result<Summary, Error> {
-    let claims = Mutex::new(Claims {
-        front: 0,
-        back: u32::MAX,
-    });
-    let mut front = Front::new(c, kinds)?;
-    let back = if workers == Workers::BackFirst {
-        let back = check_back(c, kinds, &claims);
-        front.walk(&claims)?;
-        back
-    } else {
-        std::thread::scope(|scope| {
-            let back = scope.spawn(|| check_back(c, kinds, &claims));
-            let walked = front.walk(&claims);
-            // A panicked worker is one that failed.
-            walked.map(|()| back.join().ok().flatten())
-        })?
-    };
-    match back {
-        Some(Some(back)) => Ok(parallel::merge(front.summary, back)),
-        Some(None) => Ok(front.summary),
-        None => {
-            front.walk_to_end()?;
-            Ok(front.summary)
-        }
-    }
-}
-
-/// The front worker of [`check_in_two`]: the serial walk, taken a thread at a time.
-struct Front<'a, 'k> {
-    items: Events<'a, &'k KindTable>,
-    slots: Vec<NestSlot>,
-    /// What the walk has checked so far.
-    summary: Summary,
-}
-
-impl<'a, 'k> Front<'a, 'k> {
-    /// The walk of `c`, its descriptors checked.
-    fn new(c: &Capture<'a>, kinds: &'k KindTable) -> Result<Self, Error> {
-        Ok(Front {
-            items: c.events_with(kinds),
-            slots: Vec::new(),
-            summary: parallel::check_descriptors(c)?,
-        })
-    }
-
-    /// Checks the next thread while the back worker has not taken it; on a fault or at the
-    /// end, tells the back worker it is done.
-    fn walk(&mut self, claims: &Mutex<Claims>) -> Result<(), Error> {
-        while lock(claims).front() {
-            parallel::stop_after(&mut self.items, 1);
-            let piece =
-                parallel::check_events(&mut self.items, &mut self.slots).inspect_err(|_| {
-                    lock(claims).front = u32::MAX;
-                })?;
-            self.summary = parallel::merge(self.summary, piece);
-            if piece.threads == 0 {
-                // No thread left: this piece was the trailer.
-                lock(claims).front = u32::MAX;
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// Checks every thread left and the trailer, whatever the claims.
-    fn walk_to_end(&mut self) -> Result<(), Error> {
-        parallel::stop_after(&mut self.items, u32::MAX);
-        let rest = parallel::check_events(&mut self.items, &mut self.slots)?;
-        self.summary = parallel::merge(self.summary, rest);
-        Ok(())
-    }
-}
-
-/// How many threads the back worker of [`check_in_two`] keeps to start its pieces from (see
-/// [`parallel::thread_marks`]): a capture with more threads is taken in runs of several.
-const MARKS: usize = 256;
-
-/// How often (in threads) the back worker's skim asks whether the front worker is done.
-const SKIM_POLL: u32 = 1024;
-
-/// The back worker of [`check_in_two`]: skims the threads (their framing, keeping at most
-/// [`MARKS`] of them, so its memory does not grow with the file), then checks runs of them from
-/// the last down (the last with the trailer), while the front worker has not reached them. Its
-/// pieces merged in file order (`Some(None)` if it took none); `None` on a fault, and then it
-/// gives the front worker every thread. It stops early, taking nothing, when the front worker is
-/// done first (a fault it met, or the end).
-fn check_back(
-    c: &Capture<'_>,
-    kinds: &KindTable,
-    claims: &Mutex<Claims>,
-) -> Option<Option<Summary>> {
-    let mut stopped = false;
-    let marks = parallel::thread_marks(c, MARKS, |i| {
-        stopped = i % SKIM_POLL == 0 && lock(claims).front_done();
-        !stopped
-    });
-    let checked = match marks {
-        Some(marks) => check_back_pieces(c, kinds, claims, &marks),
-        None if stopped => Some(None),
-        None => None,
-    };
-    if checked.is_none() {
-        lock(claims).back = u32::MAX;
-    }
-    checked
-}
-
-fn check_back_pieces(
-    c: &Capture<'_>,
-    kinds: &KindTable,
-    claims: &Mutex<Claims>,
-    marks: &parallel::ThreadMarks<'_>,
-) -> Option<Option<Summary>> {
-    let mut slots: Vec<NestSlot> = Vec::new();
-    let mut s: Option<Summary> = None;
-    for (k, thread) in marks.marks.iter().enumerate().rev() {
-        if !lock(claims).back(thread.index()) {
-            break;
-        }
-        let mut items = parallel::events_from(c, thread, kinds);
-        if k + 1 < marks.marks.len() {
-            parallel::stop_after(&mut items, marks.stride);
-        }
-        let piece = parallel::check_events(&mut items, &mut slots).ok()?;
-        s = Some(s.map_or(piece, |later| parallel::merge(piece, later)));
-    }
-    Some(s)
+    super::write_list(out, "threads", lines, verbose)
 }
 
 /// `tracecap validate`.

@@ -1,13 +1,16 @@
-//! One module per format; each offers `info`, `validate` and `dump` with the same signatures.
+//! One module per format; each offers `info_text` (the text of a `tracecap::info` report),
+//! `validate` and `dump` with the same signatures.
 //!
 //! A format module writes its output to `out` (already buffered) and turns its crate's errors into
 //! [`CliError::Format`] with the absolute offset.
 
 use std::io::Write;
 
+use tracecap::info::Info;
+
 use crate::detect::Format;
 use crate::error::CliError;
-use crate::json::{JsonWriter, Null, Text};
+use crate::json::JsonWriter;
 
 mod apitrace;
 mod easyprofiler;
@@ -52,28 +55,10 @@ impl<'o> Lines<'o> {
     }
 }
 
-/// The `"error"` member of `info --json`: `{"what": ..., "offset": ...}` for a fault, else
-/// `null`.
-fn error_field(w: &mut JsonWriter<'_>, fault: Option<(impl std::fmt::Display, u64)>) {
-    match fault {
-        Some((what, offset)) => {
-            w.object("error")
-                .field("what", Text(what))
-                .field("offset", offset)
-                .end_object();
-        }
-        None => {
-            w.field("error", Null);
-        }
-    }
-}
-
-/// A fault's description and offset, for [`error_field`] (an error without an offset is at 0).
-fn what_and_offset(e: CliError) -> (String, u64) {
-    match e {
-        CliError::Format { what, offset } => (what, offset),
-        other => (other.to_string(), 0),
-    }
+/// A fault as stated by a report of `tracecap::info`.
+fn fault(f: tracecap::info::Fault) -> CliError {
+    let (what, offset) = f.into_parts();
+    CliError::Format { what, offset }
 }
 
 /// How `info` should print.
@@ -84,21 +69,30 @@ pub struct InfoOptions {
     pub verbose: bool,
 }
 
-/// `tracecap info`.
+/// `tracecap info`: the capture's report ([`tracecap::info`]) as text, or as its JSON object
+/// on one line; a damaged capture's fault is returned after the report is printed.
 pub fn info(
     format: Format,
     data: &[u8],
     opts: &InfoOptions,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    match format {
-        Format::EasyProfiler => easyprofiler::info(data, opts, out),
-        Format::Orbit => orbit::info(data, opts, out),
-        Format::Wtf => wtf::info(data, opts, out),
-        Format::Syscall => syscall::info(data, opts, out),
-        Format::Apitrace => apitrace::info(data, opts, out),
-        other => Err(crate::detect::unsupported(other)),
+    let report = tracecap::info::info(format, data).map_err(fault)?;
+    if opts.json {
+        serde_json::to_writer(&mut *out, &report).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")?;
+    } else {
+        let verbose = opts.verbose;
+        match &report {
+            Info::EasyProfiler(i) => easyprofiler::info_text(i, verbose, out)?,
+            Info::Orbit(i) => orbit::info_text(i, verbose, out)?,
+            Info::Wtf(i) => wtf::info_text(i, verbose, out)?,
+            Info::Syscall(i) => syscall::info_text(i, verbose, out)?,
+            Info::Apitrace(i) => apitrace::info_text(i, verbose, out)?,
+            _ => return Err(crate::detect::unsupported(format)),
+        }
     }
+    report.fault().cloned().map_or(Ok(()), |f| Err(fault(f)))
 }
 
 /// `tracecap validate`.

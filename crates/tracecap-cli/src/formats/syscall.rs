@@ -1,209 +1,99 @@
-//! syscall_capture (`.dat`, magic `78 06 17 a5`): info, validate and dump.
+//! syscall_capture (`.dat`, magic `78 06 17 a5`): info's text, validate and dump.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
+use tracecap::info::syscall::{name_of, Info};
 use tracecap::push::{Fed, Feed, Pumped};
 use tracecap_syscall::push::PushItem;
-use tracecap_syscall::{json, Arg, Capture, Entry, Error, Header, PushParser};
+use tracecap_syscall::{json, Arg, Capture, Entry, Header, PushParser};
 
 use crate::error::CliError;
 use crate::follow::{self, Started};
 use crate::formats::{DumpOptions, Lines};
-use crate::json::{JsonWriter, Raw};
-
-/// Totals of one walk over a capture.
-#[derive(Default)]
-struct Summary {
-    syscalls: u64,
-    failed: u64,
-    with_args: u64,
-    fillers: u64,
-    filler_bytes: u64,
-    gaps: u64,
-    gap_bytes: u64,
-    headers: u64,
-    first_ts: Option<i64>,
-    last_ts: Option<i64>,
-    tids: BTreeMap<i32, u64>,
-    by_number: BTreeMap<u16, u64>,
-    end: u64,
-}
-
-fn summarize(cap: &Capture<'_>) -> (Summary, Option<Error>) {
-    let mut s = Summary {
-        end: cap.header().end(),
-        ..Summary::default()
-    };
-    for entry in cap.entries() {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => return (s, Some(e)),
-        };
-        match entry {
-            Entry::Syscall(c) => {
-                s.syscalls += 1;
-                if c.result.is_some_and(|r| r < 0) {
-                    s.failed += 1;
-                }
-                if c.arg_count > 0 {
-                    s.with_args += 1;
-                }
-                if let Some(ts) = c.timestamp_ns {
-                    s.first_ts = Some(s.first_ts.map_or(ts, |f| f.min(ts)));
-                    s.last_ts = Some(s.last_ts.map_or(ts, |l| l.max(ts)));
-                }
-                if let Some(t) = c.tid {
-                    *s.tids.entry(t).or_default() += 1;
-                }
-                *s.by_number.entry(c.number).or_default() += 1;
-            }
-            Entry::Filler(f) => {
-                s.fillers += 1;
-                s.filler_bytes += f.len;
-            }
-            Entry::Gap(g) => {
-                s.gaps += 1;
-                s.gap_bytes += g.len;
-            }
-            Entry::Header(_) => s.headers += 1,
-        }
-    }
-    s.end = cap.data().len() as u64;
-    (s, None)
-}
-
-fn name_of(number: u16) -> String {
-    tracecap_syscall::syscall_name(number)
-        .map_or_else(|| format!("syscall_{number}"), str::to_string)
-}
+use crate::json::Raw;
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// `tracecap info`: the header, then totals of a walk over every entry. A fault is reported after
-/// the totals of what came before it.
-pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let json = opts.json;
-    let cap = Capture::parse(data)?;
-    let h = cap.header();
-    let (s, err) = summarize(&cap);
-    let mut top: Vec<(u16, u64)> = s.by_number.iter().map(|(&n, &c)| (n, c)).collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    if json {
-        let mut w = JsonWriter::new(out);
-        w.begin_object()
-            .field("format", "syscall")
-            .field("version", h.version)
-            .field("big_endian", h.is_big_endian())
-            .field("file_size", data.len())
-            .field("header_len", h.len)
-            .field("fixed_header_len", h.fixed_len)
-            .field("pid", h.pid)
-            .field("epoch_seconds", h.epoch_seconds)
-            .field("clock_reference_ns", h.clock_reference_ns);
-        let mut uname = String::new();
-        json::uname(h.uname().as_ref(), &mut uname);
-        w.field("uname", Raw(&uname));
-        w.field("syscalls", s.syscalls)
-            .field("failed", s.failed)
-            .field("with_args", s.with_args)
-            .field("fillers", s.fillers)
-            .field("filler_bytes", s.filler_bytes)
-            .field("gaps", s.gaps)
-            .field("gap_bytes", s.gap_bytes)
-            .field("headers", 1 + s.headers)
-            .array("threads");
-        for t in s.tids.keys() {
-            w.item(t);
+/// The text of `tracecap info`: the header, then the totals of the walk over every entry.
+pub fn info_text(i: &Info<'_>, verbose: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    let h = &i.header;
+    writeln!(
+        out,
+        "format:        syscall (syscall_capture), version {}",
+        h.version
+    )?;
+    writeln!(
+        out,
+        "byte order:    {}",
+        if h.is_big_endian() {
+            "big-endian"
+        } else {
+            "little-endian"
         }
-        w.end_array()
-            .field("first_timestamp_ns", s.first_ts)
-            .field("last_timestamp_ns", s.last_ts)
-            .object("by_name");
-        for &(n, c) in &top {
-            name_key(&mut w, n).item(c);
+    )?;
+    writeln!(
+        out,
+        "header:        {} bytes ({}-byte fixed part{})",
+        h.len,
+        h.fixed_len,
+        if h.clock_reference_ns.is_none() {
+            ", no clock reference"
+        } else {
+            ""
         }
-        w.end_object();
-        super::error_field(&mut w, err.map(|e| (e.kind, e.offset)));
-        w.end_object();
-        w.end_line()?;
-    } else {
-        writeln!(
-            out,
-            "format:        syscall (syscall_capture), version {}",
-            h.version
-        )?;
-        writeln!(
-            out,
-            "byte order:    {}",
-            if h.is_big_endian() {
-                "big-endian"
-            } else {
-                "little-endian"
-            }
-        )?;
-        writeln!(
-            out,
-            "header:        {} bytes ({}-byte fixed part{})",
-            h.len,
-            h.fixed_len,
-            if h.clock_reference_ns.is_none() {
-                ", no clock reference"
-            } else {
-                ""
-            }
-        )?;
-        writeln!(out, "pid:           {}", h.pid)?;
-        writeln!(out, "epoch:         {} s", h.epoch_seconds)?;
-        if let Some(c) = h.clock_reference_ns {
-            writeln!(out, "clock ref:     {c} ns (CLOCK_MONOTONIC)")?;
-        }
-        match &h.uname() {
-            Some(u) => writeln!(
-                out,
-                "host:          {} {} {} {} {} {}",
-                lossy(u.sysname),
-                lossy(u.nodename),
-                lossy(u.release),
-                lossy(u.version),
-                lossy(u.machine),
-                lossy(u.domainname)
-            )?,
-            None => writeln!(out, "host:          (uname failed)")?,
-        }
-        writeln!(out, "file size:     {} bytes", data.len())?;
-        writeln!(
-            out,
-            "syscalls:      {} ({} failed, {} with arguments)",
-            s.syscalls, s.failed, s.with_args
-        )?;
-        writeln!(
-            out,
-            "fillers:       {} ({} bytes)",
-            s.fillers, s.filler_bytes
-        )?;
-        writeln!(out, "zero gaps:     {} ({} bytes)", s.gaps, s.gap_bytes)?;
-        writeln!(out, "headers:       {}", 1 + s.headers)?;
-        if !s.tids.is_empty() {
-            let tids = s.tids.iter().map(|(t, n)| format!("{t:>10}  {n} records"));
-            super::write_list(out, "other threads", tids, opts.verbose)?;
-        }
-        if let (Some(a), Some(b)) = (s.first_ts, s.last_ts) {
-            writeln!(
-                out,
-                "time span:     {} ns ({a} .. {b})",
-                b.saturating_sub(a)
-            )?;
-        }
-        let calls = top.iter().map(|&(n, c)| format!("{:<24} {c}", name_of(n)));
-        super::write_list(out, "syscalls by count", calls, opts.verbose)?;
+    )?;
+    writeln!(out, "pid:           {}", h.pid)?;
+    writeln!(out, "epoch:         {} s", h.epoch_seconds)?;
+    if let Some(c) = h.clock_reference_ns {
+        writeln!(out, "clock ref:     {c} ns (CLOCK_MONOTONIC)")?;
     }
-    match err {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
+    match &h.uname() {
+        Some(u) => writeln!(
+            out,
+            "host:          {} {} {} {} {} {}",
+            lossy(u.sysname),
+            lossy(u.nodename),
+            lossy(u.release),
+            lossy(u.version),
+            lossy(u.machine),
+            lossy(u.domainname)
+        )?,
+        None => writeln!(out, "host:          (uname failed)")?,
     }
+    writeln!(out, "file size:     {} bytes", i.file_size)?;
+    writeln!(
+        out,
+        "syscalls:      {} ({} failed, {} with arguments)",
+        i.syscalls, i.failed, i.with_args
+    )?;
+    writeln!(
+        out,
+        "fillers:       {} ({} bytes)",
+        i.fillers, i.filler_bytes
+    )?;
+    writeln!(out, "zero gaps:     {} ({} bytes)", i.gaps, i.gap_bytes)?;
+    writeln!(out, "headers:       {}", i.headers)?;
+    if !i.threads.is_empty() {
+        let tids = i
+            .threads
+            .iter()
+            .map(|(t, n)| format!("{t:>10}  {n} records"));
+        super::write_list(out, "other threads", tids, verbose)?;
+    }
+    if let (Some(a), Some(b)) = (i.first_ts, i.last_ts) {
+        writeln!(
+            out,
+            "time span:     {} ns ({a} .. {b})",
+            b.saturating_sub(a)
+        )?;
+    }
+    let calls = i
+        .by_number
+        .iter()
+        .map(|&(n, c)| format!("{:<24} {c}", name_of(n)));
+    super::write_list(out, "syscalls by count", calls, verbose)
 }
 
 /// `tracecap validate`: walk every entry and every argument; exit 1 at the first fault.
@@ -277,15 +167,6 @@ fn dump_from(feed: Feed<'_>, opts: &DumpOptions, out: &mut dyn Write) -> Result<
         }
         Ok(())
     }))
-}
-
-/// The key of a system call's member: its name, `syscall_<n>` for numbers no x86-64 kernel
-/// assigns (as `info` prints them).
-fn name_key<'w, 'o>(w: &'w mut JsonWriter<'o>, number: u16) -> &'w mut JsonWriter<'o> {
-    match tracecap_syscall::syscall_name(number) {
-        Some(name) => w.key_escaped(name),
-        None => w.key_escaped(&format!("syscall_{number}")),
-    }
 }
 
 fn header_text(s: &mut String, h: &Header<'_>) {

@@ -1,212 +1,73 @@
-//! Web Tracing Framework (`.wtf-trace`, chunked format 10 and legacy format 3): info, validate
-//! and dump.
+//! Web Tracing Framework (`.wtf-trace`, chunked format 10 and legacy format 3): info's text,
+//! validate and dump.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
+use tracecap::info::wtf::{HeaderJson, Info};
 use tracecap::push::{Fed, Feed, Pumped};
 use tracecap_wtf::json::ArgsJson;
 use tracecap_wtf::push::{PushItem, PushParser};
 use tracecap_wtf::{
     text_lossy, Builtin, Capture, Container, Definition, DefinitionLookup, Error, Event, Header,
-    Str, FLAG_HIGH_RESOLUTION_TIMES, FLAG_TIMES_AS_COUNT,
 };
 
 use crate::error::CliError;
 use crate::follow::{self, Started};
 use crate::formats::{write_list, DumpOptions};
-use crate::json::{to_string, JsonWriter, Null};
+use crate::json::{to_string, JsonWriter, Raw};
 
-fn opt_text(b: Option<&[u8]>) -> Option<String> {
-    b.map(|b| text_lossy(b).into_owned())
-}
-
-/// The file header as one JSON value: the header part of chunked files (`null` when it has
-/// none), the header fields of legacy files.
+/// The file header as one JSON value (see [`HeaderJson`]): the header part of chunked files
+/// (`null` when it has none), the header fields of legacy files.
 fn header_json(w: &mut JsonWriter<'_>, info: &Header<'_>) -> Result<(), Error> {
-    let Some(legacy) = &info.legacy else {
-        w.item(info.header_value()?);
-        return Ok(());
-    };
-    w.begin_object().array("flags");
-    if legacy.flags & FLAG_HIGH_RESOLUTION_TIMES != 0 {
-        w.item("has_high_resolution_times");
-    }
-    if legacy.flags & FLAG_TIMES_AS_COUNT != 0 {
-        w.item("times_as_count");
-    }
-    w.end_array().field("timebase", legacy.timebase_ms);
-    legacy_json_text(w, "contextInfo", legacy.context_info);
-    legacy_json_text(w, "metadata", legacy.metadata);
-    w.end_object();
+    let header = HeaderJson::of(info)?;
+    // Writing it cannot fail: every key of its objects is a string.
+    w.item(Raw(&serde_json::to_string(&header).unwrap_or_default()));
     Ok(())
 }
 
-/// A JSON text of a legacy header as its value, or as a string when it is not JSON.
-fn legacy_json_text(w: &mut JsonWriter<'_>, key: &'static str, s: Str<'_>) {
-    match s.resolve(&Default::default()) {
-        None => w.field(key, Null),
-        Some(b) => {
-            let t = text_lossy(b);
-            match serde_json::from_str::<serde_json::Value>(&t) {
-                Ok(v) => w.field(key, v),
-                Err(_) => w.field(key, t),
-            }
-        }
-    };
-}
-
-#[derive(Default)]
-struct Zone {
-    name: Option<String>,
-    kind: Option<String>,
-    location: Option<String>,
-    events: u64,
-}
-
-#[derive(Default)]
-struct Summary {
-    chunks: u64,
-    event_chunks: u64,
-    events: u64,
-    definitions: usize,
-    first_time: Option<u32>,
-    last_time: Option<u32>,
-    zones: BTreeMap<Option<u16>, Zone>,
-    by_name: BTreeMap<String, u64>,
-}
-
-fn summarize(trace: &Capture<'_>) -> (Summary, Option<Error>) {
-    let mut s = Summary::default();
-    for c in trace.chunks() {
-        match c {
-            Ok(c) => {
-                s.chunks += 1;
-                if c.kind == tracecap_wtf::CHUNK_EVENT_DATA {
-                    s.event_chunks += 1;
-                }
-            }
-            Err(_) => break,
-        }
-    }
-    let mut events = trace.events();
-    let mut err = None;
-    for ev in events.by_ref() {
-        let ev = match ev {
-            Ok(e) => e,
-            Err(e) => {
-                err = Some(e);
-                break;
-            }
-        };
-        s.events += 1;
-        s.first_time = Some(s.first_time.map_or(ev.time, |t| t.min(ev.time)));
-        s.last_time = Some(s.last_time.map_or(ev.time, |t| t.max(ev.time)));
-        *s.by_name.entry(ev.name().to_string()).or_default() += 1;
-        if let Some(z) = ev.zone_create() {
-            let zone = s.zones.entry(Some(z.id)).or_default();
-            zone.name = opt_text(z.name);
-            zone.kind = opt_text(z.kind);
-            zone.location = opt_text(z.location);
-        }
-        s.zones.entry(ev.zone).or_default().events += 1;
-    }
-    s.definitions = events.table().len();
-    (s, err)
-}
-
-/// `tracecap info`: versions, chunks, zones and events by name.
-pub fn info(data: &[u8], opts: &super::InfoOptions, out: &mut dyn Write) -> Result<(), CliError> {
-    let json = opts.json;
-    let trace = Capture::parse(data)?;
-    let info = trace.header();
-    let (s, err) = summarize(&trace);
-    let mut top: Vec<(&String, &u64)> = s.by_name.iter().collect();
-    top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    let container = match info.container {
-        Container::Chunked => "chunked",
-        Container::Legacy => "legacy",
-    };
-    if json {
-        let mut w = JsonWriter::new(out);
-        w.begin_object()
-            .field("format", "wtf")
-            .field("container", container)
-            .field("format_version", info.format_version)
-            .field("wtf_version", info.wtf_version)
-            .field("file_size", data.len())
-            .key("header");
-        header_json(&mut w, info)?;
-        w.field("chunks", s.chunks)
-            .field("event_chunks", s.event_chunks)
-            .field("definitions", s.definitions)
-            .field("events", s.events)
-            .field("first_time_us", s.first_time)
-            .field("last_time_us", s.last_time)
-            .array("zones");
-        for (id, z) in &s.zones {
-            w.begin_object()
-                .field("id", id)
-                .field("name", &z.name)
-                .field("type", &z.kind)
-                .field("location", &z.location)
-                .field("events", z.events)
-                .end_object();
-        }
-        w.end_array().object("events_by_name");
-        for (n, c) in &top {
-            w.field_escaped(n, c);
-        }
-        w.end_object();
-        super::error_field(&mut w, err.map(|e| (e.kind, e.offset)));
-        w.end_object();
-        w.end_line()?;
-    } else {
-        header_json(&mut JsonWriter::new(&mut std::io::sink()), info)?;
+/// The text of `tracecap info`: versions, chunks, zones and events by name.
+pub fn info_text(i: &Info, verbose: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "format:        wtf ({}), format version {}, wtf version {:#010x}",
+        i.container_name(),
+        i.format_version,
+        i.wtf_version
+    )?;
+    writeln!(out, "file size:     {} bytes", i.file_size)?;
+    if i.container == Container::Chunked {
         writeln!(
             out,
-            "format:        wtf ({container}), format version {}, wtf version {:#010x}",
-            info.format_version, info.wtf_version
-        )?;
-        writeln!(out, "file size:     {} bytes", data.len())?;
-        if info.container == Container::Chunked {
-            writeln!(
-                out,
-                "chunks:        {} ({} with events)",
-                s.chunks, s.event_chunks
-            )?;
-        }
-        writeln!(out, "definitions:   {}", s.definitions)?;
-        writeln!(out, "events:        {}", s.events)?;
-        if let (Some(a), Some(b)) = (s.first_time, s.last_time) {
-            writeln!(out, "time span:     {} us ({a} .. {b})", b - a)?;
-        }
-        write_list(
-            out,
-            "zones",
-            s.zones.iter().map(|(id, z)| {
-                let id = id.map_or_else(|| "-".to_string(), |i| i.to_string());
-                format!(
-                    "{id}: {} type={} location={} ({} events)",
-                    to_string(&z.name),
-                    to_string(&z.kind),
-                    to_string(&z.location),
-                    z.events
-                )
-            }),
-            opts.verbose,
-        )?;
-        write_list(
-            out,
-            "events by name",
-            top.iter().map(|(n, c)| format!("{c:>9}  {n}")),
-            opts.verbose,
+            "chunks:        {} ({} with events)",
+            i.chunks, i.event_chunks
         )?;
     }
-    match err {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
+    writeln!(out, "definitions:   {}", i.definitions)?;
+    writeln!(out, "events:        {}", i.events)?;
+    if let (Some(a), Some(b)) = (i.first_time, i.last_time) {
+        writeln!(out, "time span:     {} us ({a} .. {b})", b - a)?;
     }
+    write_list(
+        out,
+        "zones",
+        i.zones.iter().map(|(id, z)| {
+            let id = id.map_or_else(|| "-".to_string(), |i| i.to_string());
+            format!(
+                "{id}: {} type={} location={} ({} events)",
+                to_string(&z.name),
+                to_string(&z.kind),
+                to_string(&z.location),
+                z.events
+            )
+        }),
+        verbose,
+    )?;
+    write_list(
+        out,
+        "events by name",
+        i.by_name.iter().map(|(n, c)| format!("{c:>9}  {n}")),
+        verbose,
+    )
 }
 
 /// `tracecap validate`: walk every event and decode every argument; exit 1 at the first fault.
