@@ -192,10 +192,7 @@ impl Defs {
     /// [`Defs::name`] for an event of the plain path (which never follows a redefinition).
     #[inline(always)]
     fn name_plain<'a>(&'a self, def: &mut Definition<'a>, wire_id: u32) {
-        if let Some(Some((name, signature))) = self.names.get(wire_id as usize) {
-            def.name = name;
-            def.signature = signature;
-        }
+        name_plain(&self.names, def, wire_id);
     }
 }
 
@@ -377,51 +374,54 @@ impl PushParser {
         let mut n = 0u64;
         let mut consumed = 0usize;
         // The plain events of the current chunk are read with one cursor, `buf`, over the rest
-        // of its event buffer: a local, so that the position is not stored and loaded again
-        // between events. `place` is what they get besides (`None` between runs), `read` says
-        // whether the run read any.
-        let (mut buf, mut place, mut read): (&[u8], Option<ChunkPlace<'_>>, bool) =
-            (&[], None, false);
+        // of its event buffer: a local, as the whole-file walk keeps it, so that the position is
+        // not stored and loaded again between events. `place` is what they get besides. Nothing
+        // else changes from one plain event to the next but the count: between runs `buf` is
+        // empty, so the plain path declines at once, and what a run needs when it ends or
+        // starts is kept for that path (`active`: a run is under way, `before` the length of
+        // its `buf` when it started; `restart`: try to start one).
+        let (mut buf, mut place): (&[u8], ChunkPlace<'_>) = (&[], no_place());
+        let (mut before, mut active, mut restart) = (0usize, false, true);
         loop {
-            if place.is_none() {
-                if let Some((b, p)) = self.start_run(data.get(consumed..).unwrap_or(&[])) {
-                    (buf, place, read) = (b, Some(p), false);
-                }
-            }
-            let plain = match &place {
-                Some(p) => match plain_event(&self.defs.table, &mut buf, p) {
-                    Some(found) => {
-                        read = true;
-                        let mut def = *found.def;
-                        self.defs.name_plain(&mut def, found.head.wire_id);
-                        let (head, args, strings) = (found.head, found.args, found.strings);
-                        Some(Event::new(head, def, strings, args, Encoding::Chunked))
-                    }
-                    None => None,
-                },
-                None => None,
-            };
             // One call of `f` for both paths, so that it is inlined once.
-            let item = match plain {
-                Some(event) => PushItem::Event(event),
+            let item = match plain_event(&self.defs.table, &mut buf, &place) {
+                Some(found) => {
+                    let mut def = *found.def;
+                    name_plain(&self.defs.names, &mut def, found.head.wire_id);
+                    let (head, args, strings) = (found.head, found.args, found.strings);
+                    PushItem::Event(Event::new(head, def, strings, args, Encoding::Chunked))
+                }
                 None => {
-                    if place.take().is_some() {
+                    if active {
+                        active = false;
+                        let read = buf.len() != before;
                         consumed = consumed.saturating_add(self.end_run(buf.len(), read));
                     }
+                    if restart {
+                        restart = false;
+                        if let Some(run) = self.start_run(data.get(consumed..).unwrap_or(&[])) {
+                            (buf, place) = run;
+                            (before, active) = (buf.len(), true);
+                            continue;
+                        }
+                    }
                     let rest = data.get(consumed..).unwrap_or(&[]);
-                    match self.parse_general(rest, eof)? {
+                    let item = match self.parse_general(rest, eof)? {
                         Pushed::Item { consumed: c, item } => {
                             consumed = consumed.saturating_add(c);
                             item
                         }
                         other if n == 0 => return Ok(other.map(|_| 0)),
                         _ => return Ok(Pushed::Item { consumed, item: n }),
-                    }
+                    };
+                    restart = true;
+                    item
                 }
             };
             n += 1;
             if f(item).is_break() {
-                if place.take().is_some() {
+                if active {
+                    let read = buf.len() != before;
                     consumed = consumed.saturating_add(self.end_run(buf.len(), read));
                 }
                 return Ok(Pushed::Item { consumed, item: n });
@@ -772,6 +772,27 @@ impl PushParser {
     fn fail(&mut self, e: Error) -> Error {
         self.phase = Phase::Failed(e);
         e
+    }
+}
+
+/// Puts on `def`, the definition of `wire_id` as the table holds it, its name and signature from
+/// `names` (see [`Defs::names`]).
+#[inline(always)]
+fn name_plain<'a>(names: &'a [Option<Names>], def: &mut Definition<'a>, wire_id: u32) {
+    if let Some(Some((name, signature))) = names.get(wire_id as usize) {
+        def.name = name;
+        def.signature = signature;
+    }
+}
+
+/// What the plain path is given between runs (with an empty buffer).
+#[inline(always)]
+fn no_place<'a>() -> ChunkPlace<'a> {
+    ChunkPlace {
+        buf_end: 0,
+        chunk: 0,
+        zone: NO_ZONE,
+        strings: StringTable::default(),
     }
 }
 
