@@ -107,6 +107,15 @@ impl<'a> SnappyChunks<'a> {
 }
 
 impl SnappyChunks<'_> {
+    /// No chunks (a source that has failed).
+    #[cfg(feature = "std")]
+    pub(crate) fn empty() -> SnappyChunks<'static> {
+        SnappyChunks {
+            r: Reader::new(&[]),
+            done: true,
+        }
+    }
+
     /// File bytes not yet walked.
     pub fn rest_len(&self) -> usize {
         self.r.remaining()

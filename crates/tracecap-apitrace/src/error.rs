@@ -61,10 +61,6 @@ pub enum ErrorKind {
     /// An argument index far beyond the function's argument count.
     #[error("argument index {0} out of range")]
     ArgIndex(u64),
-    /// A container the push parser (`PushParser`, feature `std`) does not read (it reads snappy, the
-    /// container apitrace writes by default; a file offset, 0).
-    #[error("the push parser reads snappy containers only, not {0}")]
-    PushContainer(&'static str),
 }
 
 /// Which bytes an [`Error`]'s offset counts in.
@@ -89,8 +85,7 @@ impl ErrorKind {
             | ErrorKind::ContainerTruncated(_)
             | ErrorKind::ImplausibleChunk(_)
             | ErrorKind::StreamLimit(_)
-            | ErrorKind::OutOfMemory(_)
-            | ErrorKind::PushContainer(_) => Space::File,
+            | ErrorKind::OutOfMemory(_) => Space::File,
             ErrorKind::Shared(_)
             | ErrorKind::UnknownEvent(_)
             | ErrorKind::UnknownDetail(_)

@@ -19,7 +19,7 @@
 //!   ([`Events`]) of events borrowed from the stream.
 //!
 //! A third, for a file whose bytes arrive over time (a socket, a file still being written):
-//! [`PushParser`] (feature `std`, snappy container) is fed the bytes as they come and gives the
+//! [`PushParser`] (feature `std`, every container) is fed the bytes as they come and gives the
 //! same events and errors as [`Capture::parse`] and its walk (see [`push`]).
 //!
 //! [`detect`] says whether bytes look like an apitrace file.

@@ -8,61 +8,86 @@
 //! as a [`Parsed`] (the same events; each byte read once); [`PushParser::parse_many`] hands
 //! every event the bytes given hold to a closure in one call, the fastest way through.
 //!
-//! The file's bytes are the snappy *container* (the container apitrace writes by default): a
-//! chunk is decompressed once it is whole in `data`, into a window the parser owns, and the
-//! events are read from that window. So the events borrow from the parser, not from `data`, and
-//! `consumed` counts the compressed bytes taken into the window: the chunks decompressed since
-//! the last event, which may be 0 (an event from a chunk already taken) or several chunks (an
-//! event that spans them). Until an event is given, the chunks taken stay at the front of the
-//! caller's bytes, and the parser skips them on the next call: pass the same unconsumed bytes,
-//! with what arrived after them. gzip, brotli and zstd containers are not read here
-//! ([`ErrorKind::PushContainer`]); read them whole with
-//! [`Capture`](crate::Capture).
+//! The file's bytes are the *container*, any of apitrace's: snappy chunks, a gzip or brotli
+//! stream, zstd frames (seekable or not: the seek table is a skippable frame). It is decoded as
+//! the bytes arrive, into a window the parser owns, and the events are read from that window.
+//! So the events borrow from the parser, not from `data`, and `consumed` counts the compressed
+//! bytes taken by the decoder since the last event, which may be 0 (an event from bytes
+//! already taken) or many (an event that spans them). Until an event is given, the bytes taken
+//! stay at the front of the caller's bytes, and the parser skips them on the next call: pass
+//! the same unconsumed bytes, with what arrived after them.
+//!
+//! What is decoded when:
+//!
+//! - snappy: a chunk, once it is whole in `data`;
+//! - gzip and brotli: the file in blocks of 16 KiB counted from its start, each once it is
+//!   whole in `data` (the last one, shorter, at `eof`). The decoder is thus called on the same
+//!   input with the same room for output however the bytes arrive, and gives the same bytes
+//!   and meets a fault at the same input position; the price is that the last bytes of a file
+//!   still being written (less than 16 KiB of it) are decoded once their block is whole or at
+//!   `eof`;
+//! - zstd: each frame header, block (the frame's checksum with its last block) and skippable
+//!   frame, once it is whole. The decoder hands out a frame's bytes once they lie a window
+//!   behind what it has decoded, and all of them when the frame ends, so an event is given by
+//!   then.
 //!
 //! # The same as the whole-file reader
 //!
-//! On any snappy file, cut into pieces anyhow, the events, their order, their offsets and the
-//! error that ends the walk are those of [`Capture::parse`](crate::Capture::parse) and
-//! [`Capture::events`](crate::Capture::events) on the whole file (`tests/push.rs`): the parser
-//! is the same reader ([`ChunkedReader`](crate::ChunkedReader)'s window and event reading)
-//! over a source that decodes the chunks as they arrive. Offsets keep the spaces of the
+//! On any file, in any container, cut into pieces anyhow, the events, their order, their
+//! offsets and the error that ends the walk are those of
+//! [`Capture::parse`](crate::Capture::parse) and [`Capture::events`](crate::Capture::events) on
+//! the whole file (`tests/push.rs`): the parser is the same reader
+//! ([`ChunkedReader`](crate::ChunkedReader)'s window and event reading) over a source that
+//! decodes the container as it arrives, with the decoding [`ContainerSource`](crate::ContainerSource)
+//! uses on the whole file (fed the same pieces of input). Offsets keep the spaces of the
 //! whole-file API: an event's offset, and the offset of a fault of the stream, count in the
-//! decompressed stream; a fault of the container (a damaged or cut chunk) is a file offset
-//! ([`ErrorKind::space`](crate::ErrorKind::space)). With `eof` set, bytes that do not make a
-//! whole chunk are the file cut short, as the whole-file reader reports it: the events the
-//! cut chunk's bytes hold, then [`ErrorKind::ContainerTruncated`](crate::ErrorKind).
+//! decompressed stream; a fault of the container (a damaged or cut chunk, block or stream) is a
+//! file offset ([`ErrorKind::space`](crate::ErrorKind::space)). With `eof` set, bytes that do
+//! not make a whole piece (a snappy chunk, a gzip header or trailer, a zstd header or block)
+//! are the file cut short, as the whole-file reader reports it: the events the bytes before the
+//! cut hold, then [`ErrorKind::ContainerTruncated`](crate::ErrorKind) at the file's length.
 //!
-//! Without `eof`, an event is given as soon as the chunks holding it have come, whatever
-//! follows, so a reader following a live trace is never behind the bytes it has; except for
-//! an event whose unread part is longer than 256 KiB: such an event is read again only once
+//! Without `eof`, an event is given as soon as the pieces holding it have been decoded (above),
+//! whatever follows, so a reader following a live trace is never behind the bytes it has
+//! (but for the last block of a gzip or brotli file, and a zstd frame not yet ended); except
+//! for an event whose unread part is longer than 256 KiB: such an event is read again only once
 //! the window has doubled (or the bytes it needs have come, if more), as when the whole-file
-//! reader pulls, so that a large event is not re-read at every arrival (quadratic in its
-//! size). Until then, or until `eof`, the parser asks for more.
+//! reader pulls, so that a large event is not re-read at every arrival (quadratic in its size).
+//! Until then, or until `eof`, the parser asks for more.
 //!
-//! A chunk whose length is 0 ends the container: the parser answers [`Pushed::End`] there,
-//! once the events before it are read, and reads nothing after it (neither does the whole-file
-//! reader). After an error, and after the end, every call answers `End`.
+//! A snappy chunk whose length is 0 ends the container: the parser answers [`Pushed::End`]
+//! there, once the events before it are read, and reads nothing after it (neither does the
+//! whole-file reader). A gzip, brotli or zstd container ends with the file: after the end of
+//! the compressed data the parser asks for more until `eof` (more bytes would be another gzip
+//! member, another zstd frame, or damage). After an error, and after the end, every call
+//! answers `End`.
 //!
 //! # What is kept between calls
 //!
-//! - the window: the unread tail of the decompressed stream and the chunks decompressed
+//! - the window: the unread tail of the decompressed stream and the pieces decompressed
 //!   after it, as [`ChunkedReader`](crate::ChunkedReader) keeps it: the largest event plus one
-//!   chunk (the tracer writes chunks of 1 MiB of stream; at most
-//!   [`MAX_SNAPPY_CHUNK`](crate::MAX_SNAPPY_CHUNK)), and an event may not be larger than the
-//!   window limit ([`DEFAULT_WINDOW_LIMIT`](crate::DEFAULT_WINDOW_LIMIT) unless
+//!   piece (a snappy chunk: the tracer writes chunks of 1 MiB of stream, at most
+//!   [`MAX_SNAPPY_CHUNK`](crate::MAX_SNAPPY_CHUNK); 256 KiB of a gzip, brotli or zstd stream),
+//!   and an event may not be larger than the window limit
+//!   ([`DEFAULT_WINDOW_LIMIT`](crate::DEFAULT_WINDOW_LIMIT) unless
 //!   [`PushParser::with_window_limit`] says otherwise: an error past it);
+//! - the decoder's state: none for snappy; deflate's 32 KiB window for gzip; brotli's ring
+//!   buffer, as large as the stream's header sets its window (16 MiB in the files apitrace
+//!   writes); for zstd, the frame's window (set by its header) and the block being decoded;
 //! - the signature table ([`SigTable`] by default), which grows with the signatures of the
 //!   trace, never with its calls, and the header (owned: [`OwnedHeader`]);
 //! - a few counters (the file offset of `data`, the bytes taken from it) and at most one
 //!   fault held back until the events before it are read.
 //!
-//! The caller's buffer holds at least one whole chunk before the chunk can be read: its length
-//! is in its first 4 bytes, and [`Pushed::NeedMore`]'s `hint` says how many bytes are missing.
-//! A damaged length may claim up to 4 GiB, which the whole-file reader too can only tell from
-//! the end of the file; a caller that bounds its buffer stops there.
+//! The caller's buffer holds at least one whole piece of input before it can be decoded: a
+//! snappy chunk (its length is in its first 4 bytes), a 16 KiB block of gzip or brotli, a zstd
+//! block (at most 128 KiB and 7 bytes) or skippable frame; [`Pushed::NeedMore`]'s `hint` says
+//! how many bytes are missing. A damaged snappy length or skippable frame length may claim up to
+//! 4 GiB, which the whole-file reader too can only tell from the end of the file; a caller that
+//! bounds its buffer stops there.
 //!
-//! After the window has grown to its working size, reading allocates nothing per event
-//! (`tests/no_alloc.rs`).
+//! After the window has grown to its working size, reading allocates nothing per event, in
+//! every container (`tests/no_alloc.rs`).
 //!
 //! # Example
 //!
@@ -139,15 +164,15 @@ use tracecap_wire::Pushed;
 use crate::chunked::{Core, OwnedHeader, Parts};
 use crate::container::{Container, SnappyChunk};
 use crate::cursor::Cur;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::event::{DetailBuf, Event};
 use crate::parsed::{read_kept, Parsed};
 use crate::sig::SigLookup;
-use crate::source::{snappy_chunk, snappy_cut, ByteSource, OffsetMap};
+use crate::source::{snappy_chunk, snappy_cut, ByteSource, OffsetMap, StreamDecoder};
 use crate::table::SigTable;
 use crate::value::version_byte;
 
-/// A reader of a snappy `.trace` file fed with its bytes as they arrive; see the
+/// A reader of a `.trace` file (any container) fed with its bytes as they arrive; see the
 /// [module](self).
 pub struct PushParser<T = SigTable> {
     core: Core<T>,
@@ -157,6 +182,8 @@ pub struct PushParser<T = SigTable> {
 /// The container side kept between calls.
 struct Feed {
     decoder: snap::raw::Decoder,
+    /// The decoder of a gzip, brotli or zstd container (snappy: none, the chunks are read here).
+    stream: Option<StreamDecoder>,
     /// File offset of the first byte of the next `data`.
     offset: u64,
     /// Bytes at the front of `data` already read (the magic, whole chunks) and not yet
@@ -217,6 +244,7 @@ impl<T: SigLookup> PushParser<T> {
             core: Core::new(table),
             feed: Feed {
                 decoder: snap::raw::Decoder::new(),
+                stream: None,
                 offset: 0,
                 taken: 0,
                 started: false,
@@ -254,10 +282,11 @@ impl<T: SigLookup> PushParser<T> {
         }))
     }
 
-    /// Like [`PushParser::parse`], with the file offset of the snappy chunk holding the
-    /// event's first byte (as [`Decompressed::chunk_offset`](crate::Decompressed::chunk_offset)
-    /// gives it for the whole file): known while the event is read, when the chunk is under the
-    /// window.
+    /// Like [`PushParser::parse`], with the file offset of the snappy chunk or zstd frame
+    /// holding the event's first byte (as
+    /// [`Decompressed::chunk_offset`](crate::Decompressed::chunk_offset) gives it for the whole
+    /// file; `None` for gzip and brotli): known while the event is read, when the piece is
+    /// under the window.
     #[allow(clippy::type_complexity)]
     pub fn parse_located<'a>(
         &'a mut self,
@@ -314,17 +343,15 @@ impl<T: SigLookup> PushParser<T> {
         }
         // What `Capture::parse` checks first: the container, from the first 4 bytes (a
         // zstd file is named `zstd`: whether it is seekable is told by its end).
-        let fault = match Container::detect(data.get(..4).unwrap_or(data)) {
-            Ok(Container::Snappy) => None,
-            Ok(other) => Some(Error::new(ErrorKind::PushContainer(other.name()), 0)),
-            Err(e) => Some(e),
-        };
-        if let Some(e) = fault {
-            self.core.failed = true;
-            return Some(Err(e));
+        match Container::detect(data.get(..4).unwrap_or(data)) {
+            Ok(Container::Snappy) => self.feed.taken = 2,
+            Ok(other) => self.feed.stream = StreamDecoder::new(other),
+            Err(e) => {
+                self.core.failed = true;
+                return Some(Err(e));
+            }
         }
         self.feed.started = true;
-        self.feed.taken = 2;
         None
     }
 
@@ -513,6 +540,24 @@ impl ByteSource for Source<'_, '_> {
     fn fill(&mut self, out: &mut Vec<u8>) -> Result<usize, Error> {
         let feed = &mut *self.feed;
         feed.waiting = false;
+        if let Some(dec) = feed.stream.as_mut() {
+            // gzip, brotli, zstd: the decoder takes what it can of the bytes not yet taken.
+            let rest = self.data.get(feed.taken..).unwrap_or(&[]);
+            let r = dec.fill(rest, self.eof, out, &mut feed.offsets);
+            let taken = dec.consumed().saturating_sub(feed.offset);
+            feed.taken = usize::try_from(taken)
+                .unwrap_or(usize::MAX)
+                .min(self.data.len());
+            if let Some(hint) = dec.waiting() {
+                feed.waiting = true;
+                feed.hint = hint;
+            }
+            if let Ok(n) = r {
+                feed.produced = feed.produced.saturating_add(n as u64);
+                feed.offsets.trim(feed.produced);
+            }
+            return r;
+        }
         if let Some(e) = feed.pending.take() {
             return Err(e);
         }

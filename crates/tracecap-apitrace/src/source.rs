@@ -275,49 +275,19 @@ impl OffsetMap {
     }
 }
 
-/// A reader over several concatenated zstd frames, skipping skippable frames (the seek table),
-/// through [`Noting`], which notes where each frame starts. Blocks are decoded one at a
-/// time, and a block that is neither the last of its frame nor holds any byte is damage: no
-/// encoder writes one, and a run of them (zeros after a block boundary) would otherwise be
-/// decoded for as long as the file lasts.
-struct ZstdFrames<'f> {
-    input: &'f [u8],
-    file_len: usize,
-    dec: ruzstd::frame_decoder::FrameDecoder,
-    /// A frame is being decoded.
-    active: bool,
-    produced: u64,
-    /// Frames started so far.
-    started: u64,
-    /// The file ended inside the current frame, which was ended there.
-    cut: bool,
-}
+/// File bytes a gzip or brotli decoder is given per call: the rest of the block of this many
+/// bytes (counted from the start of the file) that holds the next byte, once the whole block
+/// is there; at the end of the file, as far as the file goes. The decoder is so called with the
+/// same input and the same room however the file's bytes arrive, and gives the same bytes and
+/// the same fault at the same offset.
+pub(crate) const FEED_BLOCK: u64 = 16 << 10;
 
-/// An empty raw block marked last, then a 4-byte checksum field: what ends a frame cut short.
+/// Room for the stream bytes one decoder call may write.
+const STEP_OUT: usize = 64 << 10;
+
+/// An empty raw block marked last, then a 4-byte checksum field: what ends a zstd frame cut
+/// short, so that the decoder hands out every byte of the whole blocks before the cut.
 const END_FRAME: [u8; 7] = [1, 0, 0, 0, 0, 0, 0];
-
-impl ZstdFrames<'_> {
-    fn new(input: &[u8]) -> ZstdFrames<'_> {
-        ZstdFrames {
-            input,
-            file_len: input.len(),
-            dec: ruzstd::frame_decoder::FrameDecoder::new(),
-            active: false,
-            produced: 0,
-            started: 0,
-            cut: false,
-        }
-    }
-}
-
-fn zstd_error(cut: bool, what: &'static str) -> std::io::Error {
-    let kind = if cut {
-        std::io::ErrorKind::UnexpectedEof
-    } else {
-        std::io::ErrorKind::InvalidData
-    };
-    std::io::Error::new(kind, what)
-}
 
 /// zstd frames started in one piece at most: a piece of tiny frames ends there rather than at
 /// 256 KiB, so that the frame starts a reader's window holds stay few (4096 one-byte frames: a
@@ -325,200 +295,552 @@ fn zstd_error(cut: bool, what: &'static str) -> std::io::Error {
 /// piece). Frames of 64 bytes or more fill the 256 KiB first.
 const FRAMES_PER_PIECE: u64 = 4096;
 
-/// A [`ZstdFrames`] read for one piece, noting each frame it starts in `map`; it ends the piece
-/// (reads 0 bytes) once the piece holds bytes and [`FRAMES_PER_PIECE`] frames have started.
-struct Noting<'a, 'f> {
-    frames: &'a mut ZstdFrames<'f>,
-    map: &'a mut OffsetMap,
-    /// Frames started before this piece.
-    first: u64,
-    /// Bytes read into this piece.
-    got: usize,
+/// What one call of a codec did.
+enum Step {
+    /// Took this many input bytes (perhaps none) and wrote what it wrote: call again.
+    Go(usize),
+    /// Needs this many bytes more than the input holds (never at the end of the file).
+    Wait(u64),
+    /// The compressed data ended where the file ends.
+    End,
 }
 
-impl Read for Noting<'_, '_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.got > 0 && self.frames.started.saturating_sub(self.first) >= FRAMES_PER_PIECE {
-            return Ok(0);
-        }
-        let n = self.frames.read_noting(buf, self.map)?;
-        self.got = self.got.saturating_add(n);
-        Ok(n)
+/// A decoder of a gzip, brotli or zstd container fed the file's bytes as far as they have come
+/// ([`StreamDecoder::fill`]): the whole file at once for [`ContainerSource`], the bytes that
+/// have arrived for a [`PushParser`](crate::PushParser). What it gives does not depend on how
+/// the bytes arrive: the decoders are called on whole pieces of input only (gzip and brotli:
+/// the blocks of [`FEED_BLOCK`] bytes; zstd: each whole frame header, block and skippable
+/// frame), with the same room for output, so the same bytes come out and a fault is met at the
+/// same place. At the end of the file, the input is what there is, and a piece that needs more
+/// is the file cut short ([`ErrorKind::ContainerTruncated`], at the file's length).
+pub(crate) struct StreamDecoder {
+    codec: Codec,
+    /// File offset of the next input byte.
+    pos: u64,
+    /// Stream bytes produced so far.
+    produced: u64,
+    /// zstd frames started so far.
+    frames: u64,
+    done: bool,
+    pending: Option<Error>,
+    /// The bytes missing for the next call, when the last fill stopped for them.
+    wait: Option<u64>,
+}
+
+enum Codec {
+    Gzip(Box<Gzip>),
+    Brotli(Box<Brotli>),
+    Zstd(Box<Zstd>),
+}
+
+impl StreamDecoder {
+    /// A decoder of `container` at the start of the file; `None` for snappy (chunks, read by
+    /// [`snappy_chunk`]).
+    pub(crate) fn new(container: Container) -> Option<Self> {
+        let codec = match container {
+            Container::Snappy => return None,
+            Container::Gzip => Codec::Gzip(Box::new(Gzip {
+                part: GzPart::Header,
+                inflate: flate2::Decompress::new(false),
+                crc: flate2::Crc::new(),
+            })),
+            Container::Brotli => Codec::Brotli(Box::new(Brotli {
+                state: BrotliState::new(
+                    StandardAlloc::default(),
+                    StandardAlloc::default(),
+                    StandardAlloc::default(),
+                ),
+                finished: false,
+            })),
+            Container::Zstd | Container::ZstdSeekable => Codec::Zstd(Box::new(Zstd {
+                dec: ruzstd::frame_decoder::FrameDecoder::new(),
+                active: false,
+                checksum: false,
+                cut: false,
+            })),
+        };
+        Some(StreamDecoder {
+            codec,
+            pos: 0,
+            produced: 0,
+            frames: 0,
+            done: false,
+            pending: None,
+            wait: None,
+        })
     }
-}
 
-impl ZstdFrames<'_> {
-    /// Reads like [`Read::read`], noting in `map` where each frame it starts comes from.
-    fn read_noting(&mut self, buf: &mut [u8], map: &mut OffsetMap) -> std::io::Result<usize> {
-        use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoderError};
-        if buf.is_empty() {
+    /// The file offset of the next byte to decode: the file bytes taken so far.
+    pub(crate) fn consumed(&self) -> u64 {
+        self.pos
+    }
+
+    /// The bytes the last fill stopped for, when it stopped for lack of input.
+    pub(crate) fn waiting(&self) -> Option<u64> {
+        self.wait
+    }
+
+    /// Appends the next piece of the stream to `out` (up to 256 KiB, less when the input runs
+    /// out or, for zstd, once 4096 frames have started), noting in `map` where each zstd frame
+    /// starts. `input`: the file's bytes from [`StreamDecoder::consumed`] on, as far as they
+    /// have come; `eof`: no byte comes after them. `Ok(0)` at the end, and when waiting for
+    /// bytes ([`StreamDecoder::waiting`]); a fault after bytes is given by the next call.
+    pub(crate) fn fill(
+        &mut self,
+        input: &[u8],
+        eof: bool,
+        out: &mut Vec<u8>,
+        map: &mut OffsetMap,
+    ) -> Result<usize, Error> {
+        self.wait = None;
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        if self.done {
             return Ok(0);
         }
+        let start = out.len();
+        let first = self.frames;
+        let mut off = 0usize;
+        let mut fault = None;
         loop {
-            if self.active {
-                let n = self.dec.read(buf)?;
-                if n > 0 {
-                    self.produced = self.produced.saturating_add(n as u64);
-                    return Ok(n);
-                }
-                if self.dec.is_finished() {
-                    self.active = false;
-                    continue;
-                }
-                // The next block's 3-byte header: bit 0 = last, bits 3.. = size.
-                if let Some(&[b0, b1, b2]) = self.input.get(..3) {
-                    let h = u32::from(b0) | (u32::from(b1) << 8) | (u32::from(b2) << 16);
-                    if h & 1 == 0 && h >> 3 == 0 {
-                        return Err(zstd_error(false, "empty zstd block"));
-                    }
-                }
-                if self.cut {
-                    return Err(zstd_error(true, "zstd frame cut short"));
-                }
-                if self
-                    .dec
-                    .decode_blocks(&mut self.input, BlockDecodingStrategy::UptoBlocks(1))
-                    .is_err()
-                {
-                    if !self.input.is_empty() {
-                        return Err(zstd_error(false, "zstd block"));
-                    }
-                    // A block (or the checksum) that needed bytes past the end of the file: cut,
-                    // not damaged. The decoder hands out the last window of a frame only once
-                    // the frame ends: end it here with an empty last block (and a checksum
-                    // field, which is not checked), so that every byte the whole blocks before
-                    // the cut decoded comes out before the cut is reported.
-                    self.cut = true;
-                    let _ = self
-                        .dec
-                        .decode_blocks(&END_FRAME[..], BlockDecodingStrategy::UptoBlocks(1));
-                }
-                continue;
+            let made = out.len().saturating_sub(start);
+            if made >= PIECE || (made > 0 && self.frames.saturating_sub(first) >= FRAMES_PER_PIECE)
+            {
+                break;
             }
-            if self.cut {
-                return Err(zstd_error(true, "zstd frame cut short"));
-            }
-            if self.input.is_empty() {
-                return Ok(0);
-            }
-            let at = self.file_len.saturating_sub(self.input.len()) as u64;
-            let mut rest = self.input;
-            match self.dec.init(&mut rest) {
-                Ok(()) => {
-                    self.input = rest;
-                    map.note(self.produced, at);
-                    self.started = self.started.saturating_add(1);
-                    self.active = true;
-                }
-                Err(FrameDecoderError::ReadFrameHeaderError(
-                    ruzstd::frame::ReadFrameHeaderError::SkipFrame { length, .. },
-                )) => {
-                    let skip = 8usize.saturating_add(length as usize);
-                    match self.input.get(skip..) {
-                        Some(rest) => self.input = rest,
-                        None => return Err(zstd_error(true, "skippable frame cut short")),
+            let rest = input.get(off..).unwrap_or(&[]);
+            let at = self.pos.saturating_add(off as u64);
+            let before = out.len();
+            let step = match &mut self.codec {
+                Codec::Gzip(g) => g.step(rest, at, eof, out),
+                Codec::Brotli(b) => b.step(rest, at, eof, out),
+                Codec::Zstd(z) => {
+                    let started = z.active;
+                    let r = z.step(rest, at, eof, out, map, self.produced);
+                    if !started && z.active {
+                        self.frames = self.frames.saturating_add(1);
                     }
+                    r
                 }
-                // A frame header that needed bytes past the end of the file: cut.
-                Err(_) => return Err(zstd_error(rest.is_empty(), "zstd frame header")),
+            };
+            self.produced = self
+                .produced
+                .saturating_add(out.len().saturating_sub(before) as u64);
+            match step {
+                Ok(Step::Go(used)) => off = off.saturating_add(used).min(input.len()),
+                Ok(Step::Wait(hint)) => {
+                    self.wait = Some(hint.max(1));
+                    break;
+                }
+                Ok(Step::End) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    self.done = true;
+                    fault = Some(e);
+                    break;
+                }
+            }
+        }
+        self.pos = self.pos.saturating_add(off as u64);
+        let n = out.len().saturating_sub(start);
+        match fault {
+            None => Ok(n),
+            Some(e) if n == 0 => Err(e),
+            Some(e) => {
+                self.pending = Some(e);
+                Ok(n)
             }
         }
     }
 }
 
-/// File bytes handed to the brotli decoder per call.
-const BROTLI_INPUT: usize = 1 << 20;
+/// Room for [`STEP_OUT`] more bytes at the end of `out`, zeroed; the error when there is no
+/// memory for it.
+fn room(out: &mut Vec<u8>, at: u64) -> Result<usize, Error> {
+    let start = out.len();
+    if out.try_reserve(STEP_OUT).is_err() {
+        let want = (start as u64).saturating_add(STEP_OUT as u64);
+        return Err(Error::new(ErrorKind::OutOfMemory(want), at));
+    }
+    out.resize(start.saturating_add(STEP_OUT), 0);
+    Ok(start)
+}
 
-/// A raw brotli stream over the file bytes. Unlike a plain `Read` adapter, it tells a stream
-/// that stops because the file ends (`UnexpectedEof`: cut short) from damaged data
-/// (`InvalidData`), and bytes after the end of the stream are damage too.
-struct BrotliStream<'f> {
-    input: &'f [u8],
-    pos: usize,
+/// The input of a gzip or brotli decoder call at file offset `at` (see [`FEED_BLOCK`]), or
+/// the bytes missing for it.
+fn feed_block(input: &[u8], at: u64, eof: bool) -> Result<&[u8], u64> {
+    let end = (at / FEED_BLOCK)
+        .saturating_add(1)
+        .saturating_mul(FEED_BLOCK);
+    let want = usize::try_from(end.saturating_sub(at)).unwrap_or(usize::MAX);
+    match input.get(..want) {
+        Some(block) => Ok(block),
+        None if eof => Ok(input),
+        None => Err(want.saturating_sub(input.len()) as u64),
+    }
+}
+
+/// The fault of a file that ends at `at` + `input.len()` inside a piece of `name`.
+fn cut_at(name: &'static str, at: u64, input: &[u8]) -> Error {
+    Error::new(
+        ErrorKind::ContainerTruncated(name),
+        at.saturating_add(input.len() as u64),
+    )
+}
+
+/// Where a gzip member is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GzPart {
+    /// Its header comes next (the first member, or bytes after a member).
+    Header,
+    Deflate,
+    /// Its CRC-32 and size.
+    Trailer,
+    /// A member ended: the end of the file, or another member.
+    Between,
+}
+
+/// A gzip file: members (header, raw deflate, trailer) one after another.
+struct Gzip {
+    part: GzPart,
+    inflate: flate2::Decompress,
+    crc: flate2::Crc,
+}
+
+/// The length of the gzip member header at the start of `b`: `Err(Ok(n))` when `b` holds only
+/// its first bytes (`n` more are needed, at least), `Err(Err(i))` when byte `i` is no gzip header.
+fn gzip_header_len(b: &[u8]) -> Result<usize, Result<u64, usize>> {
+    // The magic, the deflate method, no reserved flag.
+    for (i, &x) in b.iter().take(4).enumerate() {
+        let ok = match i {
+            0 => x == 0x1f,
+            1 => x == 0x8b,
+            2 => x == 8,
+            _ => x & 0xe0 == 0,
+        };
+        if !ok {
+            return Err(Err(i));
+        }
+    }
+    let flags = b.get(3).copied().unwrap_or(0);
+    let mut len = 10usize;
+    let short = |len: usize| Err(Ok((len.saturating_sub(b.len()) as u64).max(1)));
+    if b.len() < len {
+        return short(len);
+    }
+    if flags & 4 != 0 {
+        let Some(&[lo, hi]) = b.get(len..len.saturating_add(2)) else {
+            return short(len.saturating_add(2));
+        };
+        len = len
+            .saturating_add(2)
+            .saturating_add(usize::from(u16::from_le_bytes([lo, hi])));
+    }
+    for flag in [8u8, 16] {
+        if flags & flag != 0 {
+            match b
+                .get(len..)
+                .and_then(|rest| rest.iter().position(|&x| x == 0))
+            {
+                Some(nul) => len = len.saturating_add(nul).saturating_add(1),
+                None => return short(b.len().max(len).saturating_add(1)),
+            }
+        }
+    }
+    if flags & 2 != 0 {
+        len = len.saturating_add(2);
+    }
+    if b.len() < len {
+        return short(len);
+    }
+    Ok(len)
+}
+
+impl Gzip {
+    const NAME: &'static str = "gzip";
+
+    fn step(&mut self, input: &[u8], at: u64, eof: bool, out: &mut Vec<u8>) -> Result<Step, Error> {
+        let damaged = |off: u64| Error::new(ErrorKind::Container(Self::NAME), off);
+        match self.part {
+            GzPart::Between => {
+                if input.is_empty() {
+                    return Ok(if eof { Step::End } else { Step::Wait(1) });
+                }
+                self.part = GzPart::Header;
+                Ok(Step::Go(0))
+            }
+            GzPart::Header => match gzip_header_len(input) {
+                Ok(len) => {
+                    self.part = GzPart::Deflate;
+                    self.inflate.reset(false);
+                    self.crc.reset();
+                    Ok(Step::Go(len))
+                }
+                Err(Ok(_)) if eof => Err(cut_at(Self::NAME, at, input)),
+                Err(Ok(more)) => Ok(Step::Wait(more)),
+                Err(Err(i)) => Err(damaged(at.saturating_add(i as u64))),
+            },
+            GzPart::Trailer => {
+                let Some(&[c0, c1, c2, c3, s0, s1, s2, s3]) = input.get(..8) else {
+                    if eof {
+                        return Err(cut_at(Self::NAME, at, input));
+                    }
+                    return Ok(Step::Wait(8u64.saturating_sub(input.len() as u64)));
+                };
+                let crc = u32::from_le_bytes([c0, c1, c2, c3]);
+                let size = u32::from_le_bytes([s0, s1, s2, s3]);
+                if crc != self.crc.sum() || size != self.crc.amount() {
+                    return Err(damaged(at));
+                }
+                self.part = GzPart::Between;
+                Ok(Step::Go(8))
+            }
+            GzPart::Deflate => {
+                let block = match feed_block(input, at, eof) {
+                    Ok(b) => b,
+                    Err(more) => return Ok(Step::Wait(more)),
+                };
+                let start = room(out, at)?;
+                let (in0, out0) = (self.inflate.total_in(), self.inflate.total_out());
+                let dst = out.get_mut(start..).unwrap_or(&mut []);
+                let r = self
+                    .inflate
+                    .decompress(block, dst, flate2::FlushDecompress::None);
+                let used = self.inflate.total_in().saturating_sub(in0) as usize;
+                let made = self.inflate.total_out().saturating_sub(out0) as usize;
+                out.truncate(start.saturating_add(made));
+                self.crc.update(out.get(start..).unwrap_or(&[]));
+                match r {
+                    Err(_) => Err(damaged(at.saturating_add(used as u64))),
+                    Ok(flate2::Status::StreamEnd) => {
+                        self.part = GzPart::Trailer;
+                        Ok(Step::Go(used))
+                    }
+                    Ok(_) if used > 0 || made > 0 => Ok(Step::Go(used)),
+                    // Nothing more comes of the bytes there are.
+                    Ok(_) if block.is_empty() => Err(cut_at(Self::NAME, at, input)),
+                    Ok(_) => Err(damaged(at)),
+                }
+            }
+        }
+    }
+}
+
+/// A raw brotli stream; bytes after its end are damage.
+struct Brotli {
     state: BrotliState<StandardAlloc, StandardAlloc, StandardAlloc>,
-    /// What the next read reports once the bytes decoded before it are handed out.
-    end: Option<std::io::ErrorKind>,
     finished: bool,
 }
 
-impl<'f> BrotliStream<'f> {
-    fn new(input: &'f [u8]) -> Self {
-        BrotliStream {
-            input,
-            pos: 0,
-            state: BrotliState::new(
-                StandardAlloc::default(),
-                StandardAlloc::default(),
-                StandardAlloc::default(),
-            ),
-            end: None,
-            finished: false,
-        }
-    }
+impl Brotli {
+    const NAME: &'static str = "brotli";
 
-    /// File bytes not yet consumed.
-    fn rest_len(&self) -> usize {
-        self.input.len().saturating_sub(self.pos)
+    fn step(&mut self, input: &[u8], at: u64, eof: bool, out: &mut Vec<u8>) -> Result<Step, Error> {
+        let damaged = |off: u64| Error::new(ErrorKind::Container(Self::NAME), off);
+        if self.finished {
+            return match (input.is_empty(), eof) {
+                (true, true) => Ok(Step::End),
+                (true, false) => Ok(Step::Wait(1)),
+                (false, _) => Err(damaged(at)),
+            };
+        }
+        let block = match feed_block(input, at, eof) {
+            Ok(b) => b,
+            Err(more) => return Ok(Step::Wait(more)),
+        };
+        let start = room(out, at)?;
+        let dst = out.get_mut(start..).unwrap_or(&mut []);
+        let (mut avail_in, mut in_off) = (block.len(), 0usize);
+        let (mut avail_out, mut out_off, mut total) = (dst.len(), 0usize, 0usize);
+        let r = BrotliDecompressStream(
+            &mut avail_in,
+            &mut in_off,
+            block,
+            &mut avail_out,
+            &mut out_off,
+            dst,
+            &mut total,
+            &mut self.state,
+        );
+        let used = in_off.min(block.len());
+        let made = out_off.min(STEP_OUT);
+        out.truncate(start.saturating_add(made));
+        match r {
+            BrotliResult::ResultSuccess => {
+                self.finished = true;
+                Ok(Step::Go(used))
+            }
+            BrotliResult::NeedsMoreOutput => Ok(Step::Go(used)),
+            BrotliResult::NeedsMoreInput if used > 0 || made > 0 => Ok(Step::Go(used)),
+            // Nothing more comes of the bytes there are.
+            BrotliResult::NeedsMoreInput if block.is_empty() => Err(cut_at(Self::NAME, at, input)),
+            BrotliResult::NeedsMoreInput | BrotliResult::ResultFailure => {
+                Err(damaged(at.saturating_add(used as u64)))
+            }
+        }
     }
 }
 
-impl Read for BrotliStream<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if let Some(kind) = self.end {
-            return Err(std::io::Error::new(kind, "brotli stream"));
-        }
-        if self.finished || buf.is_empty() {
-            return Ok(0);
-        }
-        let mut avail_out = buf.len();
-        let mut out_off = 0;
-        let mut total = 0;
-        loop {
-            // The input in bounded slices: the decoder keeps offsets in narrower integers.
-            let stop = self.pos.saturating_add(BROTLI_INPUT).min(self.input.len());
-            let input = self.input.get(..stop).unwrap_or(&[]);
-            let mut avail_in = stop.saturating_sub(self.pos);
-            let mut in_off = self.pos;
-            let r = BrotliDecompressStream(
-                &mut avail_in,
-                &mut in_off,
-                input,
-                &mut avail_out,
-                &mut out_off,
-                buf,
-                &mut total,
-                &mut self.state,
-            );
-            self.pos = in_off.min(stop);
-            match r {
-                BrotliResult::NeedsMoreOutput => {}
-                BrotliResult::ResultSuccess => {
-                    self.finished = true;
-                    if self.rest_len() > 0 {
-                        self.end = Some(std::io::ErrorKind::InvalidData);
-                    }
-                }
-                BrotliResult::NeedsMoreInput if self.pos < self.input.len() => {
-                    if out_off == 0 {
-                        continue;
-                    }
-                }
-                BrotliResult::NeedsMoreInput => {
-                    // The file ends. Before asking for input the decoder hands out what it has
-                    // decoded, as far as `buf` has room: with `buf` full it may hold more (up
-                    // to its window), which the next read gets. The stream is cut short once
-                    // a read leaves room.
-                    if avail_out > 0 {
-                        self.end = Some(std::io::ErrorKind::UnexpectedEof);
-                    }
-                }
-                BrotliResult::ResultFailure => self.end = Some(std::io::ErrorKind::InvalidData),
+/// zstd frames one after another, skippable frames (the seek table) skipped. Blocks are decoded
+/// one at a time, and a block that is neither the last of its frame nor holds any byte is
+/// damage: no encoder writes one, and a run of them (zeros after a block boundary) would
+/// otherwise be decoded for as long as the file lasts.
+struct Zstd {
+    dec: ruzstd::frame_decoder::FrameDecoder,
+    /// A frame is being decoded.
+    active: bool,
+    /// The frame being decoded ends with a checksum.
+    checksum: bool,
+    /// The file ended inside the current frame, which was ended there.
+    cut: bool,
+}
+
+/// The length of the frame header (or whole skippable frame) at the start of `b`, as far as
+/// `b` tells it: a longer answer once more bytes have come is possible only when `b` is shorter
+/// than the answer. A magic that is neither needs 4 bytes (the decoder reads them and stops).
+fn zstd_header_len(b: &[u8]) -> u64 {
+    let Some(&[m0, m1, m2, m3]) = b.get(..4) else {
+        return 4;
+    };
+    let magic = u32::from_le_bytes([m0, m1, m2, m3]);
+    if magic & 0xffff_fff0 == 0x184d_2a50 {
+        return match b.get(4..8) {
+            Some(&[l0, l1, l2, l3]) => {
+                8u64.saturating_add(u64::from(u32::from_le_bytes([l0, l1, l2, l3])))
             }
-            break;
+            _ => 8,
+        };
+    }
+    if magic != u32::from_le_bytes(crate::container::ZSTD_MAGIC) {
+        return 4;
+    }
+    let Some(&d) = b.get(4) else { return 5 };
+    let single = u64::from(d & 0x20 != 0);
+    let dict = match d & 3 {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        _ => 4,
+    };
+    let size = match d >> 6 {
+        0 => single,
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    5 + (1 - single) + dict + size
+}
+
+/// The length of the block at the start of `b` (its header, its content, and the frame's
+/// checksum after a last block), as far as `b` tells it. A header the decoder refuses (a
+/// reserved type, content over 128 KiB) is 3 bytes: it reads no more.
+fn zstd_block_len(b: &[u8], checksum: bool) -> u64 {
+    let Some(&[b0, b1, b2]) = b.get(..3) else {
+        return 3;
+    };
+    let h = u32::from(b0) | (u32::from(b1) << 8) | (u32::from(b2) << 16);
+    let size = u64::from(h >> 3);
+    let content = match (h >> 1) & 3 {
+        _ if size > 128 << 10 => return 3,
+        0 | 2 => size,
+        1 => 1,
+        _ => return 3,
+    };
+    let sum = if h & 1 == 1 && checksum { 4 } else { 0 };
+    3 + content + sum
+}
+
+impl Zstd {
+    const NAME: &'static str = "zstd";
+
+    fn step(
+        &mut self,
+        input: &[u8],
+        at: u64,
+        eof: bool,
+        out: &mut Vec<u8>,
+        map: &mut OffsetMap,
+        produced: u64,
+    ) -> Result<Step, Error> {
+        use ruzstd::frame_decoder::{BlockDecodingStrategy, FrameDecoderError};
+        let damaged = |off: u64| Error::new(ErrorKind::Container(Self::NAME), off);
+        if self.cut && !self.active {
+            return Err(cut_at(Self::NAME, at, input));
         }
-        match self.end {
-            Some(kind) if out_off == 0 => Err(std::io::Error::new(kind, "brotli stream")),
-            _ => Ok(out_off),
+        if self.active {
+            // What the decoder has ready (all of it once the frame ends, else what lies
+            // beyond its window).
+            let start = room(out, at)?;
+            let dst = out.get_mut(start..).unwrap_or(&mut []);
+            let r = self.dec.read(dst);
+            let made = r.as_ref().map_or(0, |&n| n.min(STEP_OUT));
+            out.truncate(start.saturating_add(made));
+            if r.is_err() {
+                return Err(damaged(at));
+            }
+            if made > 0 {
+                return Ok(Step::Go(0));
+            }
+            if self.dec.is_finished() || self.cut {
+                self.active = false;
+                return Ok(Step::Go(0));
+            }
+            // The next block's 3-byte header: bit 0 = last, bits 3.. = size.
+            if let Some(&[b0, b1, b2]) = input.get(..3) {
+                let h = u32::from(b0) | (u32::from(b1) << 8) | (u32::from(b2) << 16);
+                if h & 1 == 0 && h >> 3 == 0 {
+                    return Err(damaged(at));
+                }
+            }
+            let need = zstd_block_len(input, self.checksum);
+            let Some(block) = usize::try_from(need).ok().and_then(|n| input.get(..n)) else {
+                if !eof {
+                    return Ok(Step::Wait(need.saturating_sub(input.len() as u64)));
+                }
+                // The file ends inside this block (or the checksum): end the frame here with an
+                // empty last block, so that every byte the whole blocks before the cut decoded
+                // comes out before the cut is reported.
+                self.cut = true;
+                let _ = self
+                    .dec
+                    .decode_blocks(&END_FRAME[..], BlockDecodingStrategy::UptoBlocks(1));
+                return Ok(Step::Go(input.len()));
+            };
+            let mut rest = block;
+            let r = self
+                .dec
+                .decode_blocks(&mut rest, BlockDecodingStrategy::UptoBlocks(1));
+            let used = block.len().saturating_sub(rest.len());
+            return match r {
+                Ok(_) => Ok(Step::Go(used)),
+                Err(_) => Err(damaged(at.saturating_add(used as u64))),
+            };
+        }
+        if input.is_empty() {
+            return Ok(if eof { Step::End } else { Step::Wait(1) });
+        }
+        let need = zstd_header_len(input);
+        let Some(header) = usize::try_from(need).ok().and_then(|n| input.get(..n)) else {
+            if eof {
+                return Err(cut_at(Self::NAME, at, input));
+            }
+            return Ok(Step::Wait(need.saturating_sub(input.len() as u64)));
+        };
+        let mut rest = header;
+        match self.dec.init(&mut rest) {
+            Ok(()) => {
+                map.note(produced, at);
+                self.active = true;
+                self.checksum = header.get(4).is_some_and(|d| d & 4 != 0);
+                Ok(Step::Go(header.len().saturating_sub(rest.len())))
+            }
+            Err(FrameDecoderError::ReadFrameHeaderError(
+                ruzstd::frame::ReadFrameHeaderError::SkipFrame { .. },
+            )) => Ok(Step::Go(header.len())),
+            Err(_) => Err(damaged(at)),
         }
     }
 }
@@ -528,9 +850,7 @@ enum Inner<'f> {
         chunks: SnappyChunks<'f>,
         decoder: snap::raw::Decoder,
     },
-    Gzip(Box<flate2::read::MultiGzDecoder<&'f [u8]>>),
-    Brotli(Box<BrotliStream<'f>>),
-    Zstd(Box<ZstdFrames<'f>>),
+    Stream(Box<StreamDecoder>),
 }
 
 /// The decompressed stream of a file, produced piece by piece (a snappy chunk, or 256 KiB of a
@@ -605,11 +925,10 @@ impl<'f> ContainerSource<'f> {
                 chunks: SnappyChunks::new(file)?,
                 decoder: snap::raw::Decoder::new(),
             },
-            Container::Gzip => Inner::Gzip(Box::new(flate2::read::MultiGzDecoder::new(file))),
-            Container::Brotli => Inner::Brotli(Box::new(BrotliStream::new(file))),
-            Container::Zstd | Container::ZstdSeekable => {
-                Inner::Zstd(Box::new(ZstdFrames::new(file)))
-            }
+            other => match StreamDecoder::new(other) {
+                Some(d) => Inner::Stream(Box::new(d)),
+                None => return Err(Error::new(ErrorKind::Container(other.name()), 0)),
+            },
         };
         Ok(ContainerSource {
             container,
@@ -647,7 +966,10 @@ impl<'f> ContainerSource<'f> {
         ContainerSource {
             container,
             file,
-            inner: Inner::Gzip(Box::new(flate2::read::MultiGzDecoder::new(&[][..]))),
+            inner: Inner::Snappy {
+                chunks: SnappyChunks::empty(),
+                decoder: snap::raw::Decoder::new(),
+            },
             done: true,
             pending: Some(e),
             produced: 0,
@@ -673,48 +995,11 @@ impl<'f> ContainerSource<'f> {
 
     /// The file bytes read so far (for progress: all of the file once the stream has ended).
     pub fn consumed(&self) -> u64 {
-        let rest = match &self.inner {
-            Inner::Snappy { chunks, .. } => chunks.rest_len(),
-            Inner::Gzip(d) => d.get_ref().len(),
-            Inner::Brotli(d) => d.rest_len(),
-            Inner::Zstd(z) => z.input.len(),
-        };
-        (self.file.len() as u64).saturating_sub(rest as u64)
-    }
-
-    fn read_piece<R: Read>(
-        r: &mut R,
-        out: &mut Vec<u8>,
-        name: &'static str,
-    ) -> (usize, Option<(ErrorKind, bool)>) {
-        let start = out.len();
-        if out.try_reserve(PIECE).is_err() {
-            let want = (start as u64).saturating_add(PIECE as u64);
-            return (0, Some((ErrorKind::OutOfMemory(want), false)));
-        }
-        out.resize(start.saturating_add(PIECE), 0);
-        let mut filled = 0;
-        let result = loop {
-            let Some(buf) = out.get_mut(start + filled..) else {
-                break Ok(());
-            };
-            if buf.is_empty() {
-                break Ok(());
+        match &self.inner {
+            Inner::Snappy { chunks, .. } => {
+                (self.file.len() as u64).saturating_sub(chunks.rest_len() as u64)
             }
-            match r.read(buf) {
-                Ok(0) => break Ok(()),
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => break Err(e),
-            }
-        };
-        out.truncate(start + filled);
-        match result {
-            Ok(()) => (filled, None),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                (filled, Some((ErrorKind::ContainerTruncated(name), true)))
-            }
-            Err(_) => (filled, Some((ErrorKind::Container(name), false))),
+            Inner::Stream(d) => d.consumed(),
         }
     }
 }
@@ -748,8 +1033,7 @@ impl ContainerSource<'_> {
         if self.done {
             return Ok(0);
         }
-        let name = self.container.name();
-        let r = match &mut self.inner {
+        match &mut self.inner {
             Inner::Snappy { chunks, decoder } => {
                 let at = self.file.len().saturating_sub(chunks.rest_len());
                 let chunk = match chunks.next() {
@@ -768,7 +1052,7 @@ impl ContainerSource<'_> {
                     }
                     Some(Ok(c)) => snappy_chunk(decoder, c, out),
                 };
-                return match chunk {
+                match chunk {
                     (n, None) => Ok(n),
                     (0, Some(e)) => {
                         self.done = true;
@@ -779,40 +1063,16 @@ impl ContainerSource<'_> {
                         self.pending = Some(e);
                         Ok(n)
                     }
-                };
+                }
             }
-            Inner::Gzip(d) => Self::read_piece(d, out, name),
-            Inner::Brotli(d) => Self::read_piece(d, out, name),
-            Inner::Zstd(d) => {
-                let first = d.started;
-                let mut noting = Noting {
-                    frames: d,
-                    map: &mut self.offsets,
-                    first,
-                    got: 0,
-                };
-                Self::read_piece(&mut noting, out, name)
+            // The whole file is there: the decoder reads it to its end.
+            Inner::Stream(d) => {
+                let rest = usize::try_from(d.consumed())
+                    .ok()
+                    .and_then(|at| self.file.get(at..))
+                    .unwrap_or(&[]);
+                d.fill(rest, true, out, &mut self.offsets)
             }
-        };
-        let (n, fault) = r;
-        let fault = fault.map(|(kind, at_end)| {
-            let off = if at_end {
-                self.file.len() as u64
-            } else {
-                self.consumed()
-            };
-            Error::new(kind, off)
-        });
-        if n == 0 || fault.is_some() {
-            self.done = true;
-        }
-        match fault {
-            Some(e) if n == 0 => Err(e),
-            Some(e) => {
-                self.pending = Some(e);
-                Ok(n)
-            }
-            None => Ok(n),
         }
     }
 }

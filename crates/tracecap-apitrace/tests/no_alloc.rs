@@ -1,7 +1,7 @@
 //! The stream layer allocates nothing per event: walking every event and every value of the
 //! biggest corpus trace allocates zero times with `FixedSigTable`, and with `SigTable` only as
 //! many times as there are signatures (amortised growth), never per call. The push parser, once
-//! its window has grown, allocates nothing at all.
+//! its window has grown, allocates nothing at all, in every container.
 
 use tracecap_testkit::{allocs, CountingAlloc};
 
@@ -217,4 +217,71 @@ fn the_push_parser_does_not_allocate_per_event() {
         0,
         "push walk by parse_many allocated"
     );
+}
+
+/// The events and values of `file` pushed in 64 KiB pieces with `FixedSigTable`, and the
+/// allocations after the first 20,000 events.
+#[cfg(feature = "write")]
+fn pushed_allocations(file: &[u8]) -> (u64, u64, u64) {
+    use tracecap_apitrace::{PushParser, Pushed};
+
+    let mut table: Box<FixedSigTable<256>> = Box::default();
+    let mut parser = PushParser::with_table(&mut *table);
+    let mut buffer: Vec<u8> = Vec::with_capacity(file.len());
+    let mut pieces = file.chunks(64 << 10);
+    let (mut events, mut values) = (0u64, 0u64);
+    let mut warm = None;
+    loop {
+        let answer = parser.parse_many(&buffer, pieces.len() == 0, |p| {
+            events += 1;
+            for d in p.details() {
+                values += detail(d.unwrap(), p.table());
+            }
+        });
+        match answer.unwrap() {
+            Pushed::Item { consumed, .. } => {
+                buffer.drain(..consumed);
+                if warm.is_none() && events >= 20_000 {
+                    warm = Some(allocs());
+                }
+            }
+            Pushed::NeedMore { .. } => buffer.extend_from_slice(pieces.next().unwrap()),
+            Pushed::End => break,
+        }
+    }
+    (events, values, (allocs() - warm.unwrap()) as u64)
+}
+
+/// The push parser over the same trace (1.6 MB of stream) in gzip, brotli and zstd (frames of
+/// 128 KiB of stream, so that frames start after warm-up): once warm, no allocation for the
+/// rest of the file, as for snappy.
+#[cfg(feature = "write")]
+#[test]
+fn the_push_parser_does_not_allocate_per_event_in_any_container() {
+    use tracecap_apitrace::write;
+
+    let Some(corpus) = tracecap_testkit::corpus("apitrace") else {
+        println!("SKIPPED: no apitrace corpus");
+        return;
+    };
+    let path = corpus.join("produced-apitrace-11.1/glxgears_backtrace.trace");
+    let file = std::fs::read(&path).unwrap();
+    let stream = decompress(&file).unwrap().data;
+    let (events, values, _) = pushed_allocations(&file);
+    for (name, file) in [
+        ("gzip", write::gzip(&stream)),
+        ("zstd", write::zstd(&stream, 128 << 10, true)),
+        ("brotli", write::brotli(&stream)),
+    ] {
+        let (e, v, after) = pushed_allocations(&file);
+        assert_eq!((e, v), (events, values), "{name}");
+        eprintln!(
+            "{name}: {after} allocations after warm-up ({} bytes of stream)",
+            stream.len()
+        );
+        assert_eq!(
+            after, 0,
+            "{name}: push walk allocated {after} times after warm-up"
+        );
+    }
 }

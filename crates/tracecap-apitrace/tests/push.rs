@@ -1,5 +1,5 @@
 //! The push parser gives what the whole-file reader gives: on every corpus trace and on traces
-//! made by the writer, fed in random pieces (empty ones and single bytes included), cut short
+//! made by the writer (in every container: snappy, gzip, brotli, zstd), fed in random pieces (empty ones and single bytes included), cut short
 //! at random, and with bytes changed at random, the events (as their `Debug` text, which holds
 //! their offsets and the bytes of their details), their order and the final error (kind and
 //! offset, and the file offset it maps to) equal those of `Capture::parse` and its walk over
@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
 use tracecap_apitrace::{
-    decompress, Calls, Capture, ChunkedReader, Container, ContainerSource, Error, ErrorKind,
-    KeptCalls, Parsed, PushParser, Pushed, SigTable, Stream,
+    decompress, Calls, Capture, ChunkedReader, ContainerSource, Error, KeptCalls, Parsed,
+    PushParser, Pushed, SigTable, Stream,
 };
 
 /// What a walk gives: each event's `Debug` text and its function's name, then the error that
@@ -197,28 +197,12 @@ fn corpus() -> &'static [(String, Vec<u8>, Walk)] {
     })
 }
 
-fn is_snappy(file: &[u8]) -> bool {
-    file.starts_with(b"at")
-}
-
-/// What the push parser must give for `file`: the whole-file walk for snappy, the refusal of
-/// the container otherwise.
-fn expected(file: &[u8], w: &Walk) -> Walk {
-    if is_snappy(file) || file.len() < 4 {
-        Walk {
-            events: w.events.clone(),
-            end: w.end,
-            end_at: w.end_at,
-        }
-    } else {
-        let name = Container::detect(&file[..4])
-            .map(|c| c.name())
-            .unwrap_or("?");
-        Walk {
-            events: Vec::new(),
-            end: Some(Error::new(ErrorKind::PushContainer(name), 0)),
-            end_at: Some(0),
-        }
+/// What the push parser must give for `file`: the whole-file walk, in every container.
+fn expected(_file: &[u8], w: &Walk) -> Walk {
+    Walk {
+        events: w.events.clone(),
+        end: w.end,
+        end_at: w.end_at,
     }
 }
 
@@ -247,13 +231,41 @@ fn value() -> impl Strategy<Value = WValue> {
 /// snappy chunks of `chunk` stream bytes, sometimes with bytes after the stream that are no
 /// event (`tail`).
 fn trace() -> impl Strategy<Value = Vec<u8>> {
+    (stream(), 1usize..3000, any::<bool>()).prop_map(|(stream, chunk, end_mark)| {
+        let mut file = write::snappy(&stream, chunk);
+        if end_mark {
+            // A zero length ends the container; what follows is not read.
+            file.extend_from_slice(&[0, 0, 0, 0, 0x55, 0x66]);
+        }
+        file
+    })
+}
+
+/// A trace made by the writer in any container: snappy (as [`trace`] makes it), gzip, brotli,
+/// or zstd frames of `chunk` stream bytes with or without the seek table.
+fn any_trace() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![1 => trace(), 3 => stream_trace()]
+}
+
+/// A trace made by the writer in a container the decoders read as a stream: gzip, brotli, or
+/// zstd frames of `frame` stream bytes with or without the seek table.
+fn stream_trace() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        stream().prop_map(|s| write::gzip(&s)),
+        stream().prop_map(|s| write::brotli(&s)),
+        (stream(), 1usize..3000, any::<bool>())
+            .prop_map(|(s, frame, seekable)| write::zstd(&s, frame, seekable)),
+    ]
+}
+
+/// The event stream of a trace made by the writer: calls of three functions with random
+/// arguments, sometimes with bytes after the last event that are no event.
+fn stream() -> impl Strategy<Value = Vec<u8>> {
     (
         prop::collection::vec((0usize..3, prop::collection::vec(value(), 0..3)), 0..40),
-        1usize..3000,
         prop::collection::vec(any::<u8>(), 0..3),
-        any::<bool>(),
     )
-        .prop_map(|(calls, chunk, tail, end_mark)| {
+        .prop_map(|(calls, tail)| {
             let mut w = Writer::new(6, 6, &[(b"process.name", b"push")]);
             for (f, name, args) in FUNCS {
                 w.function(f, name, args);
@@ -268,12 +280,7 @@ fn trace() -> impl Strategy<Value = Vec<u8>> {
                 w.leave(no, &[WDetail::Ret(WValue::UInt(i as u64))]);
             }
             w.raw(&tail);
-            let mut file = write::snappy(&w.finish(), chunk);
-            if end_mark {
-                // A zero length ends the container; what follows is not read.
-                file.extend_from_slice(&[0, 0, 0, 0, 0x55, 0x66]);
-            }
-            file
+            w.finish()
         })
 }
 
@@ -321,19 +328,53 @@ fn the_doc_example_in_every_cut() {
     }
 }
 
+/// A trace of a few thousand calls (several blocks of input to the gzip and brotli decoders,
+/// several zstd frames) in every container, given byte by byte and in pieces of 1000 bytes:
+/// every event, and the same cut short anywhere.
 #[test]
-fn non_snappy_containers_are_refused() {
-    let stream = Writer::new(6, 6, &[]).finish();
-    for file in [
-        write::gzip(&stream),
-        write::brotli(&stream),
-        write::zstd(&stream, 100, true),
+fn every_container_is_read() {
+    let mut w = Writer::new(6, 6, &[(b"process.name", b"push")]);
+    for (f, name, args) in FUNCS {
+        w.function(f, name, args);
+    }
+    for i in 0..3000u64 {
+        let no = w.enter(
+            i % 3,
+            FUNCS[(i % 3) as usize].0,
+            &[WDetail::Arg(0, WValue::UInt(i * i))],
+        );
+        w.leave(
+            no,
+            &[WDetail::Ret(WValue::Blob(
+                i.to_le_bytes().repeat(1 + i as usize % 5),
+            ))],
+        );
+    }
+    let stream = w.finish();
+    for (name, file) in [
+        ("snappy", write::snappy(&stream, 10_000)),
+        ("gzip", write::gzip(&stream)),
+        ("brotli", write::brotli(&stream)),
+        ("zstd", write::zstd(&stream, 10_000, false)),
+        ("zstd-seekable", write::zstd(&stream, 10_000, true)),
     ] {
-        let got = pushed(&file, &[], 0);
-        assert!(matches!(
-            got.end.map(|e| e.kind),
-            Some(ErrorKind::PushContainer(_))
-        ));
+        let w = whole(&file);
+        assert_eq!(w.events.len(), 6000, "{name}");
+        assert_eq!(w.end, None, "{name}");
+        let thousands: Vec<usize> = (0..file.len()).step_by(1000).collect();
+        for mode in 0..4 {
+            assert_eq!(pushed(&file, &thousands, mode), w, "{name}");
+        }
+        assert_eq!(pushed(&file, &byte_by_byte(&file), 0), w, "{name}");
+        for cut in (0..file.len()).step_by(file.len() / 37 + 1) {
+            let cut_file = &file[..cut];
+            let c: Vec<usize> = (0..cut).step_by(777).collect();
+            assert_eq!(
+                pushed(cut_file, &c, 2),
+                whole(cut_file),
+                "{name} cut at {cut}"
+            );
+        }
     }
 }
 
@@ -361,14 +402,11 @@ fn the_end_mark_ends_the_walk() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
 
-    /// `KeptCalls` over the push parser's events gives the calls `Calls` gives: every snappy
-    /// corpus trace in random pieces.
+    /// `KeptCalls` over the push parser's events gives the calls `Calls` gives: every corpus
+    /// trace in random pieces.
     #[test]
     fn corpus_calls_kept(c in cuts(600_000)) {
         for (name, file, _) in corpus() {
-            if !is_snappy(file) {
-                continue;
-            }
             let c: Vec<usize> = c.iter().map(|&x| x % (file.len() + 1)).collect();
             let (calls, failed) = calls_whole(file);
             prop_assert!(!calls.is_empty(), "{}", name);
@@ -415,7 +453,7 @@ proptest! {
     /// or not.
     #[test]
     fn written_calls_kept(
-        file in trace(),
+        file in any_trace(),
         c in cuts(20_000),
         at in any::<prop::sample::Index>(),
         cut in any::<bool>(),
@@ -433,7 +471,7 @@ proptest! {
 
     /// Traces from the writer, in random pieces.
     #[test]
-    fn written_in_random_pieces(file in trace(), c in cuts(20_000), mode in 0u8..4) {
+    fn written_in_random_pieces(file in any_trace(), c in cuts(20_000), mode in 0u8..4) {
         let w = whole(&file);
         prop_assert_eq!(pushed(&file, &c, mode), w);
     }
@@ -465,10 +503,46 @@ proptest! {
         prop_assert_eq!(matches!(last, Pushed::End), ended);
     }
 
+    /// Without `eof`, a zstd trace given whole yields every event (each frame is decoded once
+    /// it is whole), and a gzip or brotli trace the events of its whole blocks of input (a
+    /// prefix of the walk: the last block, shorter than `FEED_BLOCK`, waits for more bytes or
+    /// for `eof`); then the parser asks for more. A fault of the stream met on the way is given
+    /// as the whole walk gives it.
+    #[test]
+    fn streams_give_their_events_without_eof(file in stream_trace()) {
+        let w = whole(&file);
+        let mut parser = PushParser::new();
+        let mut events = Vec::new();
+        let mut at = 0;
+        let last = loop {
+            match parser.parse(&file[at..], false) {
+                Ok(Pushed::Item { consumed, item: (event, table) }) => {
+                    events.push(describe(&event, table));
+                    at += consumed;
+                }
+                Ok(other) => break Ok(other.map(|_| ())),
+                Err(e) => break Err(e),
+            }
+        };
+        prop_assert!(events.len() <= w.events.len());
+        prop_assert_eq!(&events[..], &w.events[..events.len()]);
+        match last {
+            Ok(Pushed::NeedMore { .. }) => {}
+            Ok(_) => prop_assert!(false, "ended without eof"),
+            Err(e) => {
+                prop_assert_eq!(Some(e), w.end);
+                prop_assert_eq!(&events, &w.events);
+            }
+        }
+        if file.starts_with(&tracecap_apitrace::ZSTD_MAGIC) && w.end.is_none() {
+            prop_assert_eq!(&events, &w.events);
+        }
+    }
+
     /// Traces from the writer, cut anywhere: the error of the cut file.
     #[test]
     fn written_cut_short(
-        file in trace(),
+        file in any_trace(),
         at in any::<prop::sample::Index>(),
         c in cuts(20_000),
         mode in 0u8..4,
@@ -481,7 +555,7 @@ proptest! {
     /// alike): the same events and the same error.
     #[test]
     fn written_and_damaged(
-        file in trace(),
+        file in any_trace(),
         changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         c in cuts(20_000),
         mode in 0u8..4,

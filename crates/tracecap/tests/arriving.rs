@@ -210,3 +210,173 @@ fn the_push_loop_yields_every_record_and_holds_a_bounded_buffer() {
     };
     assert!(at > last && at < 1000);
 }
+
+/// A reader that gives its bytes in pieces of 1 to `max` bytes, sizes drawn at random.
+struct Pieces {
+    data: Vec<u8>,
+    at: usize,
+    rng: u64,
+    max: usize,
+}
+
+impl std::io::Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        let want = 1 + (self.rng % self.max as u64) as usize;
+        let rest = &self.data[self.at..];
+        let n = want.min(buf.len()).min(rest.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// The Chrome JSON of an apitrace trace and how its conversion ended: whole, or arriving in
+/// pieces of at most `max` bytes.
+fn apitrace_converted(data: &[u8], max: Option<usize>) -> (Vec<u8>, Result<(), String>) {
+    use tracecap::adapter::apitrace::{convert, convert_arriving};
+    let mut sink = tracecap::export::ChromeJson::new(Vec::new()).unwrap();
+    let result = match max {
+        None => convert(data, &mut sink).map_err(|e| e.to_string()),
+        Some(max) => {
+            let pieces = Pieces {
+                data: data.to_vec(),
+                at: 0,
+                rng: 0x2545_f491_4f6c_dd1d ^ data.len() as u64,
+                max,
+            };
+            let path = std::path::Path::new("pieces");
+            let mut source = Arriving::stream(Box::new(pieces), path);
+            match convert_arriving(&mut source, &mut Vec::new(), &mut sink)
+                .unwrap()
+                .unwrap()
+            {
+                Ok(pumped) => {
+                    assert_eq!(pumped.read, data.len() as u64);
+                    Ok(())
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    };
+    (sink.finish().unwrap(), result)
+}
+
+/// apitrace traces in every container (snappy, gzip, brotli, zstd with and without the seek
+/// table), sound, cut short and with bytes changed, converted as they arrive in small pieces,
+/// give what the whole-file conversion gives, faults included: gzip, brotli and zstd streams
+/// are decoded as they arrive, not read whole first.
+#[test]
+fn apitrace_in_every_container_converts_as_it_arrives() {
+    use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
+    let mut w = Writer::new(6, 6, &[(b"process.name", b"arriving")]);
+    w.function(0, b"glClear", &[b"mask"]);
+    w.function(1, b"glXSwapBuffers", &[b"dpy", b"drawable"]);
+    for i in 0..4000u64 {
+        let thread = i % 3;
+        let no = w.enter(thread, i % 2, &[WDetail::Arg(0, WValue::UInt(i * 7919))]);
+        w.leave(
+            no,
+            &[WDetail::Ret(WValue::Blob(vec![i as u8; (i % 40) as usize]))],
+        );
+    }
+    let stream = w.finish();
+    let files = [
+        ("snappy", write::snappy(&stream, 20_000)),
+        ("gzip", write::gzip(&stream)),
+        ("brotli", write::brotli(&stream)),
+        ("zstd", write::zstd(&stream, 20_000, false)),
+        ("zstd-seekable", write::zstd(&stream, 20_000, true)),
+    ];
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    for (name, file) in files {
+        let mut cases = vec![("whole".to_string(), file.clone())];
+        for _ in 0..3 {
+            let cut = 4 + next(file.len() - 4);
+            cases.push((format!("cut at {cut}"), file[..cut].to_vec()));
+            let mut changed = file.clone();
+            let at = 4 + next(file.len() - 4);
+            changed[at] ^= 1 << next(8);
+            cases.push((format!("bit changed at {at}"), changed));
+        }
+        for (what, case) in &cases {
+            let whole = apitrace_converted(case, None);
+            if what == "whole" {
+                assert!(whole.1.is_ok(), "{name}: {:?}", whole.1);
+                assert!(whole.0.len() > 100_000, "{name}");
+            }
+            for max in [1, 700, 70_000] {
+                let arrived = apitrace_converted(case, Some(max));
+                assert!(
+                    arrived == whole,
+                    "{name} {what}, pieces of up to {max}: {:?} against {:?}",
+                    arrived.1,
+                    whole.1
+                );
+            }
+        }
+    }
+}
+
+/// A reader that gives `data`, then fails: what was converted before the failure shows what
+/// was converted as the bytes arrived.
+struct ThenFails {
+    data: Vec<u8>,
+    at: usize,
+}
+
+impl std::io::Read for ThenFails {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = &self.data[self.at..];
+        if rest.is_empty() {
+            return Err(std::io::Error::other("the source failed"));
+        }
+        let n = buf.len().min(rest.len()).min(4096);
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A gzip, brotli or zstd trace whose source fails before it ends has had its calls converted
+/// already: they were converted as their bytes arrived, not once the source ended.
+#[test]
+fn apitrace_streams_are_converted_before_their_source_ends() {
+    use tracecap_apitrace::write::{self, WDetail, WValue, Writer};
+    let mut w = Writer::new(6, 6, &[]);
+    w.function(0, b"glClear", &[b"mask"]);
+    for i in 0..20_000u64 {
+        let no = w.enter(0, 0, &[WDetail::Arg(0, WValue::UInt(i))]);
+        w.leave(no, &[]);
+    }
+    let stream = w.finish();
+    for (name, file) in [
+        ("gzip", write::gzip(&stream)),
+        ("brotli", write::brotli(&stream)),
+        ("zstd", write::zstd(&stream, 20_000, true)),
+    ] {
+        let source = ThenFails { data: file, at: 0 };
+        let mut source = Arriving::stream(Box::new(source), std::path::Path::new("failing"));
+        let (stats, arrived) = tracecap::adapter::convert_arriving(
+            tracecap::Format::Apitrace,
+            &mut source,
+            &mut Vec::new(),
+            tracecap::timeline::Discard,
+        )
+        .unwrap();
+        assert!(arrived.is_err(), "{name}: the source's failure is reported");
+        assert!(
+            stats.slices > 10_000,
+            "{name}: {} calls converted before the source failed",
+            stats.slices
+        );
+    }
+}

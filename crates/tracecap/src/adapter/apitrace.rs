@@ -31,8 +31,8 @@
 //! allocation). A frame's function is the name the trace gives it, else apitrace's own
 //! `module+0xoffset` (`?` for an unknown module), its address the offset in its module.
 //!
-//! A snappy trace whose bytes arrive (a pipe, a followed file) is read through the crate's
-//! `PushParser` instead (`convert_arriving`), event by event, into the same state: the
+//! A trace whose bytes arrive (a pipe, a followed file), in any container, is read through the
+//! crate's `PushParser` instead (`convert_arriving`), event by event, into the same state: the
 //! parser's window replaces the reader's, the parser's offset map the source's.
 
 use alloc::collections::BTreeMap;
@@ -365,54 +365,26 @@ fn process_name(header: &OwnedHeader) -> String {
     name
 }
 
-/// Whether [`convert_arriving`] converts as the bytes arrive: a snappy container does, event
-/// by event; the other containers are read whole, then converted.
+/// Whether [`convert_arriving`] converts as the bytes arrive: it does, event by event, in
+/// every container.
 pub const CONVERTS_ARRIVING: bool = true;
 
-/// Converts a trace whose bytes arrive from `source` into `sink` as they come. A snappy
-/// container goes through the crate's `PushParser`: each chunk is decompressed once it is
-/// whole and its events are converted by the state the whole-file [`convert`] drives, so
-/// `buffer` holds one chunk and one piece, the parser its window (the largest event plus one
-/// chunk) and the signature table, and the conversion what the module docs list. gzip, brotli
-/// and zstd containers are read whole into a [`Spool`](crate::open::Spool) on disk, then
-/// converted as a file is.
+/// Converts a trace whose bytes arrive from `source` into `sink` as they come, through the
+/// crate's `PushParser`: the container is decoded as its bytes arrive (a snappy chunk once it
+/// is whole; gzip and brotli in blocks of 16 KiB of file bytes; a zstd frame as its blocks
+/// come, handed out once it ends) and the events are converted by the state the whole-file
+/// [`convert`] drives, so `buffer` holds at most one snappy chunk (or the bytes of a gzip or
+/// brotli block, of a zstd block) and one piece, the parser its window (the largest event plus
+/// one piece of stream), the decoder's window and the signature table, and the conversion what
+/// the module docs list.
 #[cfg(feature = "std")]
 pub fn convert_arriving<S: Sink>(
     source: &mut crate::open::Arriving,
     buffer: &mut Vec<u8>,
     sink: &mut S,
 ) -> Option<crate::push::Arrived<S::Error>> {
-    use crate::open::Arrival;
-    use crate::push::{pump, PumpError, Pumped};
+    use crate::push::{pump, PumpError};
 
-    // `buffer` holds the bytes the format was told from: the container's magic.
-    if !buffer.starts_with(b"at") {
-        let whole = (|| {
-            use std::io::Write as _;
-            let mut spool = crate::open::Spool::new(source.path())?;
-            spool.write_all(buffer)?;
-            let stop = loop {
-                buffer.clear();
-                let arrival = source.read_more(buffer)?;
-                spool.write_all(buffer)?;
-                if let Arrival::Stopped(why) = arrival {
-                    break why;
-                }
-            };
-            Ok((spool.into_input()?, stop))
-        })();
-        let (input, stop) = match whole {
-            Ok(whole) => whole,
-            Err(e) => return Some(Err(e)),
-        };
-        let read = source.position();
-        let converted = convert(&input, sink).map(|()| Pumped {
-            stop: Some(stop),
-            read,
-            parsed: read,
-        });
-        return Some(Ok(converted));
-    }
     let mut st = State::new(sink);
     let mut parser = Headed::default();
     let pumped = pump(source, &mut parser, buffer, |piece| match piece {
