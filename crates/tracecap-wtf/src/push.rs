@@ -323,7 +323,7 @@ impl PushParser {
 
     /// Reads the next item from `data`, the bytes after those consumed so far; `eof` says that
     /// no more bytes will come. See the [module](self).
-    #[inline]
+    #[inline(always)]
     pub fn parse<'a>(
         &'a mut self,
         data: &'a [u8],
