@@ -7,14 +7,15 @@
 //!
 //! - `dump` and `convert` print or convert records as they complete wherever the format
 //!   allows (`formats::dump_arriving`, `tracecap::adapter::convert_arriving`): syscall_capture
-//!   record by record, WTF event by event (holding its reorder queues), a snappy apitrace trace
-//!   call by call (holding open calls), EasyProfiler a thread at a time (its depths need the
-//!   thread's records). What is printed is flushed whenever more bytes are awaited.
+//!   record by record, WTF event by event (holding its reorder queues), an apitrace trace call
+//!   by call in any container (holding open calls), EasyProfiler a thread at a time (its depths
+//!   need the thread's records). What is printed is flushed whenever more bytes are awaited.
 //! - Every other case runs once following stops, on the capture as it then is, so the output is
 //!   the same command's without `--follow`: `validate` and `info`, and Orbit (its dump opens
 //!   with the section list written after the events; its conversion names each thread by the
-//!   last name the capture gives it). A followed file is opened again; a stream is kept in a
-//!   [`Spool`] on disk meanwhile, not in memory.
+//!   last name the capture gives it), and `dump --json` of a zstd apitrace trace (its first
+//!   line names the container, seekable or not as the file's last bytes tell). A followed file
+//!   is opened again; a stream is kept in a [`Spool`] on disk meanwhile, not in memory.
 //!
 //! Each followed run ends with a line on standard error saying how many bytes were read and why
 //! following stopped.
@@ -115,9 +116,9 @@ pub fn follow(path: &Path, mut s: Started) -> Result<(tracecap::Input, Ending), 
 }
 
 /// Reads `s` with `parser` to the format's end or until the source stops, writing every byte
-/// read to `keep` when there is one. After a fault in the bytes (or a container the push
-/// parser does not read), the source is still read until it stops, so that the whole-capture
-/// command that follows sees the capture as its writer left it and reports the fault itself.
+/// read to `keep` when there is one. After a fault in the bytes, the source is still read until
+/// it stops, so that the whole-capture command that follows sees the capture as its writer left
+/// it and reports the fault itself.
 fn until_end<P: PushParse>(
     s: &mut Started,
     mut keep: Option<&mut dyn Write>,

@@ -1,5 +1,5 @@
-//! An apitrace trace piped in is dumped and converted as its bytes arrive: in bounded memory,
-//! to the outputs of the whole file.
+//! An apitrace trace piped in is dumped and converted as its bytes arrive, in every container:
+//! in bounded memory, to the outputs of the whole file.
 
 mod common;
 
@@ -92,6 +92,50 @@ fn big_trace(pairs: u64) -> Vec<u8> {
     file
 }
 
+/// The event stream of a snappy trace.
+fn stream_of(snappy: &[u8]) -> Vec<u8> {
+    tracecap::apitrace::decompress(snappy).unwrap().data
+}
+
+/// `stream` in gzip.
+fn gzip(stream: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(stream).unwrap();
+    e.finish().unwrap()
+}
+
+/// `stream` in zstd frames of `frame` stream bytes, each one raw block (or several of at most
+/// 128 KiB), and the seekable format's seek table when `seekable`.
+fn zstd(stream: &[u8], frame: usize, seekable: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut sizes = Vec::new();
+    for piece in stream.chunks(frame) {
+        let start = out.len();
+        out.extend_from_slice(&[0x28, 0xb5, 0x2f, 0xfd, 0xe0]);
+        out.extend_from_slice(&(piece.len() as u64).to_le_bytes());
+        let blocks: Vec<&[u8]> = piece.chunks(128 << 10).collect();
+        for (i, b) in blocks.iter().enumerate() {
+            let last = u32::from(i + 1 == blocks.len());
+            out.extend_from_slice(&(last | (b.len() as u32) << 3).to_le_bytes()[..3]);
+            out.extend_from_slice(b);
+        }
+        sizes.push(((out.len() - start) as u32, piece.len() as u32));
+    }
+    if seekable {
+        out.extend_from_slice(&0x184d_2a5eu32.to_le_bytes());
+        out.extend_from_slice(&((sizes.len() * 8 + 9) as u32).to_le_bytes());
+        for (c, d) in &sizes {
+            out.extend_from_slice(&c.to_le_bytes());
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        out.extend_from_slice(&(sizes.len() as u32).to_le_bytes());
+        out.push(0);
+        out.extend_from_slice(&[0xb1, 0xea, 0x92, 0x8f]);
+    }
+    out
+}
+
 /// Runs `script` under bash with `pipefail`, asserting it succeeds.
 fn bash(script: &str) {
     let out = Command::new("bash")
@@ -116,6 +160,55 @@ fn whole(args: &[&str], file: &Path, to: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::write(to, out.stdout).unwrap();
+}
+
+/// A gzip and a zstd trace of about 90 MB of stream, piped in under a 64 MiB data segment:
+/// decoded as they arrive (the whole file's dump decompresses the stream into memory first).
+#[test]
+fn gzip_and_zstd_streams_are_dumped_and_converted_in_bounded_memory() {
+    let stream = stream_of(&big_trace(1500));
+    assert!(stream.len() > 85 << 20, "{}", stream.len());
+    let dir = scratch("follow_apitrace", "streams");
+    let bin = env!("CARGO_BIN_EXE_tracecap");
+    for (name, file) in [
+        ("gzip", gzip(&stream)),
+        ("zstd", zstd(&stream, 2 << 20, false)),
+    ] {
+        let path = dir.join(format!("big.{name}.trace"));
+        std::fs::write(&path, &file).unwrap();
+        let p = path.display();
+        let expected = dir.join("whole.dump");
+        whole(&["dump"], &path, &expected);
+        let piped = dir.join("piped.dump");
+        bash(&format!(
+            "ulimit -d 65536; cat '{p}' | {bin} dump - > '{}'",
+            piped.display()
+        ));
+        assert!(
+            std::fs::read(&piped).unwrap() == std::fs::read(&expected).unwrap(),
+            "{name}: the piped dump differs from the whole file's"
+        );
+        let expected = dir.join("whole.chrome");
+        let out = run(&[
+            "convert",
+            path.to_str().unwrap(),
+            "-o",
+            expected.to_str().unwrap(),
+            "--to",
+            "chrome",
+            "--quiet",
+        ]);
+        assert!(out.status.success());
+        let piped = dir.join("piped.chrome");
+        bash(&format!(
+            "ulimit -d 65536; cat '{p}' | {bin} convert - -o '{}' --to chrome --quiet",
+            piped.display()
+        ));
+        assert!(
+            std::fs::read(&piped).unwrap() == std::fs::read(&expected).unwrap(),
+            "{name}: the piped conversion differs from the whole file's"
+        );
+    }
 }
 
 #[test]
@@ -207,17 +300,23 @@ fn outcome(args: &[&str], file: &Path, piped: bool, out: Option<&Path>) -> (i32,
     )
 }
 
+/// Every corpus trace (snappy, gzip, brotli, zstd) and traces in gzip and zstd frames made
+/// here, whole, cut short and with a bit changed: piped in, `dump`, `dump --json` and `convert`
+/// give the whole file's status, message and output.
 #[test]
-fn damaged_snappy_traces_piped_in_give_the_whole_files_outputs_and_faults() {
-    let files: Vec<(String, Vec<u8>)> =
+fn damaged_traces_piped_in_give_the_whole_files_outputs_and_faults() {
+    let mut files: Vec<(String, Vec<u8>)> =
         tracecap_testkit::corpus_files("apitrace", &["apitrace-tests", "produced-apitrace-11.1"])
             .into_iter()
-            .filter(|(name, bytes)| name.ends_with(".trace") && bytes.starts_with(b"at"))
+            .filter(|(name, _)| name.ends_with(".trace"))
             .collect();
     if files.is_empty() {
-        println!("SKIPPED: no apitrace corpus");
-        return;
+        println!("SKIPPED: no apitrace corpus (the made gzip and zstd traces are still run)");
     }
+    let stream = stream_of(&big_trace(3));
+    files.push(("made.gzip".into(), gzip(&stream)));
+    files.push(("made.zstd".into(), zstd(&stream, 50_000, false)));
+    files.push(("made.zstd-seekable".into(), zstd(&stream, 50_000, true)));
     let dir = scratch("follow_apitrace", "damaged");
     let path = dir.join("case.trace");
     let out = dir.join("out.json");
@@ -324,6 +423,58 @@ fn a_followed_trace_is_printed_as_its_chunks_arrive() {
         assert!(
             std::fs::read(&out_path).unwrap() == expected.stdout,
             "json {json}: the followed dump differs from the whole file's"
+        );
+    }
+}
+
+/// A followed gzip or zstd trace is printed as its bytes arrive: with the first half of the
+/// file written and the rest held back, lines appear; the whole output then equals the whole
+/// file's.
+#[test]
+fn a_followed_gzip_or_zstd_trace_is_printed_as_it_arrives() {
+    let stream = stream_of(&big_trace(40));
+    let dir = scratch("follow_apitrace", "live_streams");
+    for (name, bytes) in [
+        ("gzip", gzip(&stream)),
+        ("zstd", zstd(&stream, 100_000, false)),
+    ] {
+        let at = bytes.len() / 2;
+        let path = dir.join(format!("live.{name}.trace"));
+        let out_path = dir.join("live.out");
+        std::fs::write(&path, &bytes[..at]).unwrap();
+        let args = ["dump", "--follow", "--idle", "4", path.to_str().unwrap()];
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+            .args(args)
+            .stdout(std::fs::File::create(&out_path).unwrap())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let early = loop {
+            let lines = std::fs::read(&out_path)
+                .unwrap()
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            // Before following stops for want of bytes (`--idle 4`).
+            if lines > 1 || started.elapsed() > std::time::Duration::from_millis(3500) {
+                break lines;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, &bytes[at..]).unwrap();
+        drop(file);
+        assert!(child.wait().unwrap().success());
+        assert!(early > 1, "{name}: nothing printed while following");
+        let expected = run(&["dump", path.to_str().unwrap()]);
+        assert!(expected.status.success());
+        assert!(
+            std::fs::read(&out_path).unwrap() == expected.stdout,
+            "{name}: the followed dump differs from the whole file's"
         );
     }
 }

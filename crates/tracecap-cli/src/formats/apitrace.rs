@@ -89,24 +89,30 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `tracecap dump` of a trace as its bytes arrive: a snappy container call by call as the
-/// calls complete (the same lines as [`dump`] of the whole file, flushed whenever the reading
-/// waits for bytes), through the crate's `PushParser`; `None` for gzip, brotli and zstd, which
-/// are dumped from their whole bytes.
+/// `tracecap dump` of a trace as its bytes arrive: call by call as the calls complete (the same
+/// lines as [`dump`] of the whole file, flushed whenever the reading waits for bytes), through
+/// the crate's `PushParser`, in every container; `None` for `--json` of a zstd trace, dumped
+/// from its whole bytes: its first line names the container, and whether a zstd file is
+/// seekable is told by its last 4 bytes.
 pub fn dump_arriving(
     s: &mut crate::follow::Started,
     opts: &DumpOptions,
     out: &mut dyn Write,
 ) -> Option<Result<Pumped, CliError>> {
     // `buffer` holds the bytes the format was told from: the container's magic.
-    if !s.buffer.starts_with(b"at") {
+    let container = Container::detect(&s.buffer).ok()?;
+    let zstd = matches!(container, Container::Zstd | Container::ZstdSeekable);
+    if opts.json && zstd {
         return None;
     }
     if opts.json && opts.apitrace {
         return Some(Err(both_outputs()));
     }
     let mut parser = Located::default();
-    let mut fed = Fed::default();
+    let mut fed = Fed {
+        enters: 0,
+        container,
+    };
     let pumped = {
         let feed = Feed::Arriving(&mut s.source, &mut s.buffer);
         if opts.json {
@@ -115,7 +121,46 @@ pub fn dump_arriving(
             dump_text_pushed(feed, &mut parser, &mut fed, out)
         }
     };
-    Some(pumped.map_err(|e| e.into_cli(&parser, &fed)))
+    Some(pumped.map_err(|e| {
+        // A fault of a zstd stream names its container as the whole file's dump does, which
+        // knows the file's end: the input is read to its end to tell.
+        if zstd && e.stream_fault() {
+            fed.container = zstd_container(s);
+        }
+        e.into_cli(&parser, &fed)
+    }))
+}
+
+/// Reads the rest of a zstd trace (keeping only its last 4 bytes) and says whether it ends with
+/// the seek table's magic: a seekable file, as [`Container::detect`] tells it from the whole
+/// file.
+fn zstd_container(s: &mut crate::follow::Started) -> Container {
+    let mut last = [0u8; 4];
+    let mut len = 0u64;
+    let mut keep = |bytes: &[u8]| {
+        for &b in bytes {
+            last.rotate_left(1);
+            last[3] = b;
+        }
+        len += bytes.len() as u64;
+    };
+    keep(&s.buffer);
+    loop {
+        s.buffer.clear();
+        let Ok(arrival) = s.source.read_more(&mut s.buffer) else {
+            break;
+        };
+        keep(&s.buffer);
+        if let tracecap::open::Arrival::Stopped(_) = arrival {
+            break;
+        }
+    }
+    s.buffer.clear();
+    if len >= 8 && last == tracecap_apitrace::SEEKABLE_MAGIC {
+        Container::ZstdSeekable
+    } else {
+        Container::Zstd
+    }
 }
 
 fn both_outputs() -> CliError {
@@ -160,10 +205,11 @@ impl PushParse for Located {
 }
 
 /// What a dump of pushed events counts, for its faults' messages.
-#[derive(Default)]
 struct Fed {
     /// ENTER events read.
     enters: u64,
+    /// The trace's container.
+    container: Container,
 }
 
 /// Why a dump of pushed events stopped.
@@ -182,6 +228,14 @@ impl From<std::io::Error> for PushedErr {
 }
 
 impl PushedErr {
+    /// Whether this is a fault of the stream (its offset counts in the decompressed stream).
+    fn stream_fault(&self) -> bool {
+        match self {
+            PushedErr::Trace(e) | PushedErr::Value(e) => e.kind.space() == Space::Stream,
+            PushedErr::Io(_) => false,
+        }
+    }
+
     /// The CLI error, its message and offset as [`fault`] gives them for the whole file.
     fn into_cli(self, parser: &Located, fed: &Fed) -> CliError {
         let e = match self {
@@ -203,12 +257,14 @@ impl PushedErr {
             }
             Space::Stream => CliError::format(
                 format!(
-                    "{} at decompressed stream offset {:#x}, in the snappy {} starting",
+                    "{} at decompressed stream offset {:#x}, in the {} {} starting",
                     e.kind,
                     e.offset,
-                    match offsets.chunk_offset(e.offset) {
-                        Some(_) => "chunk",
-                        None => "stream",
+                    fed.container.name(),
+                    match (offsets.chunk_offset(e.offset), fed.container) {
+                        (Some(_), Container::Snappy) => "chunk",
+                        (Some(_), _) => "frame",
+                        (None, _) => "stream",
                     },
                 ),
                 at,
@@ -324,7 +380,7 @@ fn dump_json_pushed(
             Piece::Header(h) => {
                 let props = h.properties.iter().map(|(n, v)| (&n[..], &v[..]));
                 let (version, semantic) = (h.version, h.semantic_version);
-                json::head(&mut lines, Container::Snappy, version, semantic, props);
+                json::head(&mut lines, fed.container, version, semantic, props);
                 lines.push(b'\n');
             }
             Piece::Pause => {
