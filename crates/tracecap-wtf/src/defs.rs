@@ -68,7 +68,7 @@ impl<'a> Definition<'a> {
     /// What [`DefinitionLookup::get_for_walk`] may return for a wire id nothing defines: its shape
     /// sends the event to the general path.
     #[cfg(feature = "alloc")]
-    fn placeholder() -> Self {
+    pub(crate) fn placeholder() -> Self {
         Definition {
             wire_id: 0,
             class: CLASS_INSTANCE,

@@ -122,7 +122,7 @@ use crate::header::{Container, Header};
 use crate::signature::ArgType;
 use crate::strings::StringTable;
 use crate::value::Encoding;
-use crate::walk::{plain_event, ChunkPlace, Events, Suspended, NO_ZONE};
+use crate::walk::{plain_event_by, ChunkPlace, Events, Suspended, NO_ZONE};
 
 /// What [`PushParser::parse`] yields: the header, then the items of the whole-file walks,
 /// [`Capture::chunks`] and [`Capture::events`], in file order (a chunk, then its events), each
@@ -153,12 +153,29 @@ pub enum PushItem<'a> {
 #[derive(Debug)]
 struct Defs {
     table: DefinitionTable<'static>,
-    /// Per wire id defined in the file: its name and signature, copied (read on every event:
-    /// boxed strings give them without the bounds and boundary checks of slicing one text).
+    /// Per wire id defined in the file: its name and signature, copied (boxed strings give them
+    /// without the bounds and boundary checks of slicing one text).
     names: Vec<Option<Names>>,
+    /// Per wire id below [`DIRECT`] (up to the largest defined): its definition as the table
+    /// holds it with its name and signature, read on every event of the plain path (one bounds
+    /// check and one entry, where the table and `names` take two of each); for the wire ids
+    /// nothing defines, a definition whose shape the plain path declines.
+    direct: Vec<Named>,
     /// The wire id the last insertion redefined and its former names: the event that defined it
     /// was read with the former definition.
     replaced: Replaced,
+}
+
+/// Wire ids below this have an entry in [`Defs::direct`] (recorders number their events from 1
+/// up; the others are looked up in the table and in `names`).
+const DIRECT: usize = 4096;
+
+/// A definition with its name and signature (see [`Defs::direct`]).
+#[derive(Clone, Debug)]
+struct Named {
+    def: Definition<'static>,
+    name: Box<str>,
+    signature: Box<str>,
 }
 
 /// A definition's name and signature.
@@ -169,11 +186,15 @@ type Replaced = Option<(u16, Option<Names>)>;
 
 impl Defs {
     fn new() -> Self {
-        Defs {
+        let mut defs = Defs {
             table: DefinitionTable::new(),
             names: Vec::new(),
+            direct: Vec::new(),
             replaced: None,
-        }
+        };
+        // The implicit `wtf.event#define`.
+        defs.set_direct(1);
+        defs
     }
 
     /// Puts on `def`, the definition of `wire_id` as the table holds it, its name and signature.
@@ -189,10 +210,64 @@ impl Defs {
         }
     }
 
-    /// [`Defs::name`] for an event of the plain path (which never follows a redefinition).
+    /// The definition of `wire_id` for the plain path (which declines the placeholders of wire
+    /// ids nothing defines), and its name and signature.
     #[inline(always)]
-    fn name_plain<'a>(&'a self, def: &mut Definition<'a>, wire_id: u32) {
-        name_plain(&self.names, def, wire_id);
+    fn plain(&self, wire_id: u32) -> Option<(&Definition<'static>, (&str, &str))> {
+        match self.direct.get(wire_id as usize) {
+            Some(e) => Some((&e.def, (&e.name, &e.signature))),
+            None => self.far(wire_id),
+        }
+    }
+
+    /// The name and signature of `wire_id`, whose definition the plain path read.
+    #[inline(always)]
+    fn plain_names(&self, wire_id: u32) -> (&str, &str) {
+        match self.direct.get(wire_id as usize) {
+            Some(e) => (&e.name, &e.signature),
+            None => self.far(wire_id).map_or(("", ""), |(_, names)| names),
+        }
+    }
+
+    /// [`Defs::plain`] past [`Defs::direct`].
+    #[inline(never)]
+    fn far(&self, wire_id: u32) -> Option<(&Definition<'static>, (&str, &str))> {
+        let def = self.table.get_for_walk(wire_id)?;
+        let names = match self.names.get(wire_id as usize) {
+            Some(Some((name, signature))) => (&**name, &**signature),
+            _ => (def.name, def.signature),
+        };
+        Some((def, names))
+    }
+
+    /// Makes the entry of `id` in [`Defs::direct`] what the table and `names` hold.
+    fn set_direct(&mut self, id: usize) {
+        let Some(def) = u32::try_from(id).ok().and_then(|w| self.table.get(w)).copied() else {
+            return;
+        };
+        if id >= DIRECT {
+            return;
+        }
+        let (name, signature) = match self.names.get(id) {
+            Some(Some((name, signature))) => (name.clone(), signature.clone()),
+            _ => (Box::from(def.name), Box::from(def.signature)),
+        };
+        let named = Named {
+            def,
+            name,
+            signature,
+        };
+        if self.direct.len() <= id {
+            let placeholder = Named {
+                def: Definition::placeholder(),
+                name: Box::default(),
+                signature: Box::default(),
+            };
+            self.direct.resize(id + 1, placeholder);
+        }
+        if let Some(slot) = self.direct.get_mut(id) {
+            *slot = named;
+        }
     }
 }
 
@@ -214,7 +289,9 @@ impl<'a> DefinitionLookup<'a> for Defs {
             wire_id: def.wire_id,
             class: def.class,
         };
-        self.table.insert(bare, types)
+        self.table.insert(bare, types)?;
+        self.set_direct(id);
+        Ok(())
     }
 
     #[inline]
@@ -317,7 +394,7 @@ impl PushParser {
     /// signature.
     pub fn definition(&self, wire_id: u32) -> Option<Definition<'_>> {
         let mut def = *self.defs.table.get(wire_id)?;
-        self.defs.name_plain(&mut def, wire_id);
+        self.defs.name(&mut def, wire_id, &None);
         Some(def)
     }
 
@@ -333,7 +410,7 @@ impl PushParser {
         match self.plain(data) {
             Some((head, mut def, args, strings, consumed)) => {
                 let this: &'a Self = self;
-                this.defs.name_plain(&mut def, head.wire_id);
+                (def.name, def.signature) = this.defs.plain_names(head.wire_id);
                 Ok(Pushed::Item {
                     consumed,
                     item: PushItem::Event(Event::new(head, def, strings, args, Encoding::Chunked)),
@@ -384,10 +461,10 @@ impl PushParser {
         let (mut before, mut active, mut restart) = (0usize, false, true);
         loop {
             // One call of `f` for both paths, so that it is inlined once.
-            let item = match plain_event(&self.defs.table, &mut buf, &place) {
-                Some(found) => {
+            let item = match plain_event_by(|id| self.defs.plain(id), &mut buf, &place) {
+                Some((found, (name, signature))) => {
                     let mut def = *found.def;
-                    name_plain(&self.defs.names, &mut def, found.head.wire_id);
+                    (def.name, def.signature) = (name, signature);
                     let (head, args, strings) = (found.head, found.args, found.strings);
                     PushItem::Event(Event::new(head, def, strings, args, Encoding::Chunked))
                 }
@@ -558,8 +635,8 @@ impl PushParser {
     }
 
     /// The next event of the current chunk when the plain path can take it (the walk's own
-    /// plain path, see `walk.rs`): its header, definition (without its names), arguments and
-    /// string table.
+    /// plain path, see `walk.rs`): its header, definition (without its names, which
+    /// [`Defs::plain_names`] gives), arguments and string table, and the bytes its item consumes.
     #[inline(always)]
     #[allow(clippy::type_complexity)]
     fn plain<'a>(
@@ -581,8 +658,9 @@ impl PushParser {
             zone: at.zone,
             strings: strings_of(data, self.offset, at),
         };
-        let table: &DefinitionTable<'a> = &self.defs.table;
-        let found = plain_event(table, &mut buf, &place)?;
+        let defs = &self.defs;
+        let lookup = |id| Some((defs.plain(id)?.0, ()));
+        let (found, ()) = plain_event_by(lookup, &mut buf, &place)?;
         let (head, def, args, strings) = (found.head, *found.def, found.args, found.strings);
         at.buf_start = at.buf_end.saturating_sub(buf.len() as u64);
         let (last, end) = (buf.is_empty() && at.cut.is_none(), *end);
@@ -772,16 +850,6 @@ impl PushParser {
     fn fail(&mut self, e: Error) -> Error {
         self.phase = Phase::Failed(e);
         e
-    }
-}
-
-/// Puts on `def`, the definition of `wire_id` as the table holds it, its name and signature from
-/// `names` (see [`Defs::names`]).
-#[inline(always)]
-fn name_plain<'a>(names: &'a [Option<Names>], def: &mut Definition<'a>, wire_id: u32) {
-    if let Some(Some((name, signature))) = names.get(wire_id as usize) {
-        def.name = name;
-        def.signature = signature;
     }
 }
 

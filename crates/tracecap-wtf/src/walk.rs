@@ -114,9 +114,22 @@ pub(crate) fn plain_event<'w, 'a, T: DefinitionLookup<'a>>(
     buf: &mut &'a [u8],
     place: &ChunkPlace<'a>,
 ) -> Option<Found<'w, 'a>> {
+    let lookup = |wire_id| Some((table.get_for_walk(wire_id)?, ()));
+    plain_event_by(lookup, buf, place).map(|(found, ())| found)
+}
+
+/// [`plain_event`] with the definition of a wire id from `lookup`, which gives with it what the
+/// caller wants besides (the push parser: the definition's name and signature, kept apart from
+/// its table).
+#[inline(always)]
+pub(crate) fn plain_event_by<'w, 'a, X>(
+    lookup: impl FnOnce(u32) -> Option<(&'w Definition<'a>, X)>,
+    buf: &mut &'a [u8],
+    place: &ChunkPlace<'a>,
+) -> Option<(Found<'w, 'a>, X)> {
     let head = chunked_head(buf)?;
     let (wire_id, time) = (head as u32, (head >> 32) as u32);
-    let def = table.get_for_walk(wire_id)?;
+    let (def, extra) = lookup(wire_id)?;
     let (args, tail) = split_event(buf, def.shape.plain, |rest| {
         let n = match def.shape.plain {
             n if n < Shape::MEASURE => n as usize,
@@ -133,13 +146,14 @@ pub(crate) fn plain_event<'w, 'a, T: DefinitionLookup<'a>>(
         zone: place.zone,
     };
     *buf = tail;
-    Some(Found {
+    let found = Found {
         head,
         def,
         args,
         strings: place.strings,
         enc: Encoding::Chunked,
-    })
+    };
+    Some((found, extra))
 }
 
 #[cfg(feature = "alloc")]

@@ -378,6 +378,75 @@ fn corpus_in_pieces_of_every_size() {
     }
 }
 
+/// Definitions of large wire ids (the push parser keeps those below 4096 apart, with their
+/// names) and redefinitions, wire id 1's included: every event keeps the name and signature of
+/// the definition in force when it was read, whatever the pieces.
+#[test]
+fn large_wire_ids_and_redefinitions() {
+    let mut w = ChunkedWriter::new(0x90BA_3800, r#"{"type":"file_header"}"#);
+    let ids = [3u16, 4095, 4096, 4097, 60000];
+    for &id in &ids {
+        w.define(id, 0, 0, &format!("Id#{id}"), "uint32 a, ascii s")
+            .unwrap();
+    }
+    let one = |k: u32| {
+        [
+            WValue::Uint32(k),
+            WValue::Ascii(Some("x".repeat(k as usize % 5))),
+        ]
+    };
+    for k in 0..6 {
+        for &id in &ids {
+            w.event(u32::from(id), k, &one(k)).unwrap();
+        }
+    }
+    w.end_chunk();
+    // Redefined with other names and arguments, in the next chunk and in the middle of one.
+    for k in 0..4 {
+        if k < 2 {
+            for &id in &ids {
+                w.event(u32::from(id), k, &one(k)).unwrap();
+            }
+        }
+        if k == 1 {
+            for &id in &ids {
+                w.define(id, 1, 0, &format!("Again#{id}"), "uint16 b")
+                    .unwrap();
+            }
+        }
+        if k >= 2 {
+            for &id in &ids {
+                w.event(u32::from(id), k, &[WValue::Uint16(k as u16)])
+                    .unwrap();
+            }
+        }
+    }
+    // Wire id 1 redefined: the defines after it are read with the new definition.
+    w.define(
+        1,
+        0,
+        tracecap_wtf::FLAG_BUILTIN,
+        "wtf.event#define",
+        "uint16 wireId, uint16 eventClass, uint32 flags, ascii name, ascii args",
+    )
+    .unwrap();
+    w.define(5, 0, 0, "After#one", "uint32 c").unwrap();
+    w.event(5, 9, &[WValue::Uint32(9)]).unwrap();
+    w.end_chunk();
+    let bytes = w.finish();
+    let walked = whole(&bytes);
+    assert!(
+        walked.1.is_none(),
+        "{:?} after {:?}",
+        walked.1,
+        walked.0.last()
+    );
+    for sizes in [vec![1usize], vec![0, 7, 1, 4096], vec![bytes.len()]] {
+        let r = same(&bytes, &sizes);
+        assert!(r.is_ok(), "in pieces of {sizes:?}: {r:?}");
+    }
+}
+
 #[test]
 fn header_and_definitions_after_the_walk() {
     let bytes = tracecap_wtf::doc_example();
