@@ -3,7 +3,9 @@
 //! bytes in the same group: `full_walk` with `Events::try_for_each_event`, `full_walk_iter` with
 //! the iterator, `push_walk` with the push parser fed 64 KiB pieces (`push_many` the same with
 //! `PushParser::parse_many`, every item that can be read at each call: the loop of
-//! `tracecap::push::pump`, whose `PushParse::parse_many` is `parse_many_while` for WTF), and
+//! `tracecap::push::pump`, whose `PushParse::parse_many` is `parse_many_while` for WTF),
+//! `push_walk_in_place` and `push_many_in_place` the same calls on the bytes where they arrived
+//! (no copy into a buffer: the parser's own cost; see `examples/common/wtf_push.rs`), and
 //! `events_only`; and
 //! `direct_walk`, a decoder written for the bench alone with none of the crate's event API (the
 //! yardstick for `full_walk`: see its module).
@@ -20,34 +22,7 @@ mod wtf_push;
 mod wtf_synthetic;
 #[path = "../examples/common/wtf_walks.rs"]
 mod wtf_walks;
-use tracecap_wtf::push::{PushItem, PushParser, Pushed};
-use wtf_walks::{digest, events_only, full_walk, full_walk_iter, repeated};
-
-/// `push_walk` with `parse_many`: each piece appended to the buffer, every item read then handed
-/// over in one call, the bytes consumed dropped before the next piece.
-fn push_many(bytes: &[u8]) -> u64 {
-    let mut parser = PushParser::new();
-    let mut pieces = bytes.chunks(wtf_push::PIECE);
-    let (mut buffer, mut start) = (Vec::<u8>::new(), 0usize);
-    let mut acc = 0u64;
-    loop {
-        let eof = pieces.len() == 0;
-        let each = |item: PushItem<'_>| {
-            if let PushItem::Event(ev) = item {
-                acc = acc.wrapping_add(digest(&ev));
-            }
-        };
-        match parser.parse_many(&buffer[start..], eof, each).unwrap() {
-            Pushed::Item { consumed, .. } => start += consumed,
-            Pushed::NeedMore { .. } => {
-                buffer.drain(..start);
-                start = 0;
-                buffer.extend_from_slice(pieces.next().unwrap());
-            }
-            Pushed::End => return acc,
-        }
-    }
-}
+use wtf_walks::{events_only, full_walk, full_walk_iter, repeated};
 
 /// The walks of one trace against memcpy, in one group.
 fn walks(c: &mut Criterion, name: &str, bytes: &[u8]) {
@@ -56,7 +31,9 @@ fn walks(c: &mut Criterion, name: &str, bytes: &[u8]) {
     assert_eq!(full_walk(bytes), full_walk_iter(bytes));
     assert_eq!(full_walk(bytes), wtf_direct::direct_walk(bytes));
     assert_eq!(full_walk(bytes), wtf_push::push_walk(bytes));
-    assert_eq!(full_walk(bytes), push_many(bytes));
+    assert_eq!(full_walk(bytes), wtf_push::push_many(bytes));
+    assert_eq!(full_walk(bytes), wtf_push::push_walk_in_place(bytes));
+    assert_eq!(full_walk(bytes), wtf_push::push_many_in_place(bytes));
     group.bench_function("full_walk", |b| b.iter(|| full_walk(black_box(bytes))));
     group.bench_function("full_walk_iter", |b| {
         b.iter(|| full_walk_iter(black_box(bytes)))
@@ -64,7 +41,15 @@ fn walks(c: &mut Criterion, name: &str, bytes: &[u8]) {
     group.bench_function("push_walk", |b| {
         b.iter(|| wtf_push::push_walk(black_box(bytes)))
     });
-    group.bench_function("push_many", |b| b.iter(|| push_many(black_box(bytes))));
+    group.bench_function("push_many", |b| {
+        b.iter(|| wtf_push::push_many(black_box(bytes)))
+    });
+    group.bench_function("push_walk_in_place", |b| {
+        b.iter(|| wtf_push::push_walk_in_place(black_box(bytes)))
+    });
+    group.bench_function("push_many_in_place", |b| {
+        b.iter(|| wtf_push::push_many_in_place(black_box(bytes)))
+    });
     group.bench_function("events_only", |b| b.iter(|| events_only(black_box(bytes))));
     group.bench_function("direct_walk", |b| {
         b.iter(|| wtf_direct::direct_walk(black_box(bytes)))

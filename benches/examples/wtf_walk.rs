@@ -1,11 +1,14 @@
 //! Walks a WTF trace one way, best of N runs, for profiles and quick timings:
 //!
 //! ```text
-//! wtf_walk FILE [full|iter|events|direct|memcpy] [runs] [repeat-to-MiB]
+//! wtf_walk FILE [full|iter|events|direct|push|many|push_in_place|many_in_place|memcpy] [runs]
+//!     [repeat-to-MiB]
 //! ```
 //!
 //! `full`, `iter`, `events` and `direct` are the bench's `full_walk`, `full_walk_iter`,
-//! `events_only` and `direct_walk`,
+//! `events_only` and `direct_walk`; `push`, `many`, `push_in_place` and `many_in_place` its
+//! `push_walk`, `push_many`, `push_walk_in_place` and `push_many_in_place` (the push parser fed
+//! 64 KiB pieces: see `common/wtf_push.rs`),
 //! `memcpy` the bench's baseline ([`tracecap_benches::best_memcpy`]): best-of times of the walks
 //! and of memcpy taken in turns give a ratio less at the mercy of a noisy machine than one run;
 //! with a size, the trace's chunks are repeated to about that many MiB first (as the bench does
@@ -13,6 +16,8 @@
 
 #[path = "common/wtf_direct.rs"]
 mod wtf_direct;
+#[path = "common/wtf_push.rs"]
+mod wtf_push;
 #[path = "common/wtf_walks.rs"]
 mod wtf_walks;
 
@@ -21,7 +26,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(path), mode) = (args.first(), args.get(1).map_or("full", String::as_str)) else {
-        eprintln!("usage: wtf_walk FILE [full|iter|events|direct|memcpy] [runs] [repeat-to-MiB]");
+        eprintln!(
+            "usage: wtf_walk FILE [full|iter|events|direct|push|many|push_in_place|many_in_place\
+             |memcpy] [runs] [repeat-to-MiB]"
+        );
         return ExitCode::FAILURE;
     };
     let runs: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
@@ -31,6 +39,10 @@ fn main() -> ExitCode {
         "iter" => Some(wtf_walks::full_walk_iter),
         "events" => Some(wtf_walks::events_only),
         "direct" => Some(wtf_direct::direct_walk),
+        "push" => Some(wtf_push::push_walk),
+        "many" => Some(wtf_push::push_many),
+        "push_in_place" => Some(wtf_push::push_walk_in_place),
+        "many_in_place" => Some(wtf_push::push_many_in_place),
         _ => {
             eprintln!("unknown mode {mode}");
             return ExitCode::FAILURE;
