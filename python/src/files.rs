@@ -208,13 +208,11 @@ pub fn export<'py>(
         })
         .map_err(arrow_error)?;
     let mut problems: Vec<(String, PyErr)> = Vec::new();
-    for (path, why) in &found.not_captures {
-        let id = path.display().to_string();
-        problems.push((
-            format!("{id}: not a capture ({why}), skipped"),
-            capture_error(py, &id, None, why, 0),
-        ));
-    }
+    let problem = |s: dataset::Skipped<'_>| {
+        let error = capture_error(py, &s.id(), None, s.what(), s.offset());
+        (s.to_string(), error)
+    };
+    problems.extend(dataset::skipped_inputs(&found).map(problem));
     let Some(report) = report else {
         let named: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
         return Err(PyValueError::new_err(format!(
@@ -222,18 +220,7 @@ pub fn export<'py>(
             named.join(", ")
         )));
     };
-    for (source, fault) in &report.faults {
-        problems.push((
-            format!("{}: {fault} (rows before it exported)", source.id),
-            capture_error(py, &source.id, None, fault.what(), fault.offset()),
-        ));
-    }
-    for source in &report.not_captures {
-        problems.push((
-            format!("{}: not a capture any more, skipped", source.id),
-            capture_error(py, &source.id, None, "not a capture any more", 0),
-        ));
-    }
+    problems.extend(report.skipped().map(problem));
     warn_or_raise(py, problems, strict)?;
     let d = PyDict::new(py);
     d.set_item("exported", report.exported)?;

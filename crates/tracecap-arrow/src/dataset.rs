@@ -51,6 +51,7 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
 use tracecap::lock::FileLock;
+use tracecap::open::Found;
 pub use tracecap::open::Source;
 use tracecap::output::Output;
 use tracecap::FormatError;
@@ -128,6 +129,105 @@ pub struct Report {
     pub bytes: u64,
     /// Rows written, per table (in [`Table::ALL`]'s order).
     pub rows: [u64; Table::ALL.len()],
+}
+
+impl Report {
+    /// The captures this export read only in part or not at all: each damaged capture (its rows
+    /// before the fault written), then each source that was no capture any more when it was
+    /// read.
+    pub fn skipped(&self) -> impl Iterator<Item = Skipped<'_>> {
+        let damaged = self
+            .faults
+            .iter()
+            .map(|(source, fault)| Skipped::Damaged { source, fault });
+        let gone = self
+            .not_captures
+            .iter()
+            .map(|source| Skipped::NotACaptureAnyMore { source });
+        damaged.chain(gone)
+    }
+}
+
+/// The inputs named one by one that [`tracecap::open::find_sources`] found to be no capture:
+/// what an export skips before it starts.
+pub fn skipped_inputs(found: &Found) -> impl Iterator<Item = Skipped<'_>> {
+    found
+        .not_captures
+        .iter()
+        .map(|(path, why)| Skipped::NotACapture { path, why })
+}
+
+/// An input an export skipped or read only in part, as every host reports it: its
+/// [`Display`](std::fmt::Display) is the warning (`<id>: not a capture (empty file), skipped`,
+/// `<id>: <fault> at offset 0x.. (rows before it exported)`, `<id>: not a capture any more,
+/// skipped`), and [`Skipped::what`] with [`Skipped::offset`] the fault it stands for.
+#[derive(Clone, Copy, Debug)]
+pub enum Skipped<'a> {
+    /// An input named one by one that is no capture, with why.
+    NotACapture {
+        /// The input.
+        path: &'a Path,
+        /// Why it is no capture (`empty file`, `unknown format`, `not a regular file`).
+        why: &'static str,
+    },
+    /// A damaged capture, written up to its fault.
+    Damaged {
+        /// The capture.
+        source: &'a Source,
+        /// Its fault.
+        fault: &'a FormatError,
+    },
+    /// A source that was no capture any more when it was read (emptied or changed since it was
+    /// found).
+    NotACaptureAnyMore {
+        /// The source.
+        source: &'a Source,
+    },
+}
+
+impl Skipped<'_> {
+    /// The input's id: the path as the user named it.
+    pub fn id(&self) -> String {
+        match self {
+            Skipped::NotACapture { path, .. } => path.display().to_string(),
+            Skipped::Damaged { source, .. } | Skipped::NotACaptureAnyMore { source } => {
+                source.id.clone()
+            }
+        }
+    }
+
+    /// What is wrong with it, without the offset.
+    pub fn what(&self) -> String {
+        match self {
+            Skipped::NotACapture { why, .. } => (*why).to_string(),
+            Skipped::Damaged { fault, .. } => fault.what().to_string(),
+            Skipped::NotACaptureAnyMore { .. } => "not a capture any more".to_string(),
+        }
+    }
+
+    /// The absolute file offset of the fault (0 for an input that is no capture).
+    pub fn offset(&self) -> u64 {
+        match self {
+            Skipped::Damaged { fault, .. } => fault.offset(),
+            _ => 0,
+        }
+    }
+}
+
+impl std::fmt::Display for Skipped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skipped::NotACapture { path, why } => {
+                write!(f, "{}: not a capture ({why}), skipped", path.display())
+            }
+            Skipped::Damaged { source, fault } => {
+                write!(f, "{}: {fault} (rows before it exported)", source.id)
+            }
+            Skipped::NotACaptureAnyMore { source } => {
+                write!(f, "{}: not a capture any more, skipped", source.id)
+            }
+        }
+    }
 }
 
 /// Writes `sources` as a Parquet dataset in `dir`; see the [module docs](self).
@@ -617,4 +717,53 @@ pub fn read_table(dir: &Path, table: Table) -> Result<Vec<RecordBatch>, Error> {
         }
     }
     Ok(batches)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipped_inputs_read_as_the_hosts_warn() {
+        let found = Found {
+            not_captures: vec![(PathBuf::from("runs/empty.prof"), "empty file")],
+            ..Found::default()
+        };
+        let inputs: Vec<String> = skipped_inputs(&found).map(|s| s.to_string()).collect();
+        assert_eq!(
+            inputs,
+            ["runs/empty.prof: not a capture (empty file), skipped"]
+        );
+        let source = |id: &str| Source {
+            id: id.into(),
+            path: PathBuf::from(id),
+        };
+        let fault = FormatError::new(tracecap::syscall::ErrorKind::BadMagic, 0x40);
+        let report = Report {
+            faults: vec![(source("a.dat"), fault)],
+            not_captures: vec![source("b.dat")],
+            ..Report::default()
+        };
+        let skipped: Vec<Skipped<'_>> = report.skipped().collect();
+        let lines: Vec<String> = skipped.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                format!("a.dat: {fault} (rows before it exported)"),
+                "b.dat: not a capture any more, skipped".to_string(),
+            ]
+        );
+        assert!(lines[0].ends_with("at offset 0x40 (rows before it exported)"));
+        let parts: Vec<(String, String, u64)> = skipped
+            .iter()
+            .map(|s| (s.id(), s.what(), s.offset()))
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                ("a.dat".into(), fault.what().to_string(), 0x40),
+                ("b.dat".into(), "not a capture any more".into(), 0),
+            ]
+        );
+    }
 }

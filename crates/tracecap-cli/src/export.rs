@@ -56,12 +56,8 @@ pub fn run(args: &ExportArgs, stderr: &mut dyn Write) -> Result<(), CliError> {
         (false, false) => Mode::New,
     };
     let found = tracecap::open::find_sources(&args.inputs, Some(&args.output))?;
-    for (path, why) in &found.not_captures {
-        writeln!(
-            stderr,
-            "warning: {}: not a capture ({why}), skipped",
-            path.display()
-        )?;
+    for skipped in dataset::skipped_inputs(&found) {
+        writeln!(stderr, "warning: {skipped}")?;
     }
     for e in &found.unreadable {
         writeln!(stderr, "warning: {e}, skipped")?;
@@ -116,19 +112,8 @@ pub fn run(args: &ExportArgs, stderr: &mut dyn Write) -> Result<(), CliError> {
     let report = report
         .map_err(|_| CliError::Usage("the export stopped unexpectedly".into()))?
         .map_err(arrow_err)?;
-    for (source, fault) in &report.faults {
-        writeln!(
-            stderr,
-            "warning: {}: {fault} (rows before it exported)",
-            source.id
-        )?;
-    }
-    for source in &report.not_captures {
-        writeln!(
-            stderr,
-            "warning: {}: not a capture any more, skipped",
-            source.id
-        )?;
+    for skipped in report.skipped() {
+        writeln!(stderr, "warning: {skipped}")?;
     }
     if !args.quiet {
         summary(args, &found, &report, stderr)?;
