@@ -12,12 +12,16 @@
 //! `memcpy` the bench's baseline ([`tracecap_benches::best_memcpy`]): best-of times of the walks
 //! and of memcpy taken in turns give a ratio less at the mercy of a noisy machine than one run;
 //! with a size, the trace's chunks are repeated to about that many MiB first (as the bench does
-//! with cpp-big).
+//! with cpp-big). `FILE` `synthetic` is the bench's synthetic trace (of that many MiB, 64 when no
+//! size is given), made in memory.
 
 #[path = "common/wtf_direct.rs"]
 mod wtf_direct;
 #[path = "common/wtf_push.rs"]
 mod wtf_push;
+#[path = "common/wtf_synthetic.rs"]
+#[allow(dead_code)] // the other mixes are for examples/wtf_shapes.rs
+mod wtf_synthetic;
 #[path = "common/wtf_walks.rs"]
 mod wtf_walks;
 
@@ -48,16 +52,23 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return ExitCode::FAILURE;
+    let size = args.get(3).and_then(|s| s.parse::<usize>().ok());
+    let bytes = if path == "synthetic" {
+        let mib = size.unwrap_or(64);
+        wtf_synthetic::synthetic(mib << 20, wtf_synthetic::Mix::Bench).0
+    } else {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match size {
+            Some(mib) => wtf_walks::repeated(&bytes, mib << 20),
+            None => bytes,
         }
     };
-    if let Some(mib) = args.get(3).and_then(|s| s.parse::<usize>().ok()) {
-        bytes = wtf_walks::repeated(&bytes, mib << 20);
-    }
     let (best, digest) = match walk {
         Some(walk) => tracecap_benches::best_of(runs, || walk(&bytes)),
         None => tracecap_benches::best_memcpy(runs, &bytes),
