@@ -242,7 +242,11 @@ impl Defs {
 
     /// Makes the entry of `id` in [`Defs::direct`] what the table and `names` hold.
     fn set_direct(&mut self, id: usize) {
-        let Some(def) = u32::try_from(id).ok().and_then(|w| self.table.get(w)).copied() else {
+        let Some(def) = u32::try_from(id)
+            .ok()
+            .and_then(|w| self.table.get(w))
+            .copied()
+        else {
             return;
         };
         if id >= DIRECT {
