@@ -102,7 +102,7 @@ pub const COLUMNS: [&str; 16] = [
 pub fn sql(keys: &[Key]) -> String {
     let names: Vec<&str> = keys.iter().map(|k| k.name()).collect();
     let list = names.join(", ");
-    let mut q = String::from("WITH\n");
+    let mut q = String::from("WITH\nsets(k) AS (VALUES (0), (1)),\n");
     for side in ["a", "b"] {
         side_sql(&mut q, side, keys, &list);
     }
@@ -166,7 +166,7 @@ ORDER BY abs(delta) DESC, {list}",
 }
 
 /// The CTEs `<side>_side`: per key, the side's slice count, total, sum of squared per-capture
-/// totals, percentiles, and (on every row) its number of captures, from one scan of its slices.
+/// totals, percentiles, and its number of captures, from one scan of its slices.
 fn side_sql(q: &mut String, side: &str, keys: &[Key], list: &str) {
     let exprs: Vec<String> = keys
         .iter()
@@ -177,9 +177,10 @@ fn side_sql(q: &mut String, side: &str, keys: &[Key], list: &str) {
     } else {
         String::new()
     };
-    let first = keys.first().map_or("name", |k| k.name());
-    // One scan: the grouping sets give, together, the rows per key, per key and capture (for
-    // the spread), and per capture (to count the captures).
+    // One scan, each row counted twice (`sets`): under set 0 per key, with the percentiles, and
+    // under set 1 per key and capture, for the spread of the per-capture totals (the
+    // percentiles are not computed there: exact percentiles hold every duration of their group).
+    // A capture's rank among the side's captures gives their number on the key of the last one.
     let _ = write!(
         q,
         "{side}_rows AS (
@@ -188,29 +189,27 @@ fn side_sql(q: &mut String, side: &str, keys: &[Key], list: &str) {
   WHERE s.dur IS NOT NULL
 ),
 {side}_groups AS (
-  SELECT {list}, capture, grouping(capture) AS whole, grouping({first}) AS per_capture,
+  SELECT sets.k AS k, {list}, CASE WHEN sets.k = 1 THEN capture END AS capture,
     count(*) AS cnt, sum(dur) AS total,
-    percentile_cont(0.5) WITHIN GROUP (ORDER BY dur) AS p50,
-    percentile_cont(0.95) WITHIN GROUP (ORDER BY dur) AS p95
-  FROM {side}_rows
-  GROUP BY GROUPING SETS (({list}), ({list}, capture), (capture))
+    percentile_cont(0.5) WITHIN GROUP (ORDER BY dur) FILTER (WHERE sets.k = 0) AS p50,
+    percentile_cont(0.95) WITHIN GROUP (ORDER BY dur) FILTER (WHERE sets.k = 0) AS p95
+  FROM {side}_rows CROSS JOIN sets
+  GROUP BY sets.k, {list}, CASE WHEN sets.k = 1 THEN capture END
 ),
-{side}_keys AS (
-  SELECT {list}, per_capture,
-    max(CASE WHEN whole = 1 THEN cnt END) AS cnt,
-    max(CASE WHEN whole = 1 THEN total END) AS total,
-    sum(CASE WHEN whole = 0 THEN CAST(total AS DOUBLE) * CAST(total AS DOUBLE) END) AS total_sq,
-    max(CASE WHEN whole = 1 THEN p50 END) AS p50,
-    max(CASE WHEN whole = 1 THEN p95 END) AS p95,
-    count(*) AS rows_
+{side}_ranked AS (
+  SELECT *, dense_rank() OVER (PARTITION BY k ORDER BY capture) AS capture_rank
   FROM {side}_groups
-  GROUP BY {list}, per_capture
-),
-{side}_counted AS (
-  SELECT *, max(CASE WHEN per_capture = 1 THEN rows_ END) OVER () AS n FROM {side}_keys
 ),
 {side}_side AS (
-  SELECT * FROM {side}_counted WHERE per_capture = 0
+  SELECT {list},
+    max(CASE WHEN k = 0 THEN cnt END) AS cnt,
+    max(CASE WHEN k = 0 THEN total END) AS total,
+    sum(CASE WHEN k = 1 THEN CAST(total AS DOUBLE) * CAST(total AS DOUBLE) END) AS total_sq,
+    max(p50) AS p50,
+    max(p95) AS p95,
+    max(CASE WHEN k = 1 THEN capture_rank END) AS n
+  FROM {side}_ranked
+  GROUP BY {list}
 ),
 ",
         exprs = exprs.join(", "),

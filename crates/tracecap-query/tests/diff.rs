@@ -236,3 +236,23 @@ fn by_track_and_category_group_by_those_columns() {
     let batches = engine.collect(&diff::sql(&[Key::Category])).unwrap();
     assert_eq!(batches[0].schema().field(0).name(), "category");
 }
+
+#[test]
+fn percentiles_are_over_every_slice_of_a_side_not_per_capture() {
+    let dir = scratch("percentiles");
+    // Side A: f takes 10 ns three times in one capture and 1010 ns once in the other; its
+    // median over the four slices is 10, though one capture's own median is 1010.
+    let (a0, a1, b0) = (dir.join("a0.prof"), dir.join("a1.prof"), dir.join("b0.prof"));
+    capture(&a0, &[("f", 3, 10)]);
+    capture(&a1, &[("f", 1, 1010)]);
+    capture(&b0, &[("f", 4, 10)]);
+    let rows = run(&[a0, a1], &[b0]);
+    let f = &rows[0];
+    assert_eq!(f[0], "f");
+    // a_p50 b_p50 a_p95 b_p95
+    assert_eq!((f[7].as_str(), f[8].as_str()), ("10", "10"), "medians");
+    // 95th percentile of 10, 10, 10, 1010: 10 + 0.85 * 1000, interpolated.
+    assert_eq!((f[9].as_str(), f[10].as_str()), ("860", "10"), "95th percentiles");
+    // Two captures on A: f's total per capture is (30 + 1010) / 2.
+    assert_eq!(f[3], "520");
+}
