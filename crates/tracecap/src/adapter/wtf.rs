@@ -59,7 +59,7 @@ use super::out::{Out, Written};
 use super::reorder::Reorder;
 use super::text::{cut, NO_ARG};
 use crate::error::ConvertError;
-use crate::timeline::{Arg, Event as TEvent, Flow, Sink, TrackId, TrackKind, Value};
+use crate::timeline::{Arg, Event as TEvent, Flow, NameId, Sink, TrackId, TrackKind, Value};
 
 const CATEGORY: &str = "wtf";
 const PROCESS: TrackId = TrackId(1);
@@ -789,11 +789,22 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
     }
 
     /// The zone's thread track, declared on first use.
-    /// Opens a slice on `track` with the arguments gathered in `self.args`.
-    fn begin(&mut self, track: TrackId, ts: u64, name: &str) -> Written<S> {
+    /// Opens a slice on `track` with the arguments gathered in `self.args`, named `name`
+    /// (numbered `name_id` when it is a definition's name).
+    fn begin(
+        &mut self,
+        track: TrackId,
+        ts: u64,
+        name: &str,
+        name_id: Option<NameId>,
+    ) -> Written<S> {
         let out = &mut self.out;
-        self.args
-            .with_args(|args| out.begin(&TEvent::new(track, ts, name, CATEGORY, args)))
+        self.args.with_args(|args| {
+            out.begin(&TEvent {
+                name_id,
+                ..TEvent::new(track, ts, name, CATEGORY, args)
+            })
+        })
     }
 
     fn thread(&mut self, z: usize) -> Result<TrackId, ConvertError<S::Error>> {
@@ -1033,7 +1044,9 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
         for (i, h) in held.iter().enumerate() {
             let r = match h.kept.role {
                 Role::Enter => match self.event_of(z, &h.kept) {
-                    Some(ev) => self.emit(z, &ev, h.ts, Role::Enter, Some((i, &held))),
+                    Some(ev) => {
+                        self.emit(z, &ev, h.kept.def, h.ts, Role::Enter, Some((i, &held)))
+                    }
                     None => Ok(()),
                 },
                 Role::Leave if h.closes => match self.thread(z) {
@@ -1062,7 +1075,7 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
     /// Writes a kept event that is not a held scope's enter.
     fn emit_kept(&mut self, z: usize, kept: &Kept, ts: u64) -> Written<S> {
         match self.event_of(z, kept) {
-            Some(ev) => self.emit(z, &ev, ts, kept.role, None),
+            Some(ev) => self.emit(z, &ev, kept.def, ts, kept.role, None),
             None => Ok(()),
         }
     }
@@ -1220,6 +1233,7 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
         &mut self,
         z: usize,
         ev: &Event<'a>,
+        def: u32,
         ts: u64,
         role: Role,
         scope: Option<(usize, &[Held])>,
@@ -1232,10 +1246,14 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
             builtin,
             Some(Builtin::ScopeEnter | Builtin::TimeStamp | Builtin::Mark)
         );
+        // The definition's name is numbered by the definition's number (the same number always
+        // comes with the same definition); a name taken from an argument is not numbered.
         let mut name: Cow<'a, str> = Cow::Borrowed(ev.name());
+        let mut name_id = Some(NameId(def));
         if renamed {
             if let Some(n) = ev.arg(0).and_then(|v| self.text_of(ev, v)) {
                 name = n;
+                name_id = None;
             }
         }
         match (role, builtin) {
@@ -1263,7 +1281,7 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
                     }
                 }
                 let track = self.thread(z)?;
-                self.begin(track, ts, &name)
+                self.begin(track, ts, &name, name_id)
             }
             (_, Some(Builtin::TimeRangeBegin | Builtin::TimeRangeEnd))
                 if ev.flags() & FLAG_BUILTIN != 0 =>
@@ -1287,6 +1305,7 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
                             if let Some(n) = ev.arg(arg).and_then(|v| self.text_of(ev, v)) {
                                 if !n.is_empty() {
                                     name = n;
+                                    name_id = None;
                                 }
                             }
                         }
@@ -1308,7 +1327,7 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
                         track,
                         ts,
                         name: &name,
-                        name_id: None,
+                        name_id,
                         category: CATEGORY,
                         args,
                         flows,
@@ -1369,7 +1388,7 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
         };
         self.args.clear();
         self.add_args(ev, 0);
-        self.begin(track, ts, &name)
+        self.begin(track, ts, &name, None)
     }
 
     fn frame(&mut self, z: usize, ev: &Event<'a>, ts: u64, start: bool) -> Written<S> {
