@@ -351,12 +351,16 @@ impl<S: Sink> State<'_, S> {
         } else {
             0
         };
+        // One walk over the arguments: an integer is kept as it is, anything else as its text.
+        let mut ints = [None; ARG_NAMES.len()];
         let mut n = 0usize;
-        for a in call.args().take(wanted) {
+        for (a, int) in call.args().take(wanted).zip(ints.iter_mut()) {
             if self.texts.len() <= n {
                 self.texts.push(String::new());
             }
-            if let Some(text) = self.texts.get_mut(n) {
+            if let SysArg::Int(x) = a {
+                *int = Some(x);
+            } else if let Some(text) = self.texts.get_mut(n) {
                 text.clear();
                 arg_text(text, &a);
             }
@@ -369,15 +373,15 @@ impl<S: Sink> State<'_, S> {
             name: "ret",
             value: Value::Int(call.ret()),
         });
-        let rest = call
-            .args()
+        let rest = ints
+            .iter()
             .zip(ARG_NAMES.iter().zip(self.texts.iter()))
             .take(n)
-            .map(|(a, (name, text))| Arg {
+            .map(|(int, (name, text))| Arg {
                 name,
-                value: match a {
-                    SysArg::Int(x) => Value::Int(x),
-                    _ => Value::Str(text),
+                value: match *int {
+                    Some(x) => Value::Int(x),
+                    None => Value::Str(text),
                 },
             });
         for (slot, arg) in args.iter_mut().zip(ret.into_iter().chain(rest)) {
