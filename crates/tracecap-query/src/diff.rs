@@ -180,7 +180,9 @@ fn side_sql(q: &mut String, side: &str, keys: &[Key], list: &str) {
     // One scan, each row counted twice (`sets`): under set 0 per key, with the percentiles, and
     // under set 1 per key and capture, for the spread of the per-capture totals (the
     // percentiles are not computed there: exact percentiles hold every duration of their group).
-    // A capture's rank among the side's captures gives their number on the key of the last one.
+    // The two-row `sets` comes first, so that it is what the cross join holds, and the side's
+    // rows stream through it in their partitions. A capture's rank among the side's captures
+    // gives their number on the key of the last one.
     let _ = write!(
         q,
         "{side}_rows AS (
@@ -193,7 +195,7 @@ fn side_sql(q: &mut String, side: &str, keys: &[Key], list: &str) {
     count(*) AS cnt, sum(dur) AS total,
     percentile_cont(0.5) WITHIN GROUP (ORDER BY dur) FILTER (WHERE sets.k = 0) AS p50,
     percentile_cont(0.95) WITHIN GROUP (ORDER BY dur) FILTER (WHERE sets.k = 0) AS p95
-  FROM {side}_rows CROSS JOIN sets
+  FROM sets CROSS JOIN {side}_rows
   GROUP BY sets.k, {list}, CASE WHEN sets.k = 1 THEN capture END
 ),
 {side}_ranked AS (
