@@ -256,3 +256,44 @@ fn percentiles_are_over_every_slice_of_a_side_not_per_capture() {
     // Two captures on A: f's total per capture is (30 + 1010) / 2.
     assert_eq!(f[3], "520");
 }
+
+#[test]
+fn each_side_streams_through_the_cross_join_in_its_partitions() {
+    // The cross join holds its first input whole: that must be the two-row `sets`, not a side's
+    // slices (held whole, a side's rows were gathered into one partition first, and a diff of
+    // captures took seven times as long).
+    let dir = scratch("plan");
+    let (a, b) = (dir.join("a.prof"), dir.join("b.prof"));
+    capture(&a, &[("f", 3, 10)]);
+    capture(&b, &[("f", 3, 10)]);
+    let engine = Engine::new(&Config::default()).unwrap();
+    engine
+        .register(Some("a"), &Inputs::find(&[a]).unwrap())
+        .unwrap();
+    engine
+        .register(Some("b"), &Inputs::find(&[b]).unwrap())
+        .unwrap();
+    let sql = format!("EXPLAIN {}", diff::sql(&[Key::Name]));
+    let batches = engine.collect(&sql).unwrap();
+    let mut text = String::new();
+    for batch in &batches {
+        let col = cast(batch.column(1), &DataType::Utf8).unwrap();
+        let col = col.as_string::<i32>();
+        for i in 0..col.len() {
+            text.push_str(col.value(i));
+            text.push('\n');
+        }
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let joins: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].trim_start().starts_with("CrossJoinExec"))
+        .collect();
+    assert_eq!(joins.len(), 2, "one cross join per side:\n{text}");
+    for i in joins {
+        let first = lines[i + 1];
+        assert!(
+            !first.contains("Coalesce") && !first.contains("Filter") && !first.contains("Streaming"),
+            "the cross join holds a side's rows:\n{text}"
+        );
+    }
+}
