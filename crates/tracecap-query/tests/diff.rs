@@ -242,7 +242,11 @@ fn percentiles_are_over_every_slice_of_a_side_not_per_capture() {
     let dir = scratch("percentiles");
     // Side A: f takes 10 ns three times in one capture and 1010 ns once in the other; its
     // median over the four slices is 10, though one capture's own median is 1010.
-    let (a0, a1, b0) = (dir.join("a0.prof"), dir.join("a1.prof"), dir.join("b0.prof"));
+    let (a0, a1, b0) = (
+        dir.join("a0.prof"),
+        dir.join("a1.prof"),
+        dir.join("b0.prof"),
+    );
     capture(&a0, &[("f", 3, 10)]);
     capture(&a1, &[("f", 1, 1010)]);
     capture(&b0, &[("f", 4, 10)]);
@@ -252,7 +256,11 @@ fn percentiles_are_over_every_slice_of_a_side_not_per_capture() {
     // a_p50 b_p50 a_p95 b_p95
     assert_eq!((f[7].as_str(), f[8].as_str()), ("10", "10"), "medians");
     // 95th percentile of 10, 10, 10, 1010: 10 + 0.85 * 1000, interpolated.
-    assert_eq!((f[9].as_str(), f[10].as_str()), ("860", "10"), "95th percentiles");
+    assert_eq!(
+        (f[9].as_str(), f[10].as_str()),
+        ("860", "10"),
+        "95th percentiles"
+    );
     // Two captures on A: f's total per capture is (30 + 1010) / 2.
     assert_eq!(f[3], "520");
 }
@@ -292,7 +300,9 @@ fn each_side_streams_through_the_cross_join_in_its_partitions() {
     for i in joins {
         let first = lines[i + 1];
         assert!(
-            !first.contains("Coalesce") && !first.contains("Filter") && !first.contains("Streaming"),
+            !first.contains("Coalesce")
+                && !first.contains("Filter")
+                && !first.contains("Streaming"),
             "the cross join holds a side's rows:\n{text}"
         );
     }

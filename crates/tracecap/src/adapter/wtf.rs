@@ -1044,9 +1044,7 @@ impl<'c, 'a, S: Sink> State<'c, 'a, S> {
         for (i, h) in held.iter().enumerate() {
             let r = match h.kept.role {
                 Role::Enter => match self.event_of(z, &h.kept) {
-                    Some(ev) => {
-                        self.emit(z, &ev, h.kept.def, h.ts, Role::Enter, Some((i, &held)))
-                    }
+                    Some(ev) => self.emit(z, &ev, h.kept.def, h.ts, Role::Enter, Some((i, &held))),
                     None => Ok(()),
                 },
                 Role::Leave if h.closes => match self.thread(z) {
