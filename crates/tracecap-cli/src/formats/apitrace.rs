@@ -10,17 +10,17 @@ use tracecap_apitrace::{
     OwnedHeader, PushParser, Pushed, SigTable, Space, Stream,
 };
 
-use super::DumpOptions;
+use super::output::DumpOptions;
 use crate::error::CliError;
 
 /// A fault of the trace `d` as the tool reports it (see [`tracecap::info::apitrace::fault`]).
 fn fault(d: &Decompressed, e: Error) -> CliError {
-    super::fault(info::fault(d, e))
+    super::output::fault(info::fault(d, e))
 }
 
 /// Decompresses a trace of any container (see [`tracecap::info::apitrace::open`]).
 fn open(data: &[u8]) -> Result<Decompressed, CliError> {
-    info::open(data).map_err(super::fault)
+    info::open(data).map_err(super::output::fault)
 }
 
 /// The text of `tracecap info`.
@@ -49,7 +49,7 @@ pub fn info_text(i: &Info, verbose: bool, out: &mut dyn Write) -> std::io::Resul
     writeln!(out, "signatures:   {}", i.signatures)?;
     // Header properties (any number in a crafted file): the first few unless --verbose.
     let items = i.properties.iter().map(|(n, v)| format!("{n} = {v}"));
-    super::write_list(out, "properties", items, verbose)
+    super::list::write_list(out, "properties", items, verbose)
 }
 
 /// `tracecap validate`.
@@ -74,7 +74,7 @@ pub fn validate(data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
     if let Some(e) = d.fault {
         return Err(fault(&d, e));
     }
-    let s = info::report(&d, data.len() as u64).map_err(super::fault)?;
+    let s = info::report(&d, data.len() as u64).map_err(super::output::fault)?;
     writeln!(
         out,
         "ok: apitrace version {} ({}): {} calls ({} incomplete), {} frames, {} threads, {} signatures",

@@ -9,7 +9,7 @@ use tracecap_easyprofiler::{
     json, Bookmark, Capture, Descriptor, DescriptorKind, Header, NestSlot, Record, Thread,
 };
 
-use super::{DumpOptions, Lines};
+use super::output::{DumpOptions, Lines};
 use crate::error::CliError;
 use crate::follow;
 use crate::json::{JsonWriter, Raw};
@@ -75,7 +75,7 @@ pub fn info_text(i: &Info<'_>, verbose: bool, out: &mut dyn Write) -> std::io::R
             t.context_switches_count()
         )
     });
-    super::write_list(out, "threads", lines, verbose)
+    super::list::write_list(out, "threads", lines, verbose)
 }
 
 /// `tracecap validate`.

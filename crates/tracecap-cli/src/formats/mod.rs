@@ -10,7 +10,6 @@ use tracecap::info::Info;
 
 use crate::detect::Format;
 use crate::error::CliError;
-use crate::json::JsonWriter;
 
 mod apitrace;
 mod easyprofiler;
@@ -19,55 +18,10 @@ mod orbit;
 pub(crate) mod syscall;
 mod wtf;
 
-pub use list::write_list;
+mod output;
 
-/// How `dump` should print.
-pub struct DumpOptions {
-    /// JSON Lines instead of text.
-    pub json: bool,
-    /// apitrace's own dump format (apitrace only).
-    pub apitrace: bool,
-}
-
-/// Where `dump` prints: JSON Lines through the writer, or text.
-pub(crate) enum Lines<'o> {
-    /// `dump --json`.
-    Json(JsonWriter<'o>),
-    /// `dump`.
-    Text(&'o mut dyn Write),
-}
-
-impl<'o> Lines<'o> {
-    fn new(json: bool, out: &'o mut dyn Write) -> Self {
-        if json {
-            Lines::Json(JsonWriter::new(out))
-        } else {
-            Lines::Text(out)
-        }
-    }
-
-    /// Flushes what was printed, so that it shows while more bytes are awaited.
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Lines::Json(w) => w.flush(),
-            Lines::Text(out) => out.flush(),
-        }
-    }
-}
-
-/// A fault as stated by a report of `tracecap::info`.
-fn fault(f: tracecap::info::Fault) -> CliError {
-    let (what, offset) = f.into_parts();
-    CliError::Format { what, offset }
-}
-
-/// How `info` should print.
-pub struct InfoOptions {
-    /// One JSON object (always with every list whole) instead of text.
-    pub json: bool,
-    /// Text with every list whole; without it, long lists show their first few items and a count.
-    pub verbose: bool,
-}
+use output::fault;
+pub use output::{DumpOptions, InfoOptions};
 
 /// `tracecap info`: the capture's report ([`tracecap::info`]) as text, or as its JSON object
 /// on one line; a damaged capture's fault is returned after the report is printed.

@@ -5,7 +5,8 @@ use std::io::Write;
 use tracecap::info::orbit::{layout_name, Info};
 use tracecap_orbit::{json, validate, Capture, Layout};
 
-use super::{write_list, DumpOptions, Lines};
+use super::list::write_list;
+use super::output::{DumpOptions, Lines};
 use crate::error::CliError;
 use crate::json::Raw;
 

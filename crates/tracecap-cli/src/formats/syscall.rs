@@ -7,9 +7,9 @@ use tracecap::push::{Fed, Feed, Pumped};
 use tracecap_syscall::push::PushItem;
 use tracecap_syscall::{json, Arg, Capture, Entry, Header, PushParser};
 
+use super::output::{DumpOptions, Lines};
 use crate::error::CliError;
 use crate::follow::{self, Started};
-use crate::formats::{DumpOptions, Lines};
 use crate::json::Raw;
 
 fn lossy(b: &[u8]) -> String {
@@ -80,7 +80,7 @@ pub fn info_text(i: &Info<'_>, verbose: bool, out: &mut dyn Write) -> std::io::R
             .threads
             .iter()
             .map(|(t, n)| format!("{t:>10}  {n} records"));
-        super::write_list(out, "other threads", tids, verbose)?;
+        super::list::write_list(out, "other threads", tids, verbose)?;
     }
     if let (Some(a), Some(b)) = (i.first_ts, i.last_ts) {
         writeln!(
@@ -93,7 +93,7 @@ pub fn info_text(i: &Info<'_>, verbose: bool, out: &mut dyn Write) -> std::io::R
         .by_number
         .iter()
         .map(|&(n, c)| format!("{:<24} {c}", name_of(n)));
-    super::write_list(out, "syscalls by count", calls, verbose)
+    super::list::write_list(out, "syscalls by count", calls, verbose)
 }
 
 /// `tracecap validate`: walk every entry and every argument; exit 1 at the first fault.

@@ -11,9 +11,10 @@ use tracecap_wtf::{
     text_lossy, Builtin, Capture, Container, Definition, DefinitionLookup, Error, Event, Header,
 };
 
+use super::list::write_list;
+use super::output::DumpOptions;
 use crate::error::CliError;
 use crate::follow::{self, Started};
-use crate::formats::{write_list, DumpOptions};
 use crate::json::{to_string, JsonWriter, Raw};
 
 /// The file header as one JSON value (see [`HeaderJson`]): the header part of chunked files

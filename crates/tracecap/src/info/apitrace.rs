@@ -13,7 +13,7 @@ use tracecap_apitrace::{
     MARKER_PUSH,
 };
 
-use super::{Fault, Pairs};
+use super::parts::{Fault, Pairs};
 
 /// What `tracecap info` reports of an apitrace trace.
 ///

@@ -9,7 +9,7 @@ use tracecap_easyprofiler::{
     parallel, Capture, Error, Events, Header, KindTable, NestSlot, Summary, Thread,
 };
 
-use super::{Fault, Lossy};
+use super::parts::{Fault, Lossy};
 
 /// What `tracecap info` reports of an EasyProfiler capture: the header, and the counts of
 /// everything read (on a damaged file, of everything read before the fault).
@@ -144,7 +144,10 @@ impl Serialize for Info<'_> {
         m.serialize_field("bookmarks", &c.bookmarks)?;
         m.serialize_field("levels", &c.levels)?;
         m.serialize_field("error", &self.fault)?;
-        m.serialize_field("threads", &super::Items(self.threads().map(ThreadJson)))?;
+        m.serialize_field(
+            "threads",
+            &super::parts::Items(self.threads().map(ThreadJson)),
+        )?;
         m.end()
     }
 }

@@ -9,7 +9,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use tracecap_orbit::views::{EventView, ThreadName};
 use tracecap_orbit::{validate, Capture, Header, Layout, Section, UserData};
 
-use super::{Fault, Items, Pairs};
+use super::parts::{Fault, Items, Pairs};
 
 /// What `tracecap info` reports of an Orbit capture.
 ///

@@ -7,7 +7,7 @@ use std::vec::Vec;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use tracecap_syscall::{Capture, Entry, Header, Uname};
 
-use super::{Fault, Items, Lossy, Pairs};
+use super::parts::{Fault, Items, Lossy, Pairs};
 
 /// What `tracecap info` reports of a syscall_capture.
 ///

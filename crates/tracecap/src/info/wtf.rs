@@ -10,7 +10,7 @@ use tracecap_wtf::{
     FLAG_HIGH_RESOLUTION_TIMES, FLAG_TIMES_AS_COUNT,
 };
 
-use super::{Fault, Items, Pairs};
+use super::parts::{Fault, Items, Pairs};
 
 /// What `tracecap info` reports of a WTF trace.
 ///
