@@ -135,7 +135,10 @@ pub fn run(
                     fault: None,
                 }),
             ),
-            Err(e) => (Err(e), None),
+            Err(e) => {
+                let ending = follow::ended_by(&started, &e);
+                (Err(e), ending)
+            }
         }
     } else {
         let (input, ending) = follow::follow(&args.file, started)?;

@@ -172,6 +172,24 @@ pub struct Ending {
     pub fault: Option<String>,
 }
 
+/// How reading an arriving capture converted or dumped as it came ended when `error` stopped
+/// it: at the capture's fault (with what was read by then), or `None` for any other error (a
+/// read error or a changed file says where it happened itself).
+pub fn ended_by(started: &Started, error: &CliError) -> Option<Ending> {
+    let CliError::Format { .. } = error else {
+        return None;
+    };
+    let read = started.source.position();
+    Some(Ending {
+        pumped: Pumped {
+            stop: None,
+            read,
+            parsed: read,
+        },
+        fault: Some(error.to_string()),
+    })
+}
+
 /// A pump's result as the tool's: the parser's fault with its offset, a read error, or the
 /// caller's error.
 pub fn finish<P>(r: Result<Pumped, PumpError<P, CliError>>) -> Result<Pumped, CliError>
@@ -191,13 +209,14 @@ where
 pub fn report(path: &Path, ending: &Ending, err: &mut dyn Write) -> Result<(), CliError> {
     let pumped = &ending.pumped;
     let name = shown(path).display().to_string();
-    let why = match pumped.stop {
-        None => "at the end of the capture".to_string(),
-        Some(Stop::Closed) => "at the end of the input".to_string(),
-        Some(stop) => stop.to_string(),
+    let why = match (pumped.stop, &ending.fault) {
+        (None, Some(fault)) => format!("at its fault: {fault}"),
+        (None, None) => "at the end of the capture".to_string(),
+        (Some(Stop::Closed), _) => "at the end of the input".to_string(),
+        (Some(stop), _) => stop.to_string(),
     };
     let unused = pumped.read.saturating_sub(pumped.parsed);
-    let tail = if let Some(fault) = &ending.fault {
+    let tail = if let (Some(fault), Some(_)) = (&ending.fault, pumped.stop) {
         format!("; read as it came up to {fault}")
     } else if unused > 0 && pumped.stop.is_some() {
         format!("; the last {unused} bytes are not a whole record")

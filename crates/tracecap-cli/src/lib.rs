@@ -302,7 +302,10 @@ fn dump(
                 fault: None,
             }),
         ),
-        Some(Err(e)) => (Err(e), None),
+        Some(Err(e)) => {
+            let ending = follow::ended_by(&started, &e);
+            (Err(e), ending)
+        }
         None => {
             let (input, pumped) = follow::follow(file, started)?;
             (formats::dump(format, &input, opts, out), Some(pumped))

@@ -361,3 +361,57 @@ fn a_followed_file_shows_its_records_while_the_rest_is_awaited() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn a_followed_capture_that_ends_in_a_fault_says_where_reading_stopped() {
+    // Every format's capture cut short, and a written syscall_capture with garbage after a
+    // record: `dump --follow` and `convert --follow` exit 1 with the fault, after the line that
+    // says how much was read and that reading stopped there.
+    let dir = scratch("follow", "fault");
+    let mut cases: Vec<(String, Vec<u8>)> = one_per_format()
+        .into_iter()
+        .map(|(name, mut bytes)| {
+            bytes.truncate(bytes.len() * 2 / 3);
+            (name, bytes)
+        })
+        .collect();
+    let mut garbage = big_capture(200);
+    garbage.extend_from_slice(&[0xff; 64]);
+    cases.push(("written/syscall.dat + garbage".into(), garbage));
+    for (i, (name, bytes)) in cases.into_iter().enumerate() {
+        let whole = dir.join(format!("whole-{i}"));
+        std::fs::write(&whole, &bytes).unwrap();
+        let out = dir.join(format!("out-{i}.json"));
+        for args in [
+            vec!["dump"],
+            vec![
+                "convert",
+                "--to",
+                "chrome",
+                "--quiet",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+        ] {
+            let expected = {
+                let mut a = args.clone();
+                a.push(whole.to_str().unwrap());
+                run(&a)
+            };
+            if expected.status.code() != Some(1) {
+                continue; // a cut that leaves a whole capture (a format with no end mark)
+            }
+            let (code, _, stderr) = followed(&dir, &args, &bytes, 31 + i as u64);
+            assert_eq!(code, 1, "{name} {args:?}: {stderr}");
+            let report = stderr
+                .lines()
+                .find(|l| l.contains("stopped after"))
+                .unwrap_or_else(|| panic!("{name} {args:?}: no line says where: {stderr}"));
+            assert!(
+                report.contains(&format!("{} bytes", bytes.len())) || report.contains("fault"),
+                "{name} {args:?}: {report}"
+            );
+            assert!(stderr.contains("error: "), "{name} {args:?}: {stderr}");
+        }
+    }
+}
