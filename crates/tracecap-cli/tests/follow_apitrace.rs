@@ -386,32 +386,7 @@ fn a_followed_trace_is_printed_as_its_chunks_arrive() {
             args.push("--json");
         }
         args.push(path.to_str().unwrap());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
-            .args(&args)
-            .stdout(std::fs::File::create(&out_path).unwrap())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = std::time::Instant::now();
-        let early = loop {
-            let lines = std::fs::read(&out_path)
-                .unwrap()
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            // Before following stops for want of bytes (`--idle 4`).
-            if lines > 1 || started.elapsed() > std::time::Duration::from_millis(3500) {
-                break lines;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        };
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut file, &bytes[at..]).unwrap();
-        drop(file);
-        assert!(child.wait().unwrap().success());
+        let early = printed_before_the_rest(&args, &out_path, &path, &bytes[at..]);
         assert!(early > 1, "json {json}: nothing printed while following");
         let whole_args: Vec<&str> = args
             .iter()
@@ -443,32 +418,7 @@ fn a_followed_gzip_or_zstd_trace_is_printed_as_it_arrives() {
         let out_path = dir.join("live.out");
         std::fs::write(&path, &bytes[..at]).unwrap();
         let args = ["dump", "--follow", "--idle", "4", path.to_str().unwrap()];
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
-            .args(args)
-            .stdout(std::fs::File::create(&out_path).unwrap())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = std::time::Instant::now();
-        let early = loop {
-            let lines = std::fs::read(&out_path)
-                .unwrap()
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            // Before following stops for want of bytes (`--idle 4`).
-            if lines > 1 || started.elapsed() > std::time::Duration::from_millis(3500) {
-                break lines;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        };
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        std::io::Write::write_all(&mut file, &bytes[at..]).unwrap();
-        drop(file);
-        assert!(child.wait().unwrap().success());
+        let early = printed_before_the_rest(&args, &out_path, &path, &bytes[at..]);
         assert!(early > 1, "{name}: nothing printed while following");
         let expected = run(&["dump", path.to_str().unwrap()]);
         assert!(expected.status.success());
@@ -477,4 +427,34 @@ fn a_followed_gzip_or_zstd_trace_is_printed_as_it_arrives() {
             "{name}: the followed dump differs from the whole file's"
         );
     }
+}
+
+/// Runs `tracecap ARGS` (a `dump --follow --idle 4` of `path`, which holds part of a trace) with
+/// its output in `out_path`; once it has printed more than one line (or after 3.5 s), appends
+/// `rest` to `path`, and waits for it to succeed. The lines it had printed by then.
+fn printed_before_the_rest(args: &[&str], out_path: &Path, path: &Path, rest: &[u8]) -> usize {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracecap"))
+        .args(args)
+        .stdout(std::fs::File::create(out_path).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let early = loop {
+        let lines = std::fs::read(out_path)
+            .unwrap()
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        // Before following stops for want of bytes (`--idle 4`).
+        if lines > 1 || started.elapsed() > std::time::Duration::from_millis(3500) {
+            break lines;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    std::io::Write::write_all(&mut file, rest).unwrap();
+    drop(file);
+    assert!(child.wait().unwrap().success());
+    early
 }
