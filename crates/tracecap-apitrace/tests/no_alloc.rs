@@ -187,41 +187,13 @@ fn the_push_parser_does_not_allocate_per_event() {
     assert_eq!(allocs() - warm.unwrap(), 0, "one-pass push walk allocated");
 
     // Every event available per call (`parse_many`).
-    let mut table: Box<FixedSigTable<256>> = Box::default();
-    let mut parser = PushParser::with_table(&mut *table);
-    buffer.clear();
-    let mut pieces = file.chunks(64 << 10);
-    let (mut events3, mut values3) = (0u64, 0u64);
-    let mut warm = None;
-    loop {
-        let answer = parser.parse_many(&buffer, pieces.len() == 0, |p| {
-            events3 += 1;
-            for d in p.details() {
-                values3 += detail(d.unwrap(), p.table());
-            }
-        });
-        match answer.unwrap() {
-            Pushed::Item { consumed, .. } => {
-                buffer.drain(..consumed);
-                if warm.is_none() && events3 >= 20_000 {
-                    warm = Some(allocs());
-                }
-            }
-            Pushed::NeedMore { .. } => buffer.extend_from_slice(pieces.next().unwrap()),
-            Pushed::End => break,
-        }
-    }
+    let (events3, values3, after) = pushed_allocations(&file);
     assert_eq!((events3, values3), (events, values));
-    assert_eq!(
-        allocs() - warm.unwrap(),
-        0,
-        "push walk by parse_many allocated"
-    );
+    assert_eq!(after, 0, "push walk by parse_many allocated");
 }
 
 /// The events and values of `file` pushed in 64 KiB pieces with `FixedSigTable`, and the
 /// allocations after the first 20,000 events.
-#[cfg(feature = "write")]
 fn pushed_allocations(file: &[u8]) -> (u64, u64, u64) {
     use tracecap_apitrace::{PushParser, Pushed};
 

@@ -33,6 +33,9 @@ pub struct Recorder {
     pub max_depth: usize,
     /// The name each numbered name came with first.
     pub named: HashMap<NameId, String>,
+    /// Slices and instants that came with a numbered name, and without one.
+    pub numbered: u64,
+    pub unnumbered: u64,
 }
 
 impl Recorder {
@@ -41,6 +44,9 @@ impl Recorder {
         if let Some(id) = e.name_id {
             let first = self.named.entry(id).or_insert_with(|| e.name.to_string());
             assert_eq!(first, e.name, "{id:?} named two ways");
+            self.numbered += 1;
+        } else {
+            self.unnumbered += 1;
         }
     }
 
