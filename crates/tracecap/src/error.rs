@@ -2,88 +2,61 @@
 
 use crate::Format;
 
-/// What is wrong with a capture: the kind of its format crate's error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FormatKind {
-    /// From `tracecap-easyprofiler`.
-    #[cfg(feature = "easyprofiler")]
-    EasyProfiler(tracecap_easyprofiler::ErrorKind),
-    /// From `tracecap-syscall`.
-    #[cfg(feature = "syscall")]
-    Syscall(tracecap_syscall::ErrorKind),
-    /// From `tracecap-wtf`.
-    #[cfg(feature = "wtf")]
-    Wtf(tracecap_wtf::ErrorKind),
-    /// From `tracecap-apitrace`.
-    #[cfg(feature = "apitrace")]
-    Apitrace(tracecap_apitrace::ErrorKind),
-    /// From `tracecap-orbit`.
-    #[cfg(feature = "orbit")]
-    Orbit(tracecap_orbit::ErrorKind),
-    /// No format is enabled (never constructed).
-    #[doc(hidden)]
-    None(core::convert::Infallible),
-}
+/// [`FormatKind`] and its conversions, from [`each_format!`](crate::each_format)'s list.
+macro_rules! format_kind_items {
+    (() $($v:ident $module:ident $name:literal $krate:ident [$($report:tt)*],)*) => {
+        /// What is wrong with a capture: the kind of its format crate's error.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum FormatKind {
+            $(
+                #[doc = concat!("From `", stringify!($krate), "`.")]
+                #[cfg(feature = $name)]
+                $v($krate::ErrorKind),
+            )*
+            /// No format is enabled (never constructed).
+            #[doc(hidden)]
+            None(core::convert::Infallible),
+        }
 
-macro_rules! format_kind {
-    ($feature:literal, $variant:ident, $kind:ty) => {
-        #[cfg(feature = $feature)]
-        impl From<$kind> for FormatKind {
-            fn from(kind: $kind) -> Self {
-                FormatKind::$variant(kind)
+        $(
+            #[cfg(feature = $name)]
+            impl From<$krate::ErrorKind> for FormatKind {
+                fn from(kind: $krate::ErrorKind) -> Self {
+                    FormatKind::$v(kind)
+                }
+            }
+        )*
+
+        impl FormatKind {
+            /// The format whose crate reported it.
+            pub fn format(&self) -> Format {
+                match self {
+                    $(
+                        #[cfg(feature = $name)]
+                        FormatKind::$v(_) => Format::$v,
+                    )*
+                    FormatKind::None(n) => match *n {},
+                }
+            }
+        }
+
+        impl core::fmt::Display for FormatKind {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                let _ = &f; // unused when no format is enabled
+                match self {
+                    $(
+                        #[cfg(feature = $name)]
+                        FormatKind::$v(k) => k.fmt(f),
+                    )*
+                    FormatKind::None(n) => match *n {},
+                }
             }
         }
     };
 }
 
-format_kind!(
-    "easyprofiler",
-    EasyProfiler,
-    tracecap_easyprofiler::ErrorKind
-);
-format_kind!("syscall", Syscall, tracecap_syscall::ErrorKind);
-format_kind!("wtf", Wtf, tracecap_wtf::ErrorKind);
-format_kind!("apitrace", Apitrace, tracecap_apitrace::ErrorKind);
-format_kind!("orbit", Orbit, tracecap_orbit::ErrorKind);
-
-impl FormatKind {
-    /// The format whose crate reported it.
-    pub fn format(&self) -> Format {
-        match self {
-            #[cfg(feature = "easyprofiler")]
-            FormatKind::EasyProfiler(_) => Format::EasyProfiler,
-            #[cfg(feature = "syscall")]
-            FormatKind::Syscall(_) => Format::Syscall,
-            #[cfg(feature = "wtf")]
-            FormatKind::Wtf(_) => Format::Wtf,
-            #[cfg(feature = "apitrace")]
-            FormatKind::Apitrace(_) => Format::Apitrace,
-            #[cfg(feature = "orbit")]
-            FormatKind::Orbit(_) => Format::Orbit,
-            FormatKind::None(n) => match *n {},
-        }
-    }
-}
-
-impl core::fmt::Display for FormatKind {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let _ = &f; // unused when no format is enabled
-        match self {
-            #[cfg(feature = "easyprofiler")]
-            FormatKind::EasyProfiler(k) => k.fmt(f),
-            #[cfg(feature = "syscall")]
-            FormatKind::Syscall(k) => k.fmt(f),
-            #[cfg(feature = "wtf")]
-            FormatKind::Wtf(k) => k.fmt(f),
-            #[cfg(feature = "apitrace")]
-            FormatKind::Apitrace(k) => k.fmt(f),
-            #[cfg(feature = "orbit")]
-            FormatKind::Orbit(k) => k.fmt(f),
-            FormatKind::None(n) => match *n {},
-        }
-    }
-}
+crate::each_format!(format_kind_items!());
 
 /// A fault in a capture: what is wrong and the absolute file offset where. Every format crate's
 /// error (a `tracecap_wire::Error<K>`) converts into it with `?` or `From`.

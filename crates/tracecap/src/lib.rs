@@ -57,21 +57,18 @@ pub mod push;
 pub mod stats;
 pub mod timeline;
 
-/// The apitrace crate (feature `apitrace`).
-#[cfg(feature = "apitrace")]
-pub use tracecap_apitrace as apitrace;
-/// The EasyProfiler crate (feature `easyprofiler`).
-#[cfg(feature = "easyprofiler")]
-pub use tracecap_easyprofiler as easyprofiler;
-/// The Orbit crate (feature `orbit`).
-#[cfg(feature = "orbit")]
-pub use tracecap_orbit as orbit;
-/// The syscall_capture crate (feature `syscall`).
-#[cfg(feature = "syscall")]
-pub use tracecap_syscall as syscall;
-/// The Web Tracing Framework crate (feature `wtf`).
-#[cfg(feature = "wtf")]
-pub use tracecap_wtf as wtf;
+/// Each format's crate under the format's name (`tracecap::orbit`, ...), with its feature.
+macro_rules! format_crates {
+    (() $($v:ident $module:ident $name:literal $krate:ident [$($report:tt)*],)*) => {
+        $(
+            #[doc = concat!("The `", stringify!($krate), "` crate (feature `", $name, "`).")]
+            #[cfg(feature = $name)]
+            pub use $krate as $module;
+        )*
+    };
+}
+
+each_format!(format_crates!());
 
 #[cfg(feature = "alloc")]
 pub use adapter::convert;

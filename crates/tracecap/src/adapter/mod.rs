@@ -1,7 +1,8 @@
 //! Format adapters: each walks one capture and drives a [`Sink`], streaming.
 //!
-//! Adding a format takes one feature line in Cargo.toml, one re-export in lib.rs, its detection
-//! line in `format.rs`, one module here and its arm in [`convert`].
+//! One module per format, reached through the format's line in
+//! [`each_format!`](crate::each_format): each offers `convert`, `convert_arriving` and
+//! `CONVERTS_ARRIVING` with the same signatures.
 
 #[cfg(feature = "apitrace")]
 pub mod apitrace;
@@ -23,6 +24,7 @@ mod text;
 pub mod wtf;
 
 use crate::error::ConvertError;
+use crate::format::on_format;
 use crate::stats::{Counting, Stats};
 use crate::timeline::Sink;
 use crate::Format;
@@ -47,43 +49,20 @@ pub fn convert_counted<S: Sink>(
     sink: S,
 ) -> (Stats, Result<(), ConvertError<S::Error>>) {
     let mut counting = Counting::new(sink);
-    let result = match format {
-        #[cfg(feature = "easyprofiler")]
-        Format::EasyProfiler => easyprofiler::convert(data, &mut counting),
-        #[cfg(feature = "syscall")]
-        Format::Syscall => syscall::convert(data, &mut counting),
-        #[cfg(feature = "wtf")]
-        Format::Wtf => wtf::convert(data, &mut counting),
-        #[cfg(feature = "apitrace")]
-        Format::Apitrace => apitrace::convert(data, &mut counting),
-        #[cfg(feature = "orbit")]
-        Format::Orbit => orbit::convert(data, &mut counting),
-        // Unreachable once every format has its adapter.
-        #[allow(unreachable_patterns)]
+    let result = on_format!(
+        format,
+        |m| m::convert(data, &mut counting),
         other => {
             let _ = (data, &mut counting);
             Err(ConvertError::Unsupported(other))
         }
-    };
+    );
     (counting.stats, result)
 }
 
 /// Whether [`convert_arriving`] converts captures of `format` as they arrive.
 pub fn converts_arriving(format: Format) -> bool {
-    match format {
-        #[cfg(feature = "syscall")]
-        Format::Syscall => syscall::CONVERTS_ARRIVING,
-        #[cfg(feature = "wtf")]
-        Format::Wtf => wtf::CONVERTS_ARRIVING,
-        #[cfg(feature = "orbit")]
-        Format::Orbit => orbit::CONVERTS_ARRIVING,
-        #[cfg(feature = "easyprofiler")]
-        Format::EasyProfiler => easyprofiler::CONVERTS_ARRIVING,
-        #[cfg(feature = "apitrace")]
-        Format::Apitrace => apitrace::CONVERTS_ARRIVING,
-        #[allow(unreachable_patterns)]
-        _ => false,
-    }
+    on_format!(format, |m| m::CONVERTS_ARRIVING, _other => false)
 }
 
 /// Converts a capture whose bytes arrive from `source` (a pipe, standard input, a followed
@@ -101,21 +80,14 @@ pub fn convert_arriving<S: Sink>(
     buffer: &mut alloc::vec::Vec<u8>,
     sink: S,
 ) -> Option<(Stats, crate::push::Arrived<S::Error>)> {
-    let _ = (&source, &buffer);
     let mut counting = Counting::new(sink);
-    let result = match format {
-        #[cfg(feature = "syscall")]
-        Format::Syscall => syscall::convert_arriving(source, buffer, &mut counting),
-        #[cfg(feature = "wtf")]
-        Format::Wtf => wtf::convert_arriving(source, buffer, &mut counting),
-        #[cfg(feature = "orbit")]
-        Format::Orbit => orbit::convert_arriving(source, buffer, &mut counting),
-        #[cfg(feature = "easyprofiler")]
-        Format::EasyProfiler => easyprofiler::convert_arriving(source, buffer, &mut counting),
-        #[cfg(feature = "apitrace")]
-        Format::Apitrace => apitrace::convert_arriving(source, buffer, &mut counting),
-        #[allow(unreachable_patterns)]
-        _ => None,
-    }?;
+    let result = on_format!(
+        format,
+        |m| m::convert_arriving(source, buffer, &mut counting),
+        _other => {
+            let _ = (source, buffer, &mut counting);
+            None
+        }
+    )?;
     Some((counting.stats, result))
 }

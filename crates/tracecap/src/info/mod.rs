@@ -43,91 +43,92 @@ pub use parts::Fault;
 
 use serde::ser::{Serialize, Serializer};
 
+use crate::format::on_format;
 use crate::Format;
 
-/// The report of one capture, of its format.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Info<'a> {
-    /// An EasyProfiler capture (feature `easyprofiler`).
-    #[cfg(feature = "easyprofiler")]
-    EasyProfiler(easyprofiler::Info<'a>),
-    /// A syscall_capture (feature `syscall`).
-    #[cfg(feature = "syscall")]
-    Syscall(syscall::Info<'a>),
-    /// An apitrace trace (feature `apitrace`).
-    #[cfg(feature = "apitrace")]
-    Apitrace(apitrace::Info),
-    /// A Web Tracing Framework trace (feature `wtf`).
-    #[cfg(feature = "wtf")]
-    Wtf(wtf::Info),
-    /// An Orbit capture (feature `orbit`).
-    #[cfg(feature = "orbit")]
-    Orbit(orbit::Info<'a>),
-    /// No format is enabled (never constructed).
-    #[doc(hidden)]
-    None(core::convert::Infallible, core::marker::PhantomData<&'a ()>),
+/// [`Info`] and its conversions, from [`each_format!`](crate::each_format)'s list.
+macro_rules! info_items {
+    (() $($v:ident $module:ident $name:literal $krate:ident [$($report:tt)*],)*) => {
+        /// The report of one capture, of its format: the `Info` of the format's module.
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum Info<'a> {
+            $(
+                #[doc = concat!("A capture of the ", $name, " format (feature `", $name, "`).")]
+                #[cfg(feature = $name)]
+                $v($module::$($report)*),
+            )*
+            /// No format is enabled (never constructed).
+            #[doc(hidden)]
+            None(core::convert::Infallible, core::marker::PhantomData<&'a ()>),
+        }
+
+        impl Info<'_> {
+            /// The fault that stopped the walk of a damaged capture (the report holds what came
+            /// before it).
+            pub fn fault(&self) -> Option<&Fault> {
+                match self {
+                    $(
+                        #[cfg(feature = $name)]
+                        Info::$v(i) => i.fault.as_ref(),
+                    )*
+                    Info::None(n, _) => match *n {},
+                }
+            }
+        }
+
+        /// The format's own JSON object (see each format's `Info`).
+        impl Serialize for Info<'_> {
+            #[allow(unused_variables)] // with no format enabled, Info has no value
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(
+                        #[cfg(feature = $name)]
+                        Info::$v(i) => i.serialize(s),
+                    )*
+                    Info::None(n, _) => match *n {},
+                }
+            }
+        }
+
+        $(
+            #[cfg(feature = $name)]
+            impl<'a> From<$module::$($report)*> for Info<'a> {
+                fn from(report: $module::$($report)*) -> Self {
+                    Info::$v(report)
+                }
+            }
+
+            /// The report of this format, from the report of any: `Err` with the report of
+            /// another format.
+            #[cfg(feature = $name)]
+            impl<'r, 'a> TryFrom<&'r Info<'a>> for &'r $module::$($report)* {
+                type Error = &'r Info<'a>;
+
+                fn try_from(report: &'r Info<'a>) -> Result<Self, Self::Error> {
+                    match report {
+                        Info::$v(i) => Ok(i),
+                        #[allow(unreachable_patterns)] // with one format enabled
+                        other => Err(other),
+                    }
+                }
+            }
+        )*
+    };
 }
 
-impl Info<'_> {
-    /// The fault that stopped the walk of a damaged capture (the report holds what came before
-    /// it).
-    pub fn fault(&self) -> Option<&Fault> {
-        match self {
-            #[cfg(feature = "easyprofiler")]
-            Info::EasyProfiler(i) => i.fault.as_ref(),
-            #[cfg(feature = "syscall")]
-            Info::Syscall(i) => i.fault.as_ref(),
-            #[cfg(feature = "apitrace")]
-            Info::Apitrace(i) => i.fault.as_ref(),
-            #[cfg(feature = "wtf")]
-            Info::Wtf(i) => i.fault.as_ref(),
-            #[cfg(feature = "orbit")]
-            Info::Orbit(i) => i.fault.as_ref(),
-            Info::None(n, _) => match *n {},
-        }
-    }
-}
-
-/// The format's own JSON object (see each format's `Info`).
-impl Serialize for Info<'_> {
-    #[allow(unused_variables)] // with no format enabled, Info has no value
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            #[cfg(feature = "easyprofiler")]
-            Info::EasyProfiler(i) => i.serialize(s),
-            #[cfg(feature = "syscall")]
-            Info::Syscall(i) => i.serialize(s),
-            #[cfg(feature = "apitrace")]
-            Info::Apitrace(i) => i.serialize(s),
-            #[cfg(feature = "wtf")]
-            Info::Wtf(i) => i.serialize(s),
-            #[cfg(feature = "orbit")]
-            Info::Orbit(i) => i.serialize(s),
-            Info::None(n, _) => match *n {},
-        }
-    }
-}
+crate::each_format!(info_items!());
 
 /// The report of `data`, a capture of `format`. `Err` when not even its header can be read (or
 /// the format's feature is off); a fault further on is in the report ([`Info::fault`]).
 #[allow(unused_variables)] // with no format enabled
 pub fn info(format: Format, data: &[u8]) -> Result<Info<'_>, Fault> {
-    match format {
-        #[cfg(feature = "easyprofiler")]
-        Format::EasyProfiler => easyprofiler::info(data).map(Info::EasyProfiler),
-        #[cfg(feature = "syscall")]
-        Format::Syscall => syscall::info(data).map(Info::Syscall),
-        #[cfg(feature = "apitrace")]
-        Format::Apitrace => apitrace::info(data).map(Info::Apitrace),
-        #[cfg(feature = "wtf")]
-        Format::Wtf => wtf::info(data).map(Info::Wtf),
-        #[cfg(feature = "orbit")]
-        Format::Orbit => orbit::info(data).map(Info::Orbit),
-        #[allow(unreachable_patterns)] // with every format enabled
+    on_format!(
+        format,
+        |m| m::info(data).map(Into::into),
         other => Err(Fault::new(
             format_args!("{} captures are not supported by this build", other.name()),
             0,
-        )),
-    }
+        ))
+    )
 }
