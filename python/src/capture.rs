@@ -1,12 +1,14 @@
 //! `tracecap.open(path) -> Capture`: one capture, memory-mapped, and its tables.
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tracecap::Format;
 use tracecap_arrow::{Options, Table, Tables};
+use tracecap_query::FileIdentity;
 
 use crate::errors::{arrow_error, capture_error, shrunk};
 use crate::inputs::{FsPath, Mapped};
@@ -21,7 +23,11 @@ use crate::stream::{Source, Stream};
 pub fn open(py: Python<'_>, path: FsPath) -> PyResult<Capture> {
     let FsPath(path) = path;
     let id = path.display().to_string();
-    let input = py.detach(|| tracecap::open(&path))?;
+    let (input, file) = py.detach(|| -> std::io::Result<_> {
+        let input = tracecap::open(&path)?;
+        let file = mapped_identity(&path, &input);
+        Ok((input, file))
+    })?;
     let format = match tracecap::require(&input) {
         Ok(format) => format,
         Err(why) => return Err(capture_error(py, &id, None, why.message(), 0)),
@@ -31,7 +37,28 @@ pub fn open(py: Python<'_>, path: FsPath) -> PyResult<Capture> {
         id,
         format,
         input: Mapped(Arc::new(input)),
+        file,
     })
+}
+
+/// The file `input` maps, as the cache keys a held capture ([`tracecap_query::Held`]): its
+/// absolute path and its identity now, taken from the file opened again at `path` once that is
+/// known to be the mapped file (the same device and inode as the map's, seen through
+/// `/dev/fd`). `None` for input read into memory, or when the path names another file already.
+fn mapped_identity(path: &Path, input: &tracecap::Input) -> Option<(PathBuf, FileIdentity)> {
+    if !input.is_mapped() || !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    let identity = FileIdentity::of(&file)?;
+    #[cfg(unix)]
+    let fd = std::os::unix::io::AsRawFd::as_raw_fd(&file);
+    #[cfg(not(unix))]
+    let fd = -1;
+    if !input.is_same_file(Path::new(&format!("/dev/fd/{fd}"))) {
+        return None;
+    }
+    Some((std::path::absolute(path).ok()?, identity))
 }
 
 /// One capture file, memory-mapped. Made by `tracecap.open(path)`.
@@ -41,6 +68,9 @@ pub struct Capture {
     id: String,
     format: Format,
     input: Mapped,
+    /// The mapped file's absolute path and identity when it was opened (see
+    /// [`tracecap_query::Held`]): `None` for input read into memory.
+    file: Option<(PathBuf, FileIdentity)>,
 }
 
 impl Capture {
@@ -133,8 +163,20 @@ impl Capture {
     /// `args=False` leaves the `args` columns null (faster, when they are not needed);
     /// `batch_rows` is the rows per batch. A damaged capture gives every row before its fault
     /// (the fault is in the `captures` table). A table of another format is empty.
-    #[pyo3(signature = (name, *, args = true, batch_rows = 65536))]
-    fn table(&self, name: &str, args: bool, batch_rows: usize) -> PyResult<Stream> {
+    ///
+    /// The table is read from the cache of parsed tables when it holds it for the file this
+    /// capture mapped, unchanged since `open`; else the map is walked, and the cache filled
+    /// when the walk reaches the end and the file is still unchanged. `cache=False` walks the
+    /// map and leaves the cache alone.
+    #[pyo3(signature = (name, *, args = true, batch_rows = 65536, cache = true))]
+    fn table(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        args: bool,
+        batch_rows: usize,
+        cache: bool,
+    ) -> PyResult<Stream> {
         self.check_shrunk()?;
         let table = table_named(name)?;
         let options = Options {
@@ -142,13 +184,22 @@ impl Capture {
             args,
             ..Options::default()
         };
+        let cache = match &self.file {
+            Some(_) if cache => crate::cache::shared(),
+            _ => None,
+        };
+        if let Some(cache) = &cache {
+            crate::errors::warn_notes(py, cache.notes())?;
+        }
         Ok(Stream::new(
             table.schema(),
             Source::Capture {
                 input: self.input.clone(),
                 id: self.id.clone(),
+                file: self.file.clone(),
                 table,
                 options,
+                cache,
             },
             format!("{} of {}", table.name(), self.id),
         ))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use tracecap_query::{diff as diff_sql, plain, Cache, Config, FaultKind, Problem};
+use tracecap_query::{diff as diff_sql, plain, Config, FaultKind, Problem};
 
 use crate::capture::table_named;
 use crate::errors::{capture_error, query_error, warn_notes, warn_or_raise};
@@ -32,7 +32,7 @@ impl Sides {
         let config = Config {
             partitions: threads.unwrap_or(Config::default().partitions),
             views,
-            cache: cache.then(Cache::from_env).flatten().map(Arc::new),
+            cache: cache.then(crate::cache::shared).flatten(),
             ..Config::default()
         };
         let sides: Vec<(Option<&str>, &[PathBuf])> =

@@ -7,6 +7,7 @@
 //! on threads of its own or with the interpreter released, so Python threads can parse different
 //! captures at once.
 
+mod cache;
 mod capture;
 mod engine;
 mod errors;
@@ -26,6 +27,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<capture::Capture>()?;
     m.add_class::<stream::Stream>()?;
     m.add_function(wrap_pyfunction!(capture::open, m)?)?;
+    m.add_function(wrap_pyfunction!(cache::cache_info, m)?)?;
     m.add_function(wrap_pyfunction!(engine::scan, m)?)?;
     m.add_function(wrap_pyfunction!(engine::query, m)?)?;
     m.add_function(wrap_pyfunction!(engine::diff, m)?)?;

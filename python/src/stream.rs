@@ -13,23 +13,29 @@ use arrow_schema::{ArrowError, SchemaRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use tracecap_arrow::{Options, Table, TableReader};
-use tracecap_query::Engine;
+use std::path::PathBuf;
+
+use tracecap_arrow::{Options, Table};
+use tracecap_query::{Cache, Engine, FileIdentity, Held, HeldTableReader};
 
 use crate::inputs::Mapped;
 
 /// Where a stream's batches come from.
 pub(crate) enum Source {
-    /// One table of one capture, walked anew for each reader.
+    /// One table of one capture, read anew for each reader: from the cache, or walked.
     Capture {
         /// The capture's bytes.
         input: Mapped,
         /// Its id (the `capture` column).
         id: String,
+        /// The file mapped and its identity when it was ([`Held::file`]).
+        file: Option<(PathBuf, FileIdentity)>,
         /// The table.
         table: Table,
         /// How it is walked.
         options: Options,
+        /// The cache of parsed tables, unless it is not used.
+        cache: Option<Arc<Cache>>,
     },
     /// A query, run anew for each reader.
     Query {
@@ -67,10 +73,21 @@ impl Stream {
             Source::Capture {
                 input,
                 id,
+                file,
                 table,
                 options,
+                cache,
             } => Box::new(CaptureReader {
-                inner: TableReader::new(id.clone(), input.clone(), *table, options),
+                inner: HeldTableReader::new(
+                    cache.clone(),
+                    Held {
+                        id: id.clone(),
+                        bytes: input.clone(),
+                        file: file.clone(),
+                    },
+                    *table,
+                    options,
+                ),
                 input: input.clone(),
                 id: id.clone(),
                 failed: false,
@@ -153,7 +170,7 @@ impl Stream {
 /// A capture's table, ending with an error when the file shrank while it was walked (its last
 /// pages then read as zeros, and the batches cannot be trusted).
 struct CaptureReader {
-    inner: TableReader,
+    inner: HeldTableReader,
     input: Mapped,
     id: String,
     failed: bool,
@@ -180,7 +197,7 @@ impl Iterator for CaptureReader {
 
 impl RecordBatchReader for CaptureReader {
     fn schema(&self) -> SchemaRef {
-        self.inner.schema()
+        RecordBatchReader::schema(&self.inner)
     }
 }
 

@@ -119,11 +119,13 @@ def test_paths_as_bytes_and_names_that_are_not_utf8(samples, tmp_path):
     odd = os.path.join(os.fsencode(tmp_path), b"run-\xff.prof")
     with open(odd, "wb") as f:
         f.write(sample.read_bytes())
-    want = tracecap.open(sample).table("slices").to_pyarrow().drop_columns(["capture"])
+    # Compared as values: a table read from the cache of parsed tables (the sample's, on a
+    # second run) holds the same values with dictionaries of its own.
+    want = plain(tracecap.open(sample).table("slices").to_pyarrow().drop_columns(["capture"]))
     for path in (odd, os.fsdecode(odd)):
         capture = tracecap.open(path)
         assert os.fsencode(capture.path) == odd
-        assert capture.table("slices").to_pyarrow().drop_columns(["capture"]).equals(want)
+        assert plain(capture.table("slices").to_pyarrow().drop_columns(["capture"])).equals(want)
     assert tracecap.scan([odd], "slices").to_pyarrow().num_rows == want.num_rows
     out = os.path.join(os.fsencode(tmp_path), b"out-\xfe.json")
     tracecap.convert(odd, out)
@@ -296,7 +298,9 @@ def test_args_false_gives_null_args(sample_path):
         without = pa.table(capture.table(name, args=False))
         assert with_args.column("args").null_count < with_args.num_rows, f"{name}: no args at all"
         assert without.column("args").null_count == without.num_rows
-        assert without.drop_columns("args").equals(with_args.drop_columns("args"))
+        # Compared as values: either may come from the cache of parsed tables, whose
+        # dictionaries list the same values in an order of their own.
+        assert plain(without.drop_columns("args")).equals(plain(with_args.drop_columns("args")))
 
 
 def test_batch_rows(sample_path):

@@ -67,8 +67,10 @@ class Capture:
         """What `tracecap info FILE --json` prints, as a dict (its keys differ between formats)."""
     def validate(self) -> None:
         """Reads the whole capture; raises `CaptureError` at its first fault, returns None when it is good."""
-    def table(self, name: str, *, args: bool = True, batch_rows: int = 65536) -> Stream:
-        """The table `name` (see `tracecap.TABLES`) as a `Stream` of Arrow batches, walked when it is read."""
+    def table(
+        self, name: str, *, args: bool = True, batch_rows: int = 65536, cache: bool = True
+    ) -> Stream:
+        """The table `name` (see `tracecap.TABLES`) as a `Stream` of Arrow batches, read from the cache of parsed tables or walked when it is read."""
     def __repr__(self) -> str:
         """`<tracecap.Capture PATH (FORMAT, SIZE bytes)>`."""
 
@@ -94,6 +96,9 @@ class Stream:
 
 def open(path: _Path) -> Capture:
     """Opens the capture at `path` (memory-mapped; the format is detected from its bytes)."""
+
+def cache_info() -> dict[str, Any] | None:
+    """The cache of parsed tables: `dir`, `entries`, `packs`, `bytes`, `limit`, and this process's `hits` and `misses` (None when no folder can be named)."""
 
 def scan(
     inputs: _Inputs,

@@ -33,6 +33,7 @@
 //!   is a miss.
 
 mod found;
+mod held;
 mod link;
 mod pack;
 
@@ -54,6 +55,7 @@ use tracecap_arrow::Table;
 
 use crate::faults::Damage;
 pub(crate) use found::Found;
+pub use held::{FileIdentity, Held, HeldTableReader};
 use link::Link;
 use pack::{OpenPack, PackWriter};
 
@@ -184,6 +186,11 @@ impl Cache {
         &self.dir
     }
 
+    /// The size the folder is kept under, in bytes.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
     /// Scans of a capture answered from the cache, and scans that parsed it, so far.
     pub fn hits_and_misses(&self) -> (u64, u64) {
         (
@@ -252,14 +259,21 @@ impl Cache {
         schema: &Schema,
     ) -> Option<Entry> {
         let identity = file_identity(&capture.source.path)?;
+        let source = (&capture.source.id, &capture.source.path);
+        Cache::keyed(identity, &source, table, schema)
+    }
+
+    /// The entry of `table` (with text as `schema`'s types) for the file of identity `identity`
+    /// read as `source` says (its id, path, ...): `None` when the program's identity cannot be
+    /// had.
+    fn keyed(
+        identity: Identity,
+        source: &impl Hash,
+        table: Table,
+        schema: &Schema,
+    ) -> Option<Entry> {
         let mut h = DefaultHasher::new();
-        (
-            build_identity()?,
-            &identity,
-            &capture.source.id,
-            &capture.source.path,
-        )
-            .hash(&mut h);
+        (build_identity()?, &identity, source).hash(&mut h);
         (
             table.name(),
             schema
@@ -730,6 +744,13 @@ impl Filling<'_> {
     /// Ends the capture being filled, read to its end or to its `fault`: linked when its file
     /// did not change while it was read.
     pub(crate) fn end(&mut self, capture: &CaptureFile, fault: Option<Damage>) {
+        let path = &capture.source.path;
+        self.end_if(|identity| file_identity(path) == Some(*identity), fault);
+    }
+
+    /// Ends the capture being filled, read to its end or to its `fault`: linked when
+    /// `unchanged` says that its file still has the identity it was keyed by.
+    fn end_if(&mut self, unchanged: impl FnOnce(&Identity) -> bool, fault: Option<Damage>) {
         let Some(Current { entry, pack, first }) = self.current.take() else {
             return;
         };
@@ -739,7 +760,7 @@ impl Filling<'_> {
         if writer.end_capture().is_err() {
             return;
         }
-        if file_identity(&capture.source.path) != Some(entry.identity) {
+        if !unchanged(&entry.identity) {
             return; // changed while it was read
         }
         let end = writer.row_groups();
@@ -886,13 +907,7 @@ fn create_private(dir: &Path) -> std::io::Result<()> {
 /// The identity of the file at `path`, when it can be had and the file has been left alone for
 /// [`Cache::SETTLE`].
 fn file_identity(path: &Path) -> Option<Identity> {
-    let identity = identity(path)?;
-    let now = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .ok()?
-        .as_nanos() as i128;
-    let (_, _, _, modified, changed) = identity;
-    (now - modified.max(changed) >= Cache::SETTLE.as_nanos() as i128).then_some(identity)
+    identity(path).filter(settled)
 }
 
 /// The links of the file at `path`; why not when it cannot be read whole.
@@ -904,19 +919,32 @@ fn read_links(path: &Path) -> Result<Vec<(String, Link)>, String> {
 
 /// The identity of the file at `path`, when it can be had.
 fn identity(path: &Path) -> Option<Identity> {
+    std::fs::metadata(path).ok().as_ref().and_then(identity_of)
+}
+
+/// The identity of the file whose metadata is `m`, when the platform gives one.
+fn identity_of(m: &std::fs::Metadata) -> Option<Identity> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         let (modified, changed) = (ns(m.mtime(), m.mtime_nsec()), ns(m.ctime(), m.ctime_nsec()));
         Some((m.dev(), m.ino(), m.size(), modified, changed))
     }
     #[cfg(not(unix))]
     {
-        let _ = path;
+        let _ = m;
         None
     }
+}
+
+/// Whether a file of identity `identity` has been left alone for [`Cache::SETTLE`].
+fn settled(identity: &Identity) -> bool {
+    let Ok(now) = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) else {
+        return false;
+    };
+    let (_, _, _, modified, changed) = *identity;
+    now.as_nanos() as i128 - modified.max(changed) >= Cache::SETTLE.as_nanos() as i128
 }
 
 /// The identity of the file holding this code (the executable, or the library a host loaded):

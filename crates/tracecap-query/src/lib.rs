@@ -41,7 +41,7 @@ mod sides;
 mod views;
 mod walk;
 
-pub use cache::{Cache, CacheInfo};
+pub use cache::{Cache, CacheInfo, FileIdentity, Held, HeldTableReader};
 pub use datafusion;
 pub use dataset::DamagedFile;
 pub use engine::{Batches, Config, Engine};
