@@ -100,14 +100,11 @@ pub fn follow(path: &Path, mut s: Started) -> Result<(tracecap::Input, Ending), 
         None
     };
     let keep = spool.as_mut().map(|k| k as &mut dyn Write);
-    let ending = match s.format {
-        Format::Syscall => until_end(&mut s, keep, tracecap::syscall::PushParser::new()),
-        Format::Wtf => until_end(&mut s, keep, tracecap::wtf::PushParser::new()),
-        Format::Orbit => until_end(&mut s, keep, tracecap::orbit::PushParser::new()),
-        Format::EasyProfiler => until_end(&mut s, keep, tracecap::easyprofiler::PushParser::new()),
-        Format::Apitrace => until_end(&mut s, keep, tracecap::apitrace::PushParser::new()),
-        other => return Err(detect::unsupported(other)),
-    }?;
+    let ending = detect::on_format!(
+        s.format,
+        |crate k| until_end(&mut s, keep, k::PushParser::new()),
+        other => return Err(detect::unsupported(other))
+    )?;
     let bytes = match spool {
         Some(spool) => spool.into_input()?,
         None => tracecap::open(path)?,

@@ -1,14 +1,13 @@
-//! One module per format; each offers `info_text` (the text of a `tracecap::info` report),
-//! `validate` and `dump` with the same signatures.
+//! One module per format, reached through the format's line in the umbrella's list
+//! ([`tracecap::each_format!`]); each offers `info_text` (the text of a `tracecap::info` report),
+//! `validate`, `dump` and `dump_arriving` with the same signatures.
 //!
 //! A format module writes its output to `out` (already buffered) and turns its crate's errors into
 //! [`CliError::Format`] with the absolute offset.
 
 use std::io::Write;
 
-use tracecap::info::Info;
-
-use crate::detect::Format;
+use crate::detect::{on_format, Format};
 use crate::error::CliError;
 
 mod apitrace;
@@ -37,28 +36,25 @@ pub fn info(
         out.write_all(b"\n")?;
     } else {
         let verbose = opts.verbose;
-        match &report {
-            Info::EasyProfiler(i) => easyprofiler::info_text(i, verbose, out)?,
-            Info::Orbit(i) => orbit::info_text(i, verbose, out)?,
-            Info::Wtf(i) => wtf::info_text(i, verbose, out)?,
-            Info::Syscall(i) => syscall::info_text(i, verbose, out)?,
-            Info::Apitrace(i) => apitrace::info_text(i, verbose, out)?,
-            _ => return Err(crate::detect::unsupported(format)),
-        }
+        on_format!(
+            format,
+            |m| match (&report).try_into() {
+                Ok(i) => m::info_text(i, verbose, out)?,
+                Err(_) => return Err(crate::detect::unsupported(format)),
+            },
+            _ => return Err(crate::detect::unsupported(format))
+        )
     }
     report.fault().cloned().map_or(Ok(()), |f| Err(fault(f)))
 }
 
 /// `tracecap validate`.
 pub fn validate(format: Format, data: &[u8], out: &mut dyn Write) -> Result<(), CliError> {
-    match format {
-        Format::EasyProfiler => easyprofiler::validate(data, out),
-        Format::Orbit => orbit::validate(data, out),
-        Format::Wtf => wtf::validate(data, out),
-        Format::Syscall => syscall::validate(data, out),
-        Format::Apitrace => apitrace::validate(data, out),
-        other => Err(crate::detect::unsupported(other)),
-    }
+    on_format!(
+        format,
+        |m| m::validate(data, out),
+        other => Err(crate::detect::unsupported(other))
+    )
 }
 
 /// `tracecap dump`.
@@ -68,14 +64,11 @@ pub fn dump(
     opts: &DumpOptions,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    match format {
-        Format::EasyProfiler => easyprofiler::dump(data, opts, out),
-        Format::Orbit => orbit::dump(data, opts, out),
-        Format::Wtf => wtf::dump(data, opts, out),
-        Format::Syscall => syscall::dump(data, opts, out),
-        Format::Apitrace => apitrace::dump(data, opts, out),
-        other => Err(crate::detect::unsupported(other)),
-    }
+    on_format!(
+        format,
+        |m| m::dump(data, opts, out),
+        other => Err(crate::detect::unsupported(other))
+    )
 }
 
 /// `tracecap dump` of a capture as its bytes arrive (`--follow`, standard input, a pipe):
@@ -87,20 +80,6 @@ pub fn dump_arriving(
     opts: &DumpOptions,
     out: &mut dyn Write,
 ) -> Option<Result<tracecap::push::Pumped, CliError>> {
-    match format {
-        Format::EasyProfiler => easyprofiler::dump_arriving(s, opts, out),
-        Format::Orbit => orbit::dump_arriving(s, opts, out),
-        Format::Wtf => wtf::dump_arriving(s, opts, out),
-        Format::Syscall => Some(syscall::dump_arriving(s, opts, out)),
-        Format::Apitrace => apitrace::dump_arriving(s, opts, out),
-        _ => None,
-    }
-}
-
-#[allow(dead_code)] // for formats not wired in yet
-fn unsupported(format: Format) -> Result<(), CliError> {
-    Err(CliError::Usage(format!(
-        "{} is not supported yet",
-        format.name()
-    )))
+    // syscall_capture's gives its result: every one of its captures is dumped as it arrives.
+    on_format!(format, |m| m::dump_arriving(s, opts, out).into(), _ => None)
 }
