@@ -113,7 +113,7 @@ pub fn capture_batches_with_progress(
     let summary = CaptureSummary {
         format,
         version: if options.tables.contains(Table::Captures) {
-            captures::version(format, data)
+            formats::version(format, data)
         } else {
             None
         },

@@ -28,30 +28,6 @@ pub struct CaptureSummary {
     pub fault: Option<FormatError>,
 }
 
-/// The version a capture declares, as its format writes it (`2.1.0` for EasyProfiler, the stream
-/// version for apitrace, the format version for WTF, the header version for syscall_capture and
-/// Orbit); `None` when the header itself cannot be read.
-pub(crate) fn version(format: Format, data: &[u8]) -> Option<String> {
-    match format {
-        Format::EasyProfiler => tracecap_easyprofiler::Capture::parse(data)
-            .ok()
-            .map(|c| c.header().version.to_string()),
-        Format::Syscall => tracecap_syscall::Capture::parse(data)
-            .ok()
-            .map(|c| c.header().version.to_string()),
-        Format::Apitrace => tracecap_apitrace::Capture::parse(data)
-            .ok()
-            .map(|c| c.header().version.to_string()),
-        Format::Wtf => tracecap_wtf::Capture::parse(data)
-            .ok()
-            .map(|c| c.header().format_version.to_string()),
-        Format::Orbit => tracecap_orbit::Capture::parse(data)
-            .ok()
-            .map(|c| c.header().version.to_string()),
-        _ => None,
-    }
-}
-
 /// The columns of the `captures` row of one capture (after `capture`).
 pub(crate) fn row(path: &str, summary: &CaptureSummary) -> Vec<ArrayRef> {
     let mut format = StringDictionaryBuilder::<Int32Type>::new();

@@ -3,96 +3,77 @@
 
 use tracecap::Format;
 
-/// A table of the export.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Table {
+/// [`Table`], [`Table::ALL`], [`Table::name`] and [`Table::format`] from the one list below.
+macro_rules! tables {
+    ($($(#[$doc:meta])* $table:ident = $name:literal, $format:expr;)*) => {
+        /// A table of the export.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Table {
+            $($(#[$doc])* $table,)*
+        }
+
+        impl Table {
+            /// Every table, the seven shared ones first.
+            pub const ALL: [Table; COUNT] = [$(Table::$table),*];
+
+            /// Its name: the folder of a dataset, the table name in SQL.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Table::$table => $name,)*
+                }
+            }
+
+            /// The format whose captures fill it; `None` for the seven shared tables.
+            pub const fn format(self) -> Option<Format> {
+                match self {
+                    $(Table::$table => $format,)*
+                }
+            }
+        }
+
+        /// How many tables there are: a [`Tables`] holds at most 32.
+        const COUNT: usize = [$($name),*].len();
+        const _: () = assert!(COUNT <= 32);
+    };
+}
+
+// Every table, one line each: its variant, its name and the format whose captures fill it. A
+// per-format table is one line here, and its columns and rows in its format's module
+// (`formats/<format>.rs`).
+tables! {
     /// One row per capture.
-    Captures,
+    Captures = "captures", None;
     /// One row per track of the timeline.
-    Tracks,
+    Tracks = "tracks", None;
     /// One row per slice of the timeline.
-    Slices,
+    Slices = "slices", None;
     /// One row per instant of the timeline.
-    Instants,
+    Instants = "instants", None;
     /// One row per counter sample of the timeline.
-    Counters,
+    Counters = "counters", None;
     /// One row per call stack seen: a sampled stack or a call's backtrace.
-    StackSamples,
+    StackSamples = "stack_samples", None;
     /// One row per frame of each call stack the samples name.
-    StackFrames,
+    StackFrames = "stack_frames", None;
     /// EasyProfiler: one row per block.
-    EasyProfilerBlocks,
+    EasyProfilerBlocks = "easyprofiler_blocks", Some(Format::EasyProfiler);
     /// EasyProfiler: one row per value (arbitrary value) record.
-    EasyProfilerValues,
+    EasyProfilerValues = "easyprofiler_values", Some(Format::EasyProfiler);
     /// syscall_capture: one row per system call.
-    SyscallCalls,
+    SyscallCalls = "syscall_calls", Some(Format::Syscall);
     /// apitrace: one row per call.
-    ApitraceCalls,
+    ApitraceCalls = "apitrace_calls", Some(Format::Apitrace);
     /// Web Tracing Framework: one row per event.
-    WtfEvents,
+    WtfEvents = "wtf_events", Some(Format::Wtf);
     /// Orbit: one row per client capture event.
-    OrbitEvents,
+    OrbitEvents = "orbit_events", Some(Format::Orbit);
 }
 
 impl Table {
-    /// Every table, the seven shared ones first.
-    pub const ALL: [Table; 13] = [
-        Table::Captures,
-        Table::Tracks,
-        Table::Slices,
-        Table::Instants,
-        Table::Counters,
-        Table::StackSamples,
-        Table::StackFrames,
-        Table::EasyProfilerBlocks,
-        Table::EasyProfilerValues,
-        Table::SyscallCalls,
-        Table::ApitraceCalls,
-        Table::WtfEvents,
-        Table::OrbitEvents,
-    ];
-
-    /// Its name: the folder of a dataset, the table name in SQL.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Table::Captures => "captures",
-            Table::Tracks => "tracks",
-            Table::Slices => "slices",
-            Table::Instants => "instants",
-            Table::Counters => "counters",
-            Table::StackSamples => "stack_samples",
-            Table::StackFrames => "stack_frames",
-            Table::EasyProfilerBlocks => "easyprofiler_blocks",
-            Table::EasyProfilerValues => "easyprofiler_values",
-            Table::SyscallCalls => "syscall_calls",
-            Table::ApitraceCalls => "apitrace_calls",
-            Table::WtfEvents => "wtf_events",
-            Table::OrbitEvents => "orbit_events",
-        }
-    }
-
     /// The table named `name`, if any.
     pub fn from_name(name: &str) -> Option<Table> {
         Table::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// The format whose captures fill it; `None` for the seven shared tables.
-    pub const fn format(self) -> Option<Format> {
-        match self {
-            Table::Captures
-            | Table::Tracks
-            | Table::Slices
-            | Table::Instants
-            | Table::Counters
-            | Table::StackSamples
-            | Table::StackFrames => None,
-            Table::EasyProfilerBlocks | Table::EasyProfilerValues => Some(Format::EasyProfiler),
-            Table::SyscallCalls => Some(Format::Syscall),
-            Table::ApitraceCalls => Some(Format::Apitrace),
-            Table::WtfEvents => Some(Format::Wtf),
-            Table::OrbitEvents => Some(Format::Orbit),
-        }
     }
 
     /// Whether a capture of `format` has rows in it.

@@ -222,3 +222,11 @@ impl Rows {
         ]
     }
 }
+
+/// The version the capture declares, for its `captures` row (the stream version); `None` when the
+/// header cannot be read.
+pub(crate) fn version(data: &[u8]) -> Option<String> {
+    tracecap_apitrace::Capture::parse(data)
+        .ok()
+        .map(|c| c.header().version.to_string())
+}

@@ -254,3 +254,11 @@ impl Values {
         ]
     }
 }
+
+/// The version the capture declares, for its `captures` row (the header's, as `2.1.0`); `None` when
+/// the header cannot be read.
+pub(crate) fn version(data: &[u8]) -> Option<String> {
+    tracecap_easyprofiler::Capture::parse(data)
+        .ok()
+        .map(|c| c.header().version.to_string())
+}

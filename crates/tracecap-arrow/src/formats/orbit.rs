@@ -107,3 +107,11 @@ impl Rows {
         ]
     }
 }
+
+/// The version the capture declares, for its `captures` row (the header version); `None` when the
+/// header cannot be read.
+pub(crate) fn version(data: &[u8]) -> Option<String> {
+    tracecap_orbit::Capture::parse(data)
+        .ok()
+        .map(|c| c.header().version.to_string())
+}

@@ -123,3 +123,11 @@ impl Rows {
         ]
     }
 }
+
+/// The version the capture declares, for its `captures` row (the format version); `None` when the
+/// header cannot be read.
+pub(crate) fn version(data: &[u8]) -> Option<String> {
+    tracecap_wtf::Capture::parse(data)
+        .ok()
+        .map(|c| c.header().format_version.to_string())
+}
