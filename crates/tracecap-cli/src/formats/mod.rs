@@ -74,12 +74,14 @@ pub fn dump(
 /// `tracecap dump` of a capture as its bytes arrive (`--follow`, standard input, a pipe):
 /// records printed as they complete; `None`, having read nothing, for a format dumped from its
 /// whole bytes once they have all arrived.
+#[allow(clippy::useless_conversion)] // see below
 pub fn dump_arriving(
     format: Format,
     s: &mut crate::follow::Started,
     opts: &DumpOptions,
     out: &mut dyn Write,
 ) -> Option<Result<tracecap::push::Pumped, CliError>> {
-    // syscall_capture's gives its result: every one of its captures is dumped as it arrives.
+    // syscall_capture's gives its result: every one of its captures is dumped as it arrives;
+    // `into` wraps it in `Some` and leaves the others' `Option` as it is.
     on_format!(format, |m| m::dump_arriving(s, opts, out).into(), _ => None)
 }
