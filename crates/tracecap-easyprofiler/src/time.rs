@@ -115,16 +115,30 @@ fn lt_exact(ns_per_tick: f64, a: u64, b: u64) -> bool {
 #[inline(always)]
 pub(crate) fn scale(t: u64, factor: f64) -> u64 {
     const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    let x = match i64::try_from(t) {
-        Ok(small) => small as f64,
-        Err(_) => t as f64,
+    let Ok(small) = i64::try_from(t) else {
+        return scale_wide(t, factor);
     };
-    let y = x * factor;
+    let y = small as f64 * factor;
     if (0.0..LIMIT).contains(&y) {
         y as i64 as u64
     } else {
-        y as u64
+        saturate(y)
     }
+}
+
+/// [`scale`] of a timestamp of 2^63 ticks or more.
+#[cold]
+#[inline(never)]
+fn scale_wide(t: u64, factor: f64) -> u64 {
+    saturate(t as f64 * factor)
+}
+
+/// `y as u64` (negative and NaN give 0, beyond `u64::MAX` gives `u64::MAX`): the rare results
+/// of [`scale`], kept out of line so that the common path is two conversions and a multiply.
+#[cold]
+#[inline(never)]
+fn saturate(y: f64) -> u64 {
+    y as u64
 }
 
 #[cfg(test)]

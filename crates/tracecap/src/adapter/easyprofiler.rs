@@ -72,9 +72,10 @@ struct Desc<'a> {
 }
 
 /// What emission needs of a record besides its times and depth (which it finds in the nesting):
-/// with [`Key::DESCRIBED`] set, a block or event named by its descriptor, the descriptor id in the
-/// low 32 bits and [`Key::EVENT`] for an event; otherwise the absolute offset of a record to read
-/// again (a value, or a block with a run-time name). Offsets are below 2^63: they index a slice.
+/// with [`Key::DESCRIBED`] set, a block or event named by its descriptor, or a value no one reads
+/// ([`Key::VALUE`]), the descriptor id in the low 32 bits and flags above it; otherwise the
+/// absolute offset of a record to read again (a value someone reads, or a block with a run-time
+/// name). Offsets are below 2^63: they index a slice.
 /// Plain bytes, so that the keys of a huge thread can live in a scratch file.
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(transparent)]
@@ -83,12 +84,28 @@ struct Key(u64);
 impl Key {
     const DESCRIBED: u64 = 1 << 63;
     const EVENT: u64 = 1 << 32;
+    /// With [`Key::DESCRIBED`]: a value whose content no one reads (see [`Key::of`]).
+    const VALUE: u64 = 1 << 33;
+    /// With [`Key::VALUE`]: the value is a counter sample ([`counter_value`] gives one).
+    const COUNTER: u64 = 1 << 34;
 
-    fn of(record: &Record<'_>) -> Key {
+    /// The key of `record`. With `values_read` false (the sink reads neither counter samples
+    /// nor instants), a value is keyed by its descriptor id and whether it is a counter sample,
+    /// which is all emission needs of it then (the counter's track is declared at its first
+    /// sample), so it is not read again.
+    fn of(record: &Record<'_>, values_read: bool) -> Key {
         match record {
             Record::Block(b) if b.name.is_empty() => {
                 let event = if b.is_event() { Key::EVENT } else { 0 };
                 Key(Key::DESCRIBED | event | u64::from(b.id))
+            }
+            Record::Value(v) if !values_read => {
+                let counter = if counter_value(v).is_some() {
+                    Key::COUNTER
+                } else {
+                    0
+                };
+                Key(Key::DESCRIBED | Key::VALUE | counter | u64::from(v.id))
             }
             _ => Key(record.offset()),
         }
@@ -715,13 +732,15 @@ fn convert_thread<'a, S: Sink>(
     // needed.
     let n = thread.records_count() as usize;
     let keys = s.keys.reuse(n);
+    let wants = ctx.out.wants();
+    let values_read = wants.counters || wants.instants;
     let (out, total) = (&mut ctx.out, ctx.total);
     let nested = thread.nest(kinds, &h, s.slots.reuse(n), |i, r| {
         if i % 65536 == 0 {
             out.progress(r.offset(), total);
         }
         if let Some(key) = keys.get_mut(i) {
-            *key = Key::of(r);
+            *key = Key::of(r, values_read);
         }
     });
     let (tree, fault) = (nested.tree, nested.fault);
@@ -767,6 +786,18 @@ fn convert_thread<'a, S: Sink>(
         let b = begin.max(lo).max(floor).min(hi);
         let e = end.min(hi).max(b);
         floor = b;
+        if key & (Key::DESCRIBED | Key::VALUE) == Key::DESCRIBED | Key::VALUE {
+            // A value no one reads: only a counter's track is declared, at its first sample.
+            if key & Key::COUNTER != 0 {
+                counter_track(ctx, key as u32, track, &mut counters)?;
+            }
+            s.open.push(Open {
+                begin: b,
+                end: b,
+                slice: false,
+            });
+            continue;
+        }
         let (id, name, is_event) = if key & Key::DESCRIBED != 0 {
             (key as u32, &[][..], key & Key::EVENT != 0)
         } else {
@@ -852,6 +883,24 @@ fn convert_thread<'a, S: Sink>(
     }
 }
 
+/// The counter track of descriptor `id` on a thread, declared at its first sample.
+fn counter_track<S: Sink>(
+    ctx: &mut Ctx<'_, '_, S>,
+    id: u32,
+    thread_track: TrackId,
+    counters: &mut BTreeMap<u32, TrackId>,
+) -> Result<TrackId, ConvertError<S::Error>> {
+    if let Some(&track) = counters.get(&id) {
+        return Ok(track);
+    }
+    let name: &str = ctx.descs.get(id as usize).map_or("value", |d| &d.name);
+    let track = ctx
+        .out
+        .track(Some(thread_track), TrackKind::Counter, name)?;
+    counters.insert(id, track);
+    Ok(track)
+}
+
 /// A scalar as a counter sample, when it is one.
 fn counter_value(v: &EpValue<'_>) -> Option<CounterValue> {
     if v.is_array || v.data_type == DataType::String {
@@ -905,21 +954,11 @@ fn emit_value<S: Sink>(
         // A sample of a counter already declared, which nobody reads.
         return Ok(());
     }
-    let desc = ctx.descs.get(v.id as usize);
-    let name: &str = desc.map_or("value", |d| &d.name);
     if let Some(value) = counter_value(v) {
-        let id = match counters.get(&v.id) {
-            Some(&id) => id,
-            None => {
-                let id = ctx
-                    .out
-                    .track(Some(thread_track), TrackKind::Counter, name)?;
-                counters.insert(v.id, id);
-                id
-            }
-        };
+        let id = counter_track(ctx, v.id, thread_track, counters)?;
         return ctx.out.counter(id, ts, value);
     }
+    let name: &str = ctx.descs.get(v.id as usize).map_or("value", |d| &d.name);
     if !ctx.out.wants_args() {
         return ctx
             .out

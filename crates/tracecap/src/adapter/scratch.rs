@@ -68,7 +68,12 @@ impl<T: FromBytes + IntoBytes + KnownLayout + Immutable + Copy> Scratch<T> {
         }
         let _ = bytes;
         if self.heap.len() < n {
-            self.heap.resize(n, T::new_zeroed());
+            // A zeroed allocation: fresh pages come zeroed from the system, so growing costs no
+            // pass over the elements. What the array held is not kept (callers write before
+            // they read). Without the memory, the array is empty and the walk that asked for it
+            // reports its table full.
+            self.heap = Vec::new();
+            self.heap = T::new_vec_zeroed(n).unwrap_or_default();
         }
         self.heap.get_mut(..n).unwrap_or(&mut [])
     }
