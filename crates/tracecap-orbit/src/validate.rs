@@ -23,6 +23,7 @@ use crate::schema_types::{FieldDesc, FieldType, MessageDesc};
 use crate::section::Layout;
 use crate::wire::{
     varint, varint_len, Field, Fields, PackedVarints, Value, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN,
+    WIRE_VARINT,
 };
 
 const MAX_DEPTH: u32 = 64;
@@ -145,8 +146,9 @@ fn plain_size(desc: &MessageDesc, bytes: &[u8], depth: u32) -> Option<u64> {
     let mut last = 0u32;
     let mut oneof = false;
     let mut total = 0u64;
-    for f in Fields::new(bytes, 0) {
-        let f = f.ok()?;
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let f = plain_field(bytes, &mut pos)?;
         if f.number <= last {
             return None;
         }
@@ -179,6 +181,45 @@ fn plain_size(desc: &MessageDesc, bytes: &[u8], depth: u32) -> Option<u64> {
     Some(total)
 }
 
+/// The field of `bytes` at `*pos`, read as [`Fields`] reads it (offsets from 0), moving `pos`
+/// past it; `None` where [`Fields`] gives an error.
+#[inline(always)]
+fn plain_field<'a>(bytes: &'a [u8], pos: &mut usize) -> Option<Field<'a>> {
+    let key = varint(bytes, pos).ok()?;
+    if key > u64::from(u32::MAX) || key >> 3 == 0 {
+        return None;
+    }
+    let value = match (key & 7) as u8 {
+        WIRE_VARINT => Value::Varint(varint(bytes, pos).ok()?),
+        WIRE_FIXED64 => {
+            let end = pos.checked_add(8)?;
+            let b: [u8; 8] = bytes.get(*pos..end)?.try_into().ok()?;
+            *pos = end;
+            Value::Fixed64(u64::from_le_bytes(b))
+        }
+        WIRE_LEN => {
+            let len = usize::try_from(varint(bytes, pos).ok()?).ok()?;
+            let end = pos.checked_add(len)?;
+            let p = bytes.get(*pos..end)?;
+            *pos = end;
+            Value::Len(p)
+        }
+        WIRE_FIXED32 => {
+            let end = pos.checked_add(4)?;
+            let b: [u8; 4] = bytes.get(*pos..end)?.try_into().ok()?;
+            *pos = end;
+            Value::Fixed32(u32::from_le_bytes(b))
+        }
+        _ => return None,
+    };
+    Some(Field {
+        number: (key >> 3) as u32,
+        value,
+        offset: 0,
+        value_offset: 0,
+    })
+}
+
 /// What a protobuf decoder rejects, in file order, nested messages included: a wire type that
 /// does not fit a known field, packed data that does not divide into elements, a `string` that
 /// is not UTF-8, nesting deeper than [`MAX_DEPTH`].
@@ -202,6 +243,7 @@ fn check_fields(desc: &MessageDesc, bytes: &[u8], base: u64, depth: u32) -> Resu
 /// What a protobuf decoder rejects in one field of the known field `fd`, apart from what its
 /// nested message holds: a wire type that does not fit, a `string` that is not UTF-8, packed
 /// data that does not divide into elements.
+#[inline]
 fn check_field(fd: &FieldDesc, f: &Field<'_>) -> Result<(), Error> {
     let found = f.value.wire_type();
     let expected = fd.ty.wire_type();
@@ -276,10 +318,12 @@ pub fn canonical_size(desc: &MessageDesc, pieces: &[(&[u8], u64)]) -> Result<u64
     size(desc, &Stream::Pieces(pieces), 0)
 }
 
+#[inline]
 fn tag_len(number: u32) -> u64 {
     varint_len(u64::from(number) << 3) as u64
 }
 
+#[inline]
 fn scalar_len(ty: FieldType, v: Value<'_>) -> u64 {
     match (ty, v) {
         (FieldType::Uint32, Value::Varint(x)) => varint_len(u64::from(x as u32)) as u64,
@@ -294,6 +338,7 @@ fn scalar_len(ty: FieldType, v: Value<'_>) -> u64 {
     }
 }
 
+#[inline]
 fn is_default(ty: FieldType, v: Value<'_>) -> bool {
     match (ty, v) {
         (FieldType::Uint32, Value::Varint(x)) => x as u32 == 0,
@@ -304,6 +349,7 @@ fn is_default(ty: FieldType, v: Value<'_>) -> bool {
     }
 }
 
+#[inline]
 fn raw_len(f: &Field<'_>) -> u64 {
     tag_len(f.number)
         + match f.value {
@@ -458,6 +504,7 @@ fn delimited_len(fd: &FieldDesc, inner: u64) -> u64 {
 }
 
 /// The size `f` adds when it is the only occurrence of its field `fd`.
+#[inline]
 fn sole_len(fd: &FieldDesc, f: &Field<'_>, depth: u32) -> Result<u64, Error> {
     if fd.repeated && fd.ty.is_packable() {
         let (mut payload, mut count) = (0, 0);
