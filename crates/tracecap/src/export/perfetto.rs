@@ -90,7 +90,8 @@ mod field {
 /// buffer or the table doubles.
 #[derive(Debug, Default)]
 struct Interner {
-    text: String,
+    /// The strings' bytes, one after another.
+    text: Vec<u8>,
     table: HashTable<Interned>,
     hasher: foldhash::fast::RandomState,
     /// The iid of each numbered name met so far.
@@ -108,9 +109,16 @@ struct Interned {
 }
 
 impl Interned {
-    fn of<'t>(&self, text: &'t str) -> &'t str {
+    #[inline]
+    fn of<'t>(&self, text: &'t [u8]) -> &'t [u8] {
         let start = self.start as usize;
-        text.get(start..start + self.len as usize).unwrap_or("")
+        text.get(start..start + self.len as usize).unwrap_or_default()
+    }
+
+    /// Whether this is the entry of `s`.
+    #[inline]
+    fn is(&self, text: &[u8], s: &[u8]) -> bool {
+        self.len as usize == s.len() && self.of(text) == s
     }
 }
 
@@ -135,7 +143,7 @@ impl Interner {
     #[inline]
     fn get_at(&mut self, place: usize, s: &str) -> Option<(u64, bool)> {
         if let Some(Some(last)) = self.recent.get(place) {
-            if last.of(&self.text) == s {
+            if last.is(&self.text, s.as_bytes()) {
                 return Some((last.iid, false));
             }
         }
@@ -166,8 +174,9 @@ impl Interner {
             hasher,
             ..
         } = self;
+        let s = s.as_bytes();
         let hash = hasher.hash_one(s);
-        if let Some(e) = table.find(hash, |e| e.of(text) == s) {
+        if let Some(e) = table.find(hash, |e| e.is(text, s)) {
             return Some((*e, false));
         }
         if table.len() >= INTERN_LIMIT || s.len() > INTERN_MAX_LEN {
@@ -179,7 +188,7 @@ impl Interner {
             len: s.len() as u32,
             iid: table.len() as u64 + 1,
         };
-        text.push_str(s);
+        text.extend_from_slice(s);
         table.insert_unique(hash, entry, |e| hasher.hash_one(e.of(text)));
         Some((entry, true))
     }
@@ -417,14 +426,40 @@ impl<W: Write> Perfetto<W> {
 
     /// A slice end: `TrackEvent { type, track_uuid }`.
     fn write_end(&mut self, track: TrackId, ts: u64) -> io::Result<()> {
-        let (mut buf, marks) = self.start_packet(ts);
-        pb::uint(
-            &mut buf,
-            field::EVENT_TYPE,
-            track_event::Type::SliceEnd as u64,
-        );
-        pb::uint(&mut buf, field::EVENT_TRACK_UUID, track.0);
-        self.end_packet(buf, marks)
+        let ty = track_event::Type::SliceEnd as u64;
+        let body = pb::field_len(field::EVENT_TYPE, ty)
+            + pb::field_len(field::EVENT_TRACK_UUID, track.0);
+        self.small_packet(ts, body, |buf| {
+            pb::uint(buf, field::EVENT_TYPE, ty);
+            pb::uint(buf, field::EVENT_TRACK_UUID, track.0);
+        })
+    }
+
+    /// An event's packet that interns nothing, whose `TrackEvent` takes `body` bytes, which
+    /// `write` writes: `TracePacket { timestamp, trusted_packet_sequence_id, track_event {..},
+    /// sequence_flags }`, each length known before its message is written.
+    #[inline]
+    fn small_packet(
+        &mut self,
+        ts: u64,
+        body: usize,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> io::Result<()> {
+        let flags = trace_packet::SequenceFlags::SeqNeedsIncrementalState as u64;
+        let packet = pb::field_len(field::PACKET_TIMESTAMP, ts)
+            + pb::field_len(field::PACKET_SEQUENCE_ID, u64::from(SEQUENCE))
+            + pb::field_len(field::PACKET_TRACK_EVENT, body as u64)
+            + body
+            + pb::field_len(field::PACKET_SEQUENCE_FLAGS, flags);
+        let buf = &mut self.buf;
+        buf.clear();
+        pb::open_sized(buf, field::TRACE_PACKET, packet);
+        pb::uint(buf, field::PACKET_TIMESTAMP, ts);
+        pb::uint(buf, field::PACKET_SEQUENCE_ID, u64::from(SEQUENCE));
+        pb::open_sized(buf, field::PACKET_TRACK_EVENT, body);
+        write(buf);
+        pb::uint(buf, field::PACKET_SEQUENCE_FLAGS, flags);
+        self.out.write_all(buf)
     }
 }
 
@@ -557,18 +592,22 @@ impl<W: Write> Sink for Perfetto<W> {
 
     fn counter(&mut self, track: TrackId, ts: u64, value: CounterValue) -> io::Result<()> {
         // `TrackEvent { type, track_uuid, counter_value | double_counter_value }`.
-        let (mut buf, marks) = self.start_packet(ts);
-        pb::uint(
-            &mut buf,
-            field::EVENT_TYPE,
-            track_event::Type::Counter as u64,
-        );
-        pb::uint(&mut buf, field::EVENT_TRACK_UUID, track.0);
-        match value {
-            CounterValue::Int(x) => pb::int(&mut buf, field::EVENT_COUNTER_VALUE, x),
-            CounterValue::Double(x) => pb::double(&mut buf, field::EVENT_DOUBLE_COUNTER_VALUE, x),
-        }
-        self.end_packet(buf, marks)
+        let ty = track_event::Type::Counter as u64;
+        let value_len = match value {
+            CounterValue::Int(x) => pb::field_len(field::EVENT_COUNTER_VALUE, x as u64),
+            CounterValue::Double(_) => pb::fixed64_len(field::EVENT_DOUBLE_COUNTER_VALUE),
+        };
+        let body = pb::field_len(field::EVENT_TYPE, ty)
+            + pb::field_len(field::EVENT_TRACK_UUID, track.0)
+            + value_len;
+        self.small_packet(ts, body, |buf| {
+            pb::uint(buf, field::EVENT_TYPE, ty);
+            pb::uint(buf, field::EVENT_TRACK_UUID, track.0);
+            match value {
+                CounterValue::Int(x) => pb::int(buf, field::EVENT_COUNTER_VALUE, x),
+                CounterValue::Double(x) => pb::double(buf, field::EVENT_DOUBLE_COUNTER_VALUE, x),
+            }
+        })
     }
 
     fn wants_stacks(&self) -> bool {
