@@ -112,7 +112,8 @@ impl Interned {
     #[inline]
     fn of<'t>(&self, text: &'t [u8]) -> &'t [u8] {
         let start = self.start as usize;
-        text.get(start..start + self.len as usize).unwrap_or_default()
+        text.get(start..start + self.len as usize)
+            .unwrap_or_default()
     }
 
     /// Whether this is the entry of `s`.
@@ -427,8 +428,8 @@ impl<W: Write> Perfetto<W> {
     /// A slice end: `TrackEvent { type, track_uuid }`.
     fn write_end(&mut self, track: TrackId, ts: u64) -> io::Result<()> {
         let ty = track_event::Type::SliceEnd as u64;
-        let body = pb::field_len(field::EVENT_TYPE, ty)
-            + pb::field_len(field::EVENT_TRACK_UUID, track.0);
+        let body =
+            pb::field_len(field::EVENT_TYPE, ty) + pb::field_len(field::EVENT_TRACK_UUID, track.0);
         self.small_packet(ts, body, |buf| {
             pb::uint(buf, field::EVENT_TYPE, ty);
             pb::uint(buf, field::EVENT_TRACK_UUID, track.0);
