@@ -28,15 +28,6 @@ use super::{file_identity, lock, write_replacing, Cache, Identity};
 /// The first line of every record.
 const MAGIC: &str = "tracecap cache found 1";
 
-/// The formats a record may name.
-const FORMATS: [Format; 5] = [
-    Format::EasyProfiler,
-    Format::Syscall,
-    Format::Apitrace,
-    Format::Wtf,
-    Format::Orbit,
-];
-
 /// How a record names why a file is not a capture.
 const NOT_CAPTURES: [(&str, &str); 2] = [("-empty", EMPTY_FILE), ("-unknown", UNKNOWN_FORMAT)];
 
@@ -154,7 +145,7 @@ fn parse(text: &str) -> HashMap<PathBuf, (Identity, Sniffed)> {
                 modified.parse().ok()?,
                 changed.parse().ok()?,
             );
-            let sniffed = match FORMATS.into_iter().find(|f| f.name() == name) {
+            let sniffed = match Format::from_name(name) {
                 Some(format) => Ok((len.parse().ok()?, format)),
                 None => Err(NOT_CAPTURES.iter().find(|(n, _)| *n == name)?.1),
             };
