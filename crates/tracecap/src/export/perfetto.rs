@@ -141,13 +141,20 @@ impl Interner {
     /// [`Interner::get`] for the string at place `place` of an event (its category, or its
     /// n-th argument's name or value): the string met last at that place is compared first,
     /// since events mostly repeat the strings of the one before at the same place.
-    #[inline]
+    #[inline(always)]
     fn get_at(&mut self, place: usize, s: &str) -> Option<(u64, bool)> {
         if let Some(Some(last)) = self.recent.get(place) {
             if last.is(&self.text, s.as_bytes()) {
                 return Some((last.iid, false));
             }
         }
+        self.get_at_table(place, s)
+    }
+
+    /// [`Interner::get_at`] of a string other than the last at its place: looked up in the
+    /// table, and kept as the last at its place.
+    #[inline(never)]
+    fn get_at_table(&mut self, place: usize, s: &str) -> Option<(u64, bool)> {
         let (entry, new) = self.entry(s)?;
         if place < RECENT_PLACES {
             if self.recent.len() <= place {
