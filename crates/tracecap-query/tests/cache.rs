@@ -9,28 +9,17 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use tracecap_arrow::Table;
 use tracecap_query::{Cache, Config, Engine, Inputs};
 use tracecap_testkit::TempDir;
+
+mod common;
 
 const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
 
 /// The result's rows as text, sorted (scans of several partitions give rows in any order).
 fn rows(batches: &[RecordBatch]) -> Vec<String> {
-    let options = FormatOptions::default().with_null("NULL");
-    let mut out = Vec::new();
-    for b in batches {
-        let formatters: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
-            .collect();
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = formatters.iter().map(|f| f.value(r).to_string()).collect();
-            out.push(cells.join("|"));
-        }
-    }
+    let mut out = common::rows(batches);
     out.sort();
     out
 }

@@ -8,30 +8,15 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use tracecap_arrow::{Options, Table};
 use tracecap_query::{Cache, FileIdentity, Held, HeldTableReader};
 use tracecap_testkit::TempDir;
 
-const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
+mod common;
 
-/// The rows of `batches` as text, in order.
-fn rows(batches: &[RecordBatch]) -> Vec<String> {
-    let options = FormatOptions::default().with_null("NULL");
-    let mut out = Vec::new();
-    for b in batches {
-        let formatters: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
-            .collect();
-        for r in 0..b.num_rows() {
-            let cells: Vec<String> = formatters.iter().map(|f| f.value(r).to_string()).collect();
-            out.push(cells.join("|"));
-        }
-    }
-    out
-}
+use common::rows;
+
+const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples");
 
 /// A capture's map, shared by the reads of its tables.
 #[derive(Clone)]
