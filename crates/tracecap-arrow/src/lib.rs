@@ -80,5 +80,5 @@ pub use capture::{capture_batches, capture_batches_with_progress, Options};
 pub use captures::CaptureSummary;
 pub use emit::BatchSink;
 pub use error::Error;
-pub use reader::TableReader;
+pub use reader::{TableReader, Worker};
 pub use table::{Table, Tables};

@@ -41,9 +41,7 @@ const DEPTH: usize = 2;
 /// ```
 pub struct TableReader {
     table: Table,
-    batches: Receiver<RecordBatch>,
-    walk: Option<JoinHandle<Result<CaptureSummary, Error>>>,
-    summary: Option<CaptureSummary>,
+    worker: Worker<CaptureSummary>,
 }
 
 impl TableReader {
@@ -53,24 +51,20 @@ impl TableReader {
     where
         B: AsRef<[u8]> + Send + 'static,
     {
-        let (tx, rx) = sync_channel(DEPTH);
         let options = Options {
             tables: Tables::only(table),
             ..options.clone()
         };
-        let walk = std::thread::spawn(move || {
-            let mut send = |_table: Table, batch: RecordBatch| {
-                tx.send(batch)
-                    .map_err(|_| ArrowError::ExternalError("the reader was dropped".into()))
-            };
-            capture_batches(&id, data.as_ref(), &options, &mut send)
+        let worker = Worker::spawn(move |send| {
+            capture_batches(&id, data.as_ref(), &options, &mut |_: Table, batch| {
+                send(batch)
+            })
+            .map_err(|e| match e {
+                Error::Arrow(e) => e,
+                e => ArrowError::ExternalError(Box::new(e)),
+            })
         });
-        TableReader {
-            table,
-            batches: rx,
-            walk: Some(walk),
-            summary: None,
-        }
+        TableReader { table, worker }
     }
 
     /// The table read.
@@ -80,21 +74,60 @@ impl TableReader {
 
     /// What the walk found, once every batch was read (`None` before).
     pub fn summary(&self) -> Option<&CaptureSummary> {
-        self.summary.as_ref()
+        self.worker.output()
+    }
+}
+
+/// Batches made on a thread of their own and handed over a channel two batches deep, so that
+/// their reader holds at most a few whatever the work's size. The work stops at its next batch
+/// once the worker is dropped (its `send` then fails).
+pub struct Worker<T> {
+    batches: Receiver<RecordBatch>,
+    work: Option<JoinHandle<Result<T, ArrowError>>>,
+    output: Option<T>,
+}
+
+impl<T: Send + 'static> Worker<T> {
+    /// Runs `work` on a thread of its own; it hands each batch to the `send` it is given.
+    pub fn spawn<F>(work: F) -> Worker<T>
+    where
+        F: FnOnce(&mut dyn FnMut(RecordBatch) -> Result<(), ArrowError>) -> Result<T, ArrowError>
+            + Send
+            + 'static,
+    {
+        let (tx, rx) = sync_channel(DEPTH);
+        let work = std::thread::spawn(move || {
+            work(&mut |batch| {
+                tx.send(batch)
+                    .map_err(|_| ArrowError::ExternalError("the reader was dropped".into()))
+            })
+        });
+        Worker {
+            batches: rx,
+            work: Some(work),
+            output: None,
+        }
     }
 
-    /// Waits for the walk after its last batch: its summary, or why it failed.
-    fn join(&mut self) -> Option<Result<RecordBatch, ArrowError>> {
-        let walk = self.walk.take()?;
-        match walk.join() {
-            Ok(Ok(summary)) => {
-                self.summary = Some(summary);
+    /// What the work gave, once every batch was read (`None` before).
+    pub fn output(&self) -> Option<&T> {
+        self.output.as_ref()
+    }
+
+    /// The next batch; after the last, the work's error if it failed (then `None`).
+    #[allow(clippy::should_implement_trait)] // the readers built on it implement `Iterator`
+    pub fn next(&mut self) -> Option<Result<RecordBatch, ArrowError>> {
+        if let Ok(batch) = self.batches.recv() {
+            return Some(Ok(batch));
+        }
+        match self.work.take()?.join() {
+            Ok(Ok(output)) => {
+                self.output = Some(output);
                 None
             }
-            Ok(Err(Error::Arrow(e))) => Some(Err(e)),
-            Ok(Err(e)) => Some(Err(ArrowError::ExternalError(Box::new(e)))),
+            Ok(Err(e)) => Some(Err(e)),
             Err(_) => Some(Err(ArrowError::ComputeError(
-                "the walk of the capture panicked".into(),
+                "the thread reading the capture panicked".into(),
             ))),
         }
     }
@@ -104,10 +137,7 @@ impl Iterator for TableReader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self.batches.recv() {
-            Ok(batch) => Some(Ok(batch)),
-            Err(_) => self.join(),
-        }
+        self.worker.next()
     }
 }
 
@@ -121,7 +151,7 @@ impl std::fmt::Debug for TableReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TableReader")
             .field("table", &self.table)
-            .field("summary", &self.summary)
+            .field("summary", &self.summary())
             .finish_non_exhaustive()
     }
 }

@@ -17,20 +17,15 @@
 
 use std::fs::File;
 use std::path::PathBuf;
-use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::{RecordBatch, RecordBatchReader};
-use tracecap_arrow::{Options, Table, Tables};
+use tracecap_arrow::{Options, Table, Tables, Worker};
 
 use super::{identity_of, settled, Cache, Identity};
 use crate::faults::Damage;
-
-/// How many batches may wait between the walk (or the read of the entry) and the reader.
-const DEPTH: usize = 2;
 
 /// A file's identity: device, inode, size, modification and status change times (ns), taken
 /// from an open file (`fstat`).
@@ -66,8 +61,7 @@ pub struct Held<B> {
 /// reader is dropped, and a walk stopped so keeps nothing.
 pub struct HeldTableReader {
     schema: SchemaRef,
-    batches: Receiver<RecordBatch>,
-    work: Option<JoinHandle<Result<(), ArrowError>>>,
+    worker: Worker<()>,
 }
 
 impl HeldTableReader {
@@ -90,13 +84,8 @@ impl HeldTableReader {
             batch_rows: options.batch_rows.max(1),
             ..options.clone()
         };
-        let (tx, rx) = sync_channel(DEPTH);
         let whole = Arc::clone(&schema);
-        let work = std::thread::spawn(move || {
-            let mut send = |batch: RecordBatch| {
-                tx.send(batch)
-                    .map_err(|_| ArrowError::ExternalError("the reader was dropped".into()))
-            };
+        let worker = Worker::spawn(move |send| {
             let Held { id, bytes, file } = held;
             let bytes = bytes.as_ref();
             match cache.zip(file).and_then(|(c, (path, identity))| {
@@ -106,16 +95,12 @@ impl HeldTableReader {
             }) {
                 Some((cache, file, identity)) => {
                     let held = (id.as_str(), bytes, &file, identity);
-                    read_or_fill(&cache, held, (table, &whole, &options), &mut send)
+                    read_or_fill(&cache, held, (table, &whole, &options), send)
                 }
-                None => walk(&id, bytes, &options, &mut |batch| send(batch)).map(drop),
+                None => walk(&id, bytes, &options, send).map(drop),
             }
         });
-        HeldTableReader {
-            schema,
-            batches: rx,
-            work: Some(work),
-        }
+        HeldTableReader { schema, worker }
     }
 }
 
@@ -178,16 +163,7 @@ impl Iterator for HeldTableReader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Ok(batch) = self.batches.recv() {
-            return Some(Ok(batch));
-        }
-        match self.work.take()?.join() {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(Err(e)),
-            Err(_) => Some(Err(ArrowError::ComputeError(
-                "the read of the capture panicked".into(),
-            ))),
-        }
+        self.worker.next()
     }
 }
 
